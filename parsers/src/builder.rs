@@ -1,0 +1,313 @@
+//! Folding every tool's output into one [`Report`].
+//!
+//! The builder is fed one tool at a time (a sanitizer's XML and text
+//! together, ncu's pages together, a program's output) and returns, for each,
+//! the evidence a caller needs to judge whether the tool really checked
+//! anything. Judging is the caller's job; the builder only reads and folds.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use crate::error::ParseError;
+use crate::model::{
+    FindingKind, Input, InputKind, KernelCoalescing, NearestAllocation, Report, Severity, Site,
+    SourceLocation, Tool, ToolSummary, Warning,
+};
+use crate::sanitizer::{self, Record};
+use crate::site::{Folder, new_site, simple_kernel_name, site_id};
+use crate::{ncu, program};
+
+/// A named input held in memory.
+pub type Named<'a> = (&'a str, &'a [u8]);
+
+/// What one compute-sanitizer run's outputs showed.
+#[derive(Debug, Clone, Default)]
+pub struct SanitizerEvidence {
+    /// The text's summary lines.
+    pub summary: ToolSummary,
+    /// Records in the XML, if there was one that opened.
+    pub xml_records: Option<u64>,
+    /// Records in the text.
+    pub text_records: u64,
+    /// The XML broke off or went bad after it started.
+    pub xml_broken: Option<ParseError>,
+    /// The XML was not compute-sanitizer XML at all.
+    pub xml_error: Option<ParseError>,
+    /// Records folded into the report from this run.
+    pub folded: u64,
+}
+
+/// What one ncu run's outputs showed.
+#[derive(Debug, Clone, Default)]
+pub struct NcuEvidence {
+    /// ncu's console summary, if its log was given.
+    pub summary: ToolSummary,
+    /// Kernel launches in the raw page.
+    pub kernels: usize,
+    /// Pages that could not be read.
+    pub errors: Vec<(String, ParseError)>,
+}
+
+/// Builds a [`Report`] from tool outputs.
+pub struct ReportBuilder {
+    report: Report,
+    folder: Folder,
+}
+
+impl ReportBuilder {
+    /// A builder for a report of this cudawatch version.
+    pub fn new(cudawatch_version: &str) -> ReportBuilder {
+        ReportBuilder {
+            report: Report::new(cudawatch_version),
+            folder: Folder::default(),
+        }
+    }
+
+    /// Records a warning.
+    pub fn warn(&mut self, source: &str, message: String) {
+        self.report.warnings.push(Warning {
+            source: source.to_string(),
+            message,
+        });
+    }
+
+    fn input(&mut self, path: &str, kind: InputKind, tool: Tool, records: u64) {
+        self.report.inputs.push(Input {
+            path: path.to_string(),
+            kind,
+            tool,
+            records,
+        });
+    }
+
+    /// Folds one compute-sanitizer run: its XML (streamed) and its text.
+    ///
+    /// The XML is preferred (full paths and stacks); the text supplies the
+    /// summary lines and the nearest-allocation distances, and its records
+    /// stand in when the XML is missing or broke off early.
+    pub fn sanitizer<R: BufRead>(
+        &mut self,
+        tool: Tool,
+        xml: Option<(&str, R)>,
+        text: Option<Named<'_>>,
+    ) -> SanitizerEvidence {
+        let mut evidence = SanitizerEvidence::default();
+        let mut text_records: Vec<Record> = Vec::new();
+        if let Some((name, bytes)) = text {
+            evidence.summary = sanitizer::text::parse(bytes, |r| text_records.push(r));
+            evidence.text_records = text_records.len() as u64;
+            self.input(name, InputKind::SanitizerText, tool, evidence.text_records);
+        }
+        let hints: HashMap<u64, NearestAllocation> = text_records
+            .iter()
+            .filter_map(|r| Some((r.address?, r.nearest_allocation.clone()?)))
+            .collect();
+        let mut xml_folder = Folder::default();
+        let mut xml_name = None;
+        if let Some((name, reader)) = xml {
+            xml_name = Some(name.to_string());
+            match sanitizer::xml::parse(reader, |r| xml_folder.add_record(tool, r)) {
+                Ok(read) => {
+                    evidence.xml_records = Some(read.records);
+                    self.input(name, InputKind::SanitizerXml, tool, read.records);
+                    if let Some(broken) = &read.broken {
+                        self.warn(
+                            name,
+                            format!(
+                                "{broken}; kept the {} complete records before it",
+                                read.records
+                            ),
+                        );
+                    }
+                    evidence.xml_broken = read.broken;
+                }
+                Err(e) => {
+                    self.warn(name, format!("not compute-sanitizer XML: {e}"));
+                    evidence.xml_error = Some(e);
+                }
+            }
+        }
+        let use_xml = match evidence.xml_records {
+            Some(n) => evidence.xml_broken.is_none() || n >= evidence.text_records,
+            None => false,
+        };
+        let mut stage = if use_xml {
+            xml_folder
+        } else {
+            if xml_name.is_some() && evidence.text_records > 0 {
+                let name = xml_name.as_deref().unwrap_or_default();
+                self.warn(
+                    name,
+                    format!(
+                        "used the {} records of the text log instead",
+                        evidence.text_records
+                    ),
+                );
+            }
+            let mut folder = Folder::default();
+            for record in text_records {
+                folder.add_record(tool, record);
+            }
+            folder
+        };
+        stage.enrich_allocations(&hints);
+        evidence.folded = stage.record_count();
+        let source =
+            xml_name.unwrap_or_else(|| text.map(|(n, _)| n.to_string()).unwrap_or_default());
+        if let Some(n) = evidence.summary.not_printed {
+            self.warn(
+                &source,
+                format!("the log says {n} errors were not printed: rerun with --print-limit 0 to see them all"),
+            );
+        }
+        if let (Some(errors), Some(records)) = (evidence.summary.errors, evidence.xml_records) {
+            if errors > records && evidence.summary.not_printed.is_none() {
+                self.warn(
+                    &source,
+                    format!(
+                        "ERROR SUMMARY says {errors} errors but the XML holds {records} records"
+                    ),
+                );
+            }
+        }
+        for site in stage.finish() {
+            self.folder.add_site(site);
+        }
+        evidence
+    }
+
+    /// Folds one ncu run: raw page (coalescing per kernel), details page
+    /// (rule results), source pages (per-line waste) and ncu's console log.
+    pub fn ncu(
+        &mut self,
+        raw: Option<Named<'_>>,
+        details: Option<Named<'_>>,
+        sources: &[Named<'_>],
+        log: Option<Named<'_>>,
+    ) -> NcuEvidence {
+        let mut evidence = NcuEvidence::default();
+        if let Some((name, bytes)) = log {
+            evidence.summary = ncu::log::parse(bytes);
+            let profiled = evidence.summary.kernels_profiled.unwrap_or(0);
+            self.input(name, InputKind::NcuLog, Tool::Ncu, profiled);
+        }
+        let mut kernels: Vec<KernelCoalescing> = Vec::new();
+        if let Some((name, bytes)) = raw {
+            match ncu::raw::parse(bytes) {
+                Ok(k) => {
+                    self.input(name, InputKind::NcuRaw, Tool::Ncu, k.len() as u64);
+                    kernels = k;
+                }
+                Err(e) => {
+                    self.warn(name, format!("could not read ncu raw page: {e}"));
+                    evidence.errors.push((name.to_string(), e));
+                }
+            }
+        }
+        evidence.kernels = kernels.len();
+        let mut lines = Vec::new();
+        for (name, bytes) in sources {
+            match ncu::source::parse(bytes) {
+                Ok(l) => {
+                    self.input(name, InputKind::NcuSource, Tool::Ncu, l.len() as u64);
+                    lines.extend(l);
+                }
+                Err(e) => {
+                    self.warn(name, format!("could not read ncu source page: {e}"));
+                    evidence.errors.push((name.to_string(), e));
+                }
+            }
+        }
+        if let Some((name, bytes)) = details {
+            match ncu::details::parse(bytes) {
+                Ok(rules) => {
+                    self.input(name, InputKind::NcuDetails, Tool::Ncu, rules.len() as u64);
+                    for rule in rules.iter().filter(|r| r.rule == "UncoalescedGlobalAccess") {
+                        let worst = lines
+                            .iter()
+                            .find(|l| {
+                                simple_kernel_name(&l.kernel) == simple_kernel_name(&rule.kernel)
+                            })
+                            .map(|l| l.location.clone());
+                        self.folder.add_site(uncoalesced_site(rule, worst));
+                    }
+                }
+                Err(e) => {
+                    self.warn(name, format!("could not read ncu details page: {e}"));
+                    evidence.errors.push((name.to_string(), e));
+                }
+            }
+        }
+        lines.sort_by(|a, b| b.excessive_sectors.total_cmp(&a.excessive_sectors));
+        self.report.coalescing.extend(kernels);
+        self.report.wasteful_lines.extend(lines);
+        evidence
+    }
+
+    /// Folds a program's own output (the plain run's stderr and stdout).
+    /// Returns how many findings it held.
+    pub fn program_output(&mut self, name: &str, bytes: &[u8]) -> usize {
+        let sites = program::parse(bytes);
+        self.input(
+            name,
+            InputKind::ProgramOutput,
+            Tool::Plain,
+            sites.len() as u64,
+        );
+        let n = sites.len();
+        for site in sites {
+            self.folder.add_site(site);
+        }
+        n
+    }
+
+    /// The sites folded so far.
+    pub fn sites(&self) -> &[Site] {
+        self.folder.sites()
+    }
+
+    /// Access to the report under construction (target, stages).
+    pub fn report_mut(&mut self) -> &mut Report {
+        &mut self.report
+    }
+
+    /// The finished report, findings worst first.
+    pub fn finish(mut self) -> Report {
+        self.report.findings = self.folder.finish();
+        self.report
+    }
+}
+
+fn uncoalesced_site(rule: &ncu::details::RuleResult, location: Option<SourceLocation>) -> Site {
+    let numbers: Vec<&str> = rule.description.split_whitespace().collect();
+    let summary = numbers
+        .windows(2)
+        .find(|w| w[1] == "excessive")
+        .map(|w| {
+            let share = rule
+                .description
+                .split_once(" excessive sectors (")
+                .and_then(|(_, r)| r.split_once(')'))
+                .map(|(s, _)| s)
+                .unwrap_or("");
+            format!(
+                "uncoalesced global accesses: {} excessive sectors ({share})",
+                w[0]
+            )
+        })
+        .unwrap_or_else(|| "uncoalesced global accesses".to_string());
+    let speedup = rule
+        .speedup_pct
+        .map(|s| format!("; est. speedup {s:.0}%"))
+        .unwrap_or_default();
+    let mut site = new_site(
+        Tool::Ncu,
+        FindingKind::UncoalescedAccess,
+        Severity::Warning,
+        format!("{summary}{speedup}"),
+    );
+    site.kernel = Some(rule.kernel.clone());
+    site.location = location;
+    site.id = site_id(&site, &rule.rule);
+    site
+}

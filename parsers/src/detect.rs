@@ -1,0 +1,64 @@
+//! Telling what a file is from its first bytes, so `cudawatch parse` takes
+//! any mix of files in any order.
+
+use crate::model::{InputKind, Tool};
+
+/// How many leading bytes [`detect`] needs.
+pub const HEAD_BYTES: usize = 16 * 1024;
+
+/// The kind of a file, from its first [`HEAD_BYTES`] bytes.
+pub fn detect(head: &[u8]) -> InputKind {
+    let text = String::from_utf8_lossy(head);
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('<') {
+        return InputKind::SanitizerXml;
+    }
+    let first = trimmed.lines().next().unwrap_or("");
+    if first.starts_with("\"ID\",\"Process ID\"") {
+        return if first.contains("\"Metric Name\"") {
+            InputKind::NcuDetails
+        } else {
+            InputKind::NcuRaw
+        };
+    }
+    if [
+        "\"File Path\"",
+        "\"Kernel Name\"",
+        "\"Function Name\"",
+        "\"Line No\"",
+        "\"Address\",\"Source\"",
+    ]
+    .iter()
+    .any(|p| first.starts_with(p))
+    {
+        return InputKind::NcuSource;
+    }
+    let lines = || trimmed.lines();
+    if lines().any(|l| l.starts_with("========= ") || l == "=========") {
+        return InputKind::SanitizerText;
+    }
+    if lines().any(|l| {
+        l.starts_with("==PROF==") || l.starts_with("==ERROR==") || l.starts_with("==WARNING==")
+    }) {
+        return InputKind::NcuLog;
+    }
+    InputKind::ProgramOutput
+}
+
+/// The tool a file name suggests (`memcheck.xml`, `run/racecheck.stdout`),
+/// or the one its kind implies.
+pub fn tool_hint(path: &str, kind: InputKind) -> Tool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    for tool in Tool::SANITIZERS {
+        if name.contains(tool.name()) {
+            return tool;
+        }
+    }
+    match kind {
+        InputKind::NcuRaw | InputKind::NcuDetails | InputKind::NcuSource | InputKind::NcuLog => {
+            Tool::Ncu
+        }
+        InputKind::ProgramOutput => Tool::Plain,
+        InputKind::SanitizerXml | InputKind::SanitizerText => Tool::Sanitizer,
+    }
+}

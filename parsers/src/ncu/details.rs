@@ -1,0 +1,59 @@
+//! `--page details`: one row per metric per launch, and, when a rule fired,
+//! rule rows carrying the rule's name, type, text and estimated speedup.
+
+use super::{Columns, cell, parse_number, rows};
+use crate::error::ParseError;
+
+/// A rule ncu applied to one launch, e.g. `UncoalescedGlobalAccess`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleResult {
+    /// Launch ID in the report.
+    pub launch_id: u64,
+    /// Demangled kernel name.
+    pub kernel: String,
+    /// Rule name.
+    pub rule: String,
+    /// `OPT`, `WRN`, `INF`, `ERR`.
+    pub rule_type: String,
+    /// The rule's advice, verbatim.
+    pub description: String,
+    /// Estimated speedup in percent.
+    pub speedup_pct: Option<f64>,
+}
+
+/// The rule rows of a details page.
+pub fn parse(input: &[u8]) -> Result<Vec<RuleResult>, ParseError> {
+    let rows = rows(input)?;
+    let mut out = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    for row in &rows {
+        // ncu repeats the header row when the column set changes.
+        if row.first().map(String::as_str) == Some("ID") {
+            header = Some(row.clone());
+            continue;
+        }
+        let Some(h) = header.as_ref() else {
+            continue;
+        };
+        let cols = Columns::new(h);
+        let (Some(rule), Some(id)) = (cols.find("Rule Name"), cols.find("ID")) else {
+            continue;
+        };
+        let name = cell(row, Some(rule));
+        let Some(launch_id) = parse_number(cell(row, Some(id))) else {
+            continue;
+        };
+        if name.is_empty() {
+            continue;
+        }
+        out.push(RuleResult {
+            launch_id: launch_id as u64,
+            kernel: cell(row, cols.find("Kernel Name")).to_string(),
+            rule: name.to_string(),
+            rule_type: cell(row, cols.find("Rule Type")).to_string(),
+            description: cell(row, cols.find("Rule Description")).to_string(),
+            speedup_pct: parse_number(cell(row, cols.find("Estimated Speedup"))),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,85 @@
+//! `--page raw`: one wide row per profiled kernel launch, a units row after
+//! the header. Gives each kernel's sectors and requests per direction, the
+//! share of each sector used, and SourceCounters' excessive-sector totals.
+
+use super::{Columns, cell, parse_number, rows};
+use crate::error::{ParseError, ParseErrorKind};
+use crate::model::{AccessStats, KernelCoalescing};
+
+const LD_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+const ST_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+const LD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+const ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+const LD_USED: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct";
+const ST_USED: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct";
+const DURATION: &str = "gpu__time_duration.sum";
+// Tagged "byte" by ncu but the value is a sector count (its own rule text
+// says "3670016 excessive sectors" for the same number).
+const EXCESSIVE: &str = "derived__memory_l2_theoretical_sectors_global_excessive";
+const THEORETICAL: &str = "memory_l2_theoretical_sectors_global";
+const IDEAL: &str = "memory_l2_theoretical_sectors_global_ideal";
+
+/// The coalescing figures of every launch in a raw page.
+pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
+    let rows = rows(input)?;
+    let Some(header) = rows.first() else {
+        return Ok(Vec::new());
+    };
+    let cols = Columns::new(header);
+    let id = cols.require("ID")?;
+    let kernel = cols.require("Kernel Name")?;
+    let (grid, block) = (cols.find("Grid Size"), cols.find("Block Size"));
+    let metric = |name: &str| cols.find(name);
+    let (ld_req, st_req, ld_sec, st_sec) = (
+        metric(LD_REQUESTS),
+        metric(ST_REQUESTS),
+        metric(LD_SECTORS),
+        metric(ST_SECTORS),
+    );
+    let (ld_used, st_used, duration) = (metric(LD_USED), metric(ST_USED), metric(DURATION));
+    let (excessive, theoretical, ideal) = (metric(EXCESSIVE), metric(THEORETICAL), metric(IDEAL));
+    let mut out = Vec::new();
+    for (index, row) in rows.iter().enumerate().skip(1) {
+        // The units row has an empty ID.
+        let Some(launch_id) = parse_number(cell(row, Some(id))) else {
+            continue;
+        };
+        if row.len() < header.len() {
+            return Err(ParseError::new(
+                ParseErrorKind::Csv(format!(
+                    "row has {} cells, header has {}",
+                    row.len(),
+                    header.len()
+                )),
+                0,
+                format!("row {}", index + 1),
+            ));
+        }
+        let num = |i: Option<usize>| parse_number(cell(row, i));
+        let load = AccessStats {
+            requests: num(ld_req),
+            sectors: num(ld_sec),
+            bytes_used_pct: num(ld_used),
+        };
+        let store = AccessStats {
+            requests: num(st_req),
+            sectors: num(st_sec),
+            bytes_used_pct: num(st_used),
+        };
+        let requests = load.requests.unwrap_or(0.0) + store.requests.unwrap_or(0.0);
+        let ideal_spr = num(ideal).filter(|_| requests > 0.0).map(|i| i / requests);
+        out.push(KernelCoalescing {
+            launch_id: launch_id as u64,
+            kernel: cell(row, Some(kernel)).to_string(),
+            grid: cell(row, grid).to_string(),
+            block: cell(row, block).to_string(),
+            load,
+            store,
+            duration_ns: num(duration),
+            ideal_sectors_per_request: ideal_spr,
+            excessive_sectors: num(excessive),
+            total_sectors: num(theoretical),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,371 @@
+//! What a CUDA program itself prints when it fails: CUDA error names and
+//! messages, PyTorch out-of-memory figures, device-side assert lines, cuBLAS
+//! and friends' status errors, "no kernel image", driver version errors and
+//! Python tracebacks. Everything becomes a [`Site`] of the plain run.
+
+use crate::model::{FindingKind, Frame, Severity, Site, SourceLocation, Tool};
+use crate::site::new_site;
+
+/// Runtime error strings, for messages that print the string but not the name.
+const CUDA_ERROR_STRINGS: [(&str, &str, i64); 14] = [
+    (
+        "an illegal memory access was encountered",
+        "cudaErrorIllegalAddress",
+        700,
+    ),
+    ("device-side assert triggered", "cudaErrorAssert", 710),
+    ("misaligned address", "cudaErrorMisalignedAddress", 716),
+    ("unspecified launch failure", "cudaErrorLaunchFailure", 719),
+    (
+        "too many resources requested for launch",
+        "cudaErrorLaunchOutOfResources",
+        701,
+    ),
+    (
+        "invalid configuration argument",
+        "cudaErrorInvalidConfiguration",
+        9,
+    ),
+    (
+        "no kernel image is available for execution on the device",
+        "cudaErrorNoKernelImageForDevice",
+        209,
+    ),
+    (
+        "an illegal instruction was encountered",
+        "cudaErrorIllegalInstruction",
+        715,
+    ),
+    (
+        "the launch timed out and was terminated",
+        "cudaErrorLaunchTimeout",
+        702,
+    ),
+    ("invalid device ordinal", "cudaErrorInvalidDevice", 101),
+    (
+        "no CUDA-capable device is detected",
+        "cudaErrorNoDevice",
+        100,
+    ),
+    (
+        "CUDA driver version is insufficient for CUDA runtime version",
+        "cudaErrorInsufficientDriver",
+        35,
+    ),
+    (
+        "the provided PTX was compiled with an unsupported toolchain",
+        "cudaErrorUnsupportedPtxVersion",
+        222,
+    ),
+    (
+        "invalid device function",
+        "cudaErrorInvalidDeviceFunction",
+        98,
+    ),
+];
+
+const LIBRARY_PREFIXES: [&str; 7] = [
+    "CUBLAS_STATUS_",
+    "CUDNN_STATUS_",
+    "CUFFT_",
+    "CUSOLVER_STATUS_",
+    "CUSPARSE_STATUS_",
+    "CURAND_STATUS_",
+    "nccl",
+];
+
+/// Reads a program's output (stderr, or stderr and stdout together).
+pub fn parse(input: &[u8]) -> Vec<Site> {
+    let text = String::from_utf8_lossy(input);
+    let lines: Vec<&str> = text.lines().collect();
+    let traceback = python_traceback(&lines);
+    let mut sites: Vec<Site> = Vec::new();
+    let push = |site: Site, sites: &mut Vec<Site>| match sites.iter_mut().find(|s| s.id == site.id)
+    {
+        Some(existing) => existing.count += 1,
+        None => sites.push(site),
+    };
+    for line in &lines {
+        if let Some(site) = device_assert(line) {
+            push(site, &mut sites);
+        }
+        if let Some(site) = out_of_memory(line) {
+            push(site, &mut sites);
+        }
+        for site in cuda_errors(line) {
+            push(site, &mut sites);
+        }
+        if let Some(site) = library_error(line) {
+            push(site, &mut sites);
+        }
+    }
+    let user_frame = traceback.as_ref().and_then(|t| t.user_frame.clone());
+    if sites.is_empty() {
+        if let Some(tb) = &traceback {
+            let mut site = new_site(
+                Tool::Plain,
+                FindingKind::PythonException,
+                Severity::Error,
+                tb.exception.clone(),
+            );
+            site.location = user_frame.as_ref().and_then(frame_location);
+            site.error = tb.exception.split(':').next().map(str::to_string);
+            site.id = crate::site::site_id(&site, site.error.as_deref().unwrap_or(""));
+            sites.push(site);
+        }
+    }
+    for site in &mut sites {
+        if site.python_frame.is_none() {
+            site.python_frame = user_frame.clone();
+        }
+        if site.location.is_none() {
+            site.location = user_frame.as_ref().and_then(frame_location);
+        }
+    }
+    sites
+}
+
+fn frame_location(frame: &Frame) -> Option<SourceLocation> {
+    Some(SourceLocation {
+        file: frame.file.clone()?,
+        line: frame.line?,
+    })
+}
+
+/// `FILE:LINE: FUNC: block: [x,y,z], thread: [x,y,z] Assertion `EXPR` failed.`
+fn device_assert(line: &str) -> Option<Site> {
+    let (head, tail) = line.split_once(": block: [")?;
+    let (block, rest) = tail.split_once("], thread: [")?;
+    let (thread, rest) = rest.split_once(']')?;
+    let expr = rest
+        .trim()
+        .strip_prefix("Assertion")?
+        .trim()
+        .trim_end_matches("failed.")
+        .trim();
+    let (location, func) = head.split_once(": ").unwrap_or((head, ""));
+    let (file, line_no) = location.rsplit_once(':')?;
+    let mut site = new_site(
+        Tool::Plain,
+        FindingKind::DeviceAssert,
+        Severity::Error,
+        format!("device-side assert {expr} failed"),
+    );
+    site.kernel = (!func.is_empty()).then(|| func.to_string());
+    site.location = Some(SourceLocation {
+        file: file.to_string(),
+        line: line_no.trim().parse().ok()?,
+    });
+    site.samples.push(crate::model::Sample {
+        thread: crate::sanitizer::parse_dim3(thread),
+        block: crate::sanitizer::parse_dim3(block),
+        address: None,
+        nearest_allocation: None,
+    });
+    site.id = crate::site::site_id(&site, expr);
+    Some(site)
+}
+
+/// PyTorch: `CUDA out of memory. Tried to allocate 4096.00 GiB. GPU 0 has a
+/// total capacity of 79.18 GiB of which 76.45 GiB is free. ... Of the
+/// allocated memory 1024.00 MiB is allocated by PyTorch, and 0 bytes is
+/// reserved by PyTorch but unallocated.`
+fn out_of_memory(line: &str) -> Option<Site> {
+    let start = line.find("CUDA out of memory.")?;
+    let text = &line[start..];
+    let tried = between(text, "Tried to allocate ", ". ").map(str::to_string);
+    let capacity = between(text, "total capacity of ", " of which");
+    let free = between(text, "of which ", " is free");
+    let allocated = between(text, "Of the allocated memory ", " is allocated by PyTorch");
+    let reserved = between(text, "and ", " is reserved by PyTorch but unallocated");
+    let mut parts = vec![format!(
+        "tried to allocate {}",
+        tried.as_deref().unwrap_or("?")
+    )];
+    if let Some(c) = capacity {
+        parts.push(format!("capacity {c}"));
+    }
+    if let Some(f) = free {
+        parts.push(format!("free {f}"));
+    }
+    if let Some(a) = allocated {
+        parts.push(format!("allocated by PyTorch {a}"));
+    }
+    if let Some(r) = reserved {
+        parts.push(format!(
+            "reserved but unallocated {}",
+            r.rsplit("and ").next().unwrap_or(r)
+        ));
+    }
+    let mut site = new_site(
+        Tool::Plain,
+        FindingKind::OutOfMemory,
+        Severity::Error,
+        format!("CUDA out of memory: {}", parts.join(", ")),
+    );
+    site.bytes = tried.as_deref().and_then(size_in_bytes);
+    site.error = Some("cudaErrorMemoryAllocation".into());
+    site.id = crate::site::site_id(&site, "");
+    Some(site)
+}
+
+/// `4096.00 GiB` -> bytes.
+fn size_in_bytes(text: &str) -> Option<u64> {
+    let (number, unit) = text.trim().split_once(' ')?;
+    let value: f64 = number.parse().ok()?;
+    let scale = match unit {
+        "bytes" | "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some((value * scale) as u64)
+}
+
+fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let (_, rest) = text.split_once(start)?;
+    Some(rest.split_once(end).map_or(rest, |(v, _)| v))
+}
+
+/// Every CUDA error a line names: `cudaErrorX` tokens (with a code in
+/// parentheses when present) or a known runtime error string.
+fn cuda_errors(line: &str) -> Vec<Site> {
+    let mut out = Vec::new();
+    if line.contains("CUDA out of memory") {
+        return out;
+    }
+    let mut names: Vec<(String, Option<i64>)> = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("cudaError") {
+        let token: String = rest[i..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let after = &rest[i + token.len()..];
+        let code = after
+            .trim_start()
+            .strip_prefix('(')
+            .map(|a| a.trim_start_matches("error "))
+            .and_then(|a| a.split(')').next())
+            .and_then(|c| c.trim().parse().ok());
+        if token.len() > "cudaError".len() && !names.iter().any(|(n, _)| *n == token) {
+            names.push((token.clone(), code));
+        }
+        rest = &rest[i + token.len().max(1)..];
+    }
+    if names.is_empty() {
+        for (string, name, code) in CUDA_ERROR_STRINGS {
+            if line.contains(string) && (line.contains("CUDA error") || line.contains("error:")) {
+                names.push((name.to_string(), Some(code)));
+            }
+        }
+    }
+    for (name, code) in names {
+        let message = CUDA_ERROR_STRINGS
+            .iter()
+            .find(|(_, n, _)| *n == name)
+            .map(|(s, _, _)| *s)
+            .or_else(|| {
+                line.rsplit(": ")
+                    .next()
+                    .filter(|m| !m.contains("cudaError"))
+            })
+            .unwrap_or("");
+        let kind = match name.as_str() {
+            "cudaErrorNoKernelImageForDevice" => FindingKind::NoKernelImage,
+            "cudaErrorInsufficientDriver"
+            | "cudaErrorUnsupportedPtxVersion"
+            | "cudaErrorCallRequiresNewerDriver" => FindingKind::DriverVersion,
+            _ => FindingKind::CudaError,
+        };
+        let code_text = code.map(|c| format!(" ({c})")).unwrap_or_default();
+        let mut site = new_site(
+            Tool::Plain,
+            kind,
+            Severity::Error,
+            format!("{name}{code_text}: {}", message.trim()),
+        );
+        site.location = at_location(line);
+        site.error = Some(name.clone());
+        site.id = crate::site::site_id(&site, &name);
+        out.push(site);
+    }
+    out
+}
+
+/// `... at /path/file.cu:18: ...` as printed by the usual CHECK macros.
+fn at_location(line: &str) -> Option<SourceLocation> {
+    let (_, rest) = line.split_once(" at ")?;
+    let spot = rest.split_whitespace().next()?.trim_end_matches(':');
+    let (file, number) = spot.rsplit_once(':')?;
+    Some(SourceLocation {
+        file: file.to_string(),
+        line: number.parse().ok()?,
+    })
+}
+
+fn library_error(line: &str) -> Option<Site> {
+    let status = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .find(|w| {
+            LIBRARY_PREFIXES.iter().any(|p| {
+                w.starts_with(p)
+                    && w.len() > p.len()
+                    && w.chars()
+                        .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+            }) || (w.starts_with("nccl") && w.ends_with("Error"))
+        })?;
+    let mut site = new_site(
+        Tool::Plain,
+        FindingKind::LibraryError,
+        Severity::Error,
+        line.trim().to_string(),
+    );
+    site.error = Some(status.to_string());
+    site.id = crate::site::site_id(&site, status);
+    Some(site)
+}
+
+/// A Python traceback: the exception line and the innermost frame in the
+/// user's own code (outside site-packages and the standard library).
+struct Traceback {
+    exception: String,
+    user_frame: Option<Frame>,
+}
+
+fn python_traceback(lines: &[&str]) -> Option<Traceback> {
+    let start = lines
+        .iter()
+        .rposition(|l| l.starts_with("Traceback (most recent call last):"))?;
+    let mut frames = Vec::new();
+    let mut exception = String::new();
+    for line in &lines[start + 1..] {
+        if let Some(rest) = line.trim_start().strip_prefix("File \"") {
+            let Some((file, rest)) = rest.split_once("\", line ") else {
+                continue;
+            };
+            let (number, func) = rest.split_once(", in ").unwrap_or((rest, ""));
+            frames.push(Frame {
+                func: Some(func.trim().to_string()),
+                module: None,
+                file: Some(file.to_string()),
+                line: number.trim().parse().ok(),
+                pc: None,
+            });
+        } else if !line.starts_with(' ') && !line.is_empty() {
+            exception = line.trim().to_string();
+            break;
+        }
+    }
+    let user_frame = frames
+        .iter()
+        .rev()
+        .find(|f| !f.is_runtime() && f.file.as_deref().is_some_and(|p| p.ends_with(".py")))
+        .cloned();
+    Some(Traceback {
+        exception,
+        user_frame,
+    })
+}

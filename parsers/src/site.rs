@@ -1,0 +1,328 @@
+//! Folding records into sites: one row per (tool, kind, kernel, line, pc)
+//! with a count and a few samples, instead of one record per thread.
+
+use std::collections::HashMap;
+
+use crate::model::{FindingKind, Frame, MAX_SAMPLES, Sample, Severity, Site, Tool};
+use crate::sanitizer::{Record, RecordKind};
+
+/// A site with nothing but its identity fields filled in.
+pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: String) -> Site {
+    Site {
+        id: String::new(),
+        tool,
+        kind,
+        severity,
+        message,
+        kernel: None,
+        location: None,
+        pc: None,
+        count: 1,
+        samples: Vec::new(),
+        other: None,
+        bytes: None,
+        hazards: None,
+        error: None,
+        python_frame: None,
+        launch_frame: None,
+        host_frames: Vec::new(),
+        unrecognised: Vec::new(),
+        suppressed: None,
+    }
+}
+
+/// The kernel's name without parameters or return type: `oob_write` for
+/// both the XML's `oob_write` and the text's `oob_write(int *, int)`.
+pub fn simple_kernel_name(name: &str) -> &str {
+    let name = name.strip_prefix("void ").unwrap_or(name);
+    let mut depth = 0;
+    for (i, c) in name.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 && i > 0 => return &name[..i],
+            _ => {}
+        }
+    }
+    name
+}
+
+/// A stable identity: tool, kind, kernel (simple name), file base name,
+/// line, pc and a kind-specific discriminator, hashed. Addresses, threads
+/// and absolute paths stay out, so the id survives reruns and machines.
+pub fn site_id(site: &Site, discriminator: &str) -> String {
+    let file = site
+        .location
+        .as_ref()
+        .map(|l| l.file.rsplit('/').next().unwrap_or(&l.file).to_string());
+    let key = format!(
+        "{}|{}|{}|{}|{}|{}|{}",
+        site.tool.name(),
+        site.kind.id(),
+        site.kernel.as_deref().map(simple_kernel_name).unwrap_or(""),
+        file.unwrap_or_default(),
+        site.location.as_ref().map_or(0, |l| l.line),
+        site.pc.as_deref().unwrap_or(""),
+        discriminator
+    );
+    format!("{}-{:016x}", site.kind.id(), fnv1a(key.as_bytes()))
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// Sites, merged by id as records arrive.
+#[derive(Debug, Default)]
+pub struct Folder {
+    sites: Vec<Site>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Folder {
+    /// Folds one sanitizer record in.
+    pub fn add_record(&mut self, tool: Tool, record: Record) {
+        let (site, discriminator) = record_site(tool, record);
+        self.merge(site, &discriminator);
+    }
+
+    /// Folds a ready-made site in (program output, ncu rules).
+    pub fn add_site(&mut self, site: Site) {
+        let id = site.id.clone();
+        self.merge(site, &id);
+    }
+
+    fn merge(&mut self, mut site: Site, discriminator: &str) {
+        if site.id.is_empty() {
+            site.id = site_id(&site, discriminator);
+        }
+        match self.by_id.get(&site.id) {
+            Some(&i) => {
+                let existing = &mut self.sites[i];
+                existing.count += site.count;
+                existing.bytes = match (existing.bytes, site.bytes) {
+                    (Some(a), Some(b)) if existing.kind == FindingKind::Leak => Some(a + b),
+                    (a, b) => a.or(b),
+                };
+                existing.hazards = match (existing.hazards, site.hazards) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    (a, b) => a.or(b),
+                };
+                for sample in site.samples {
+                    if existing.samples.len() >= MAX_SAMPLES {
+                        break;
+                    }
+                    existing.samples.push(sample);
+                }
+                if existing.severity < site.severity {
+                    existing.severity = site.severity;
+                }
+            }
+            None => {
+                self.by_id.insert(site.id.clone(), self.sites.len());
+                self.sites.push(site);
+            }
+        }
+    }
+
+    /// Adds a nearest-allocation hint to samples that lack one (the XML has
+    /// none; the text has it per address).
+    pub fn enrich_allocations(&mut self, hints: &HashMap<u64, crate::model::NearestAllocation>) {
+        for site in &mut self.sites {
+            for sample in &mut site.samples {
+                if sample.nearest_allocation.is_none() {
+                    if let Some(address) = sample.address {
+                        sample.nearest_allocation = hints.get(&address).cloned();
+                    }
+                }
+            }
+        }
+    }
+
+    /// The sites so far, in arrival order.
+    pub fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    /// Total records folded so far.
+    pub fn record_count(&self) -> u64 {
+        self.sites.iter().map(|s| s.count).sum()
+    }
+
+    /// The sites, errors first, then by count.
+    pub fn finish(mut self) -> Vec<Site> {
+        self.sites.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then(b.count.cmp(&a.count))
+                .then(a.id.cmp(&b.id))
+        });
+        self.sites
+    }
+}
+
+/// Turns one record into a one-count site and its discriminator.
+fn record_site(tool: Tool, record: Record) -> (Site, String) {
+    let tool = if tool == Tool::Sanitizer {
+        record.kind.tool().unwrap_or(tool)
+    } else {
+        tool
+    };
+    let (kind, message, discriminator) = match &record.kind {
+        RecordKind::Precise => {
+            let mut message = record.text.clone();
+            if let Some(detail) = &record.detail {
+                if !message.ends_with(detail.as_str()) {
+                    message = format!("{message} is {detail}");
+                }
+            }
+            (FindingKind::InvalidAccess, message, String::new())
+        }
+        RecordKind::Imprecise => {
+            let what = record.detail.clone().unwrap_or_else(|| record.text.clone());
+            (FindingKind::DeviceException, what.clone(), what)
+        }
+        RecordKind::Api => {
+            let api = record.api.clone().unwrap_or_default();
+            let code = api.code.map(|c| format!(" ({c})")).unwrap_or_default();
+            let message = format!("{} returned {}{code}: {}", api.api, api.error, api.message);
+            (
+                FindingKind::ApiError,
+                message,
+                format!("{}|{}", api.api, api.error),
+            )
+        }
+        RecordKind::Leak => {
+            let frame = user_native_frame(&record.host_frames);
+            let at = frame.as_ref().map(|f| f.to_string()).unwrap_or_default();
+            let message = if at.is_empty() {
+                "device memory leaked".to_string()
+            } else {
+                format!("device memory allocated in {at} leaked")
+            };
+            (FindingKind::Leak, message, at)
+        }
+        RecordKind::Initcheck => (
+            FindingKind::UninitializedRead,
+            record.text.clone(),
+            String::new(),
+        ),
+        RecordKind::UnusedMemory => {
+            let frame = user_native_frame(&record.host_frames)
+                .map(|f| f.to_string())
+                .unwrap_or_default();
+            (
+                FindingKind::UnusedMemory,
+                "allocation never used".to_string(),
+                frame,
+            )
+        }
+        RecordKind::Synccheck => {
+            let what = record.detail.clone().unwrap_or_default();
+            (
+                FindingKind::BarrierError,
+                format!("barrier error: {what}"),
+                what,
+            )
+        }
+        RecordKind::Analysis | RecordKind::Hazard => {
+            let first = record.first_access.clone().unwrap_or_default();
+            let second = record.detail.clone().unwrap_or_default();
+            let first_at = first
+                .location
+                .as_ref()
+                .map(|l| format!(" at {}", base(l)))
+                .unwrap_or_default();
+            let second_at = record
+                .location
+                .as_ref()
+                .map(|l| format!(" at {}", base(l)))
+                .unwrap_or_default();
+            let (kind, label) = if record.kind == RecordKind::Analysis {
+                (FindingKind::Race, "shared-memory race".to_string())
+            } else {
+                (FindingKind::Hazard, format!("{second} hazard"))
+            };
+            let direction = if record.kind == RecordKind::Hazard {
+                "".to_string()
+            } else {
+                format!("{second} ")
+            };
+            let message = format!(
+                "{label}: {} access{first_at} vs {direction}access{second_at}",
+                first.direction
+            );
+            let discriminator = format!(
+                "{}|{}|{:?}",
+                first.direction,
+                first.pc.clone().unwrap_or_default(),
+                record.severity
+            );
+            (kind, message, discriminator)
+        }
+        RecordKind::Other(name) => (FindingKind::Unrecognised, record.text.clone(), name.clone()),
+    };
+    let mut site = new_site(tool, kind, record.severity, message);
+    site.kernel = record.func.clone();
+    site.location = record.location.clone();
+    site.pc = record.pc.clone();
+    site.hazards = record.hazards;
+    site.error = record.api.as_ref().map(|a| a.error.clone());
+    if matches!(record.kind, RecordKind::Leak | RecordKind::UnusedMemory) {
+        site.bytes = record.size;
+    }
+    if let Some(first) = &record.first_access {
+        site.other = Some(crate::model::OtherAccess {
+            access: first.direction.clone(),
+            location: first.location.clone(),
+            pc: first.pc.clone(),
+        });
+    }
+    if record.thread.is_some() || record.block.is_some() || record.address.is_some() {
+        site.samples.push(Sample {
+            thread: record.thread,
+            block: record.block,
+            address: record.address,
+            nearest_allocation: record.nearest_allocation.clone(),
+        });
+    }
+    site.python_frame = record
+        .host_frames
+        .iter()
+        .find(|f| f.is_python() && !f.is_runtime())
+        .cloned();
+    site.launch_frame = user_native_frame(&record.host_frames);
+    site.host_frames = record.host_frames;
+    site.unrecognised = record.unrecognised;
+    (site, discriminator)
+}
+
+fn base(location: &crate::model::SourceLocation) -> String {
+    let file = location.file.rsplit('/').next().unwrap_or(&location.file);
+    format!("{file}:{}", location.line)
+}
+
+/// The innermost native frame that is not CUDA runtime, driver or libc.
+fn user_native_frame(frames: &[Frame]) -> Option<Frame> {
+    frames
+        .iter()
+        .find(|f| !f.is_python() && !f.is_runtime())
+        .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simple_kernel_names_drop_parameters_and_return_type() {
+        assert_eq!(simple_kernel_name("oob_write(int *, int)"), "oob_write");
+        assert_eq!(simple_kernel_name("oob_write"), "oob_write");
+        assert_eq!(simple_kernel_name("void k<(int)3>(float *)"), "k<(int)3>");
+    }
+}

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/cap/divergent_barrier/initcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/cap/.bin/divergent_barrier 

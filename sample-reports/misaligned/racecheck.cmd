@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/cap/misaligned/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/cap/.bin/misaligned 

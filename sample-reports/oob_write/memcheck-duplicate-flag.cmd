@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/cap/oob_write/memcheck-limit5.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full --print-limit 5 /tmp/cap/.bin/oob_write 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /tmp/cap/oob_write/synccheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/cap/.bin/oob_write 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/cap/triton_hidden_oob/memcheck-cached.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full python3 /work/main/tests/gpu/triton_hidden_oob.py 

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/cap/triton_hidden_oob/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/triton_hidden_oob.py 

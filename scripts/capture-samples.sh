@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Captures real tool output for cudawatch's parser fixtures.
+#
+# Runs on the GPU machine (CUDA 13, compute-sanitizer and ncu on PATH or in
+# /usr/local/cuda/bin). Builds every planted-bug program in tests/gpu/ with
+# `nvcc -lineinfo`, then runs each program:
+#   plain      CUDA_LAUNCH_BLOCKING=1 <program>
+#   memcheck   compute-sanitizer --tool memcheck --leak-check full ...
+#   racecheck, initcheck, synccheck   likewise
+#   ncu        profile to a report, then --import it as CSV (raw, details, source)
+# with the flags `cudawatch run` uses, so the fixtures are what the supervisor
+# really reads. Every run leaves <run>.cmd, .stdout, .stderr, .exit and
+# .seconds beside its artifacts in OUTDIR/<case>/.
+#
+# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|ncu|env ...]
+set -uo pipefail
+
+OUTDIR=$(mkdir -p "${1:?usage: capture-samples.sh OUTDIR [CASE...]}" && cd "$1" && pwd)
+shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$ROOT/tests/gpu
+BIN=$OUTDIR/.bin
+mkdir -p "$BIN"
+export PATH=$PATH:/usr/local/cuda/bin
+PY=${PYTHON:-python3}
+RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+NCU_METRICS=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct,gpu__time_duration.sum
+
+CPP_CASES=(oob_read oob_write misaligned smem_race uninit_read leak device_assert
+  invalid_launch api_error divergent_barrier coalescing no_kernel_image clean)
+PY_CASES=(torch_index_oob torch_oom triton_hidden_oob cupy_cublas_error torch_train_clean)
+
+# record RUN CASE -- argv...: runs argv under a timeout, keeping everything.
+record() {
+  local run=$1 dir=$OUTDIR/$2
+  shift 3
+  mkdir -p "$dir"
+  printf '%q ' "$@" >"$dir/$run.cmd"
+  echo >>"$dir/$run.cmd"
+  local start end
+  start=$(date +%s.%N)
+  timeout -k 10 "$RUN_TIMEOUT" "$@" >"$dir/$run.stdout" 2>"$dir/$run.stderr" </dev/null
+  echo $? >"$dir/$run.exit"
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >"$dir/$run.seconds"
+}
+
+# The program of a case: a Python script or a binary built from a .cu file.
+target_of() {
+  if [ -f "$SRC/$1.py" ]; then echo "$PY $SRC/$1.py"; else echo "$BIN/$1"; fi
+}
+
+# Sanitizer stages of Python programs turn PyTorch's caching allocator off,
+# as cudawatch does: otherwise memcheck cannot see overruns inside its blocks.
+stage_env() {
+  if [ -f "$SRC/$1.py" ]; then echo "PYTORCH_NO_CUDA_MEMORY_CACHING=1"; fi
+}
+
+build() {
+  local c=$1 arch=(-arch=sm_90)
+  [ -f "$SRC/$c.cu" ] || return 0
+  [ "$c" = no_kernel_image ] && arch=(-gencode arch=compute_100,code=sm_100)
+  record build "$c" -- nvcc -lineinfo "${arch[@]}" -o "$BIN/$c" "$SRC/$c.cu"
+}
+
+plain() {
+  # shellcheck disable=SC2046
+  record plain "$1" -- env CUDA_LAUNCH_BLOCKING=1 $(target_of "$1")
+}
+
+# sanitize CASE TOOL RUN [extra flags...]: one compute-sanitizer run.
+sanitize() {
+  local c=$1 tool=$2 run=$3
+  shift 3
+  local extra=("$@") limit=(--print-limit 0)
+  # compute-sanitizer rejects a flag given twice, so a variant's own
+  # --print-limit replaces the default rather than following it.
+  for a in "$@"; do [ "$a" = --print-limit ] && limit=(); done
+  [ "$tool" = memcheck ] && extra=(--leak-check full "${extra[@]}")
+  # shellcheck disable=SC2046
+  record "$run" "$c" -- env ${SAN_ENV-$(stage_env "$c")} CUDAWATCH_STAGE="$tool" \
+    compute-sanitizer --tool "$tool" --xml --save "$OUTDIR/$c/$run.xml" "${limit[@]}" \
+    --error-exitcode 86 --target-processes all "${extra[@]}" $(target_of "$c")
+}
+
+one_case() {
+  local c=$1
+  plain "$c"
+  for t in memcheck racecheck initcheck synccheck; do sanitize "$c" "$t" "$t"; done
+}
+
+# ncu_case CASE RUN [ncu filter flags...]: profile, then import as CSV pages.
+ncu_case() {
+  local c=$1 run=$2
+  shift 2
+  local dir=$OUTDIR/$c
+  # shellcheck disable=SC2046
+  record "$run" "$c" -- ncu --target-processes all --clock-control none \
+    --metrics "$NCU_METRICS" --section SourceCounters --import-source yes "$@" \
+    -f -o "$dir/$run" $(target_of "$c")
+  [ -f "$dir/$run.ncu-rep" ] || return 0
+  record "$run-raw" "$c" -- ncu --import "$dir/$run.ncu-rep" --csv --page raw --print-units base
+  record "$run-details" "$c" -- ncu --import "$dir/$run.ncu-rep" --csv --page details --print-units base
+  local launches
+  launches=$(($(wc -l <"$dir/$run-raw.stdout") - 2))
+  for ((i = 0; i < launches && i < 6; i++)); do
+    record "$run-source-$i" "$c" -- ncu --import "$dir/$run.ncu-rep" --csv --page source \
+      --print-source cuda,sass --print-units base --launch-skip "$i" --launch-count 1
+  done
+}
+
+environment() {
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nvcc --version | tail -n 2
+    compute-sanitizer --version | tail -n 2
+    ncu --version | tail -n 2
+    $PY -c 'import sys, torch, triton, cupy; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "cupy", cupy.__version__)'
+    uname -r
+  } >"$OUTDIR/ENVIRONMENT.txt" 2>&1
+}
+
+specials() {
+  # Variants that show the tools' traps.
+  sanitize oob_write memcheck memcheck-limit5 --print-limit 5
+  sanitize smem_race racecheck racecheck-all --racecheck-report all
+  sanitize leak initcheck initcheck-unused --track-unused-memory
+  SAN_ENV="" sanitize triton_hidden_oob memcheck memcheck-cached
+  record memcheck no_cuda -- compute-sanitizer --tool memcheck --xml \
+    --save "$OUTDIR/no_cuda/memcheck.xml" --print-limit 0 --error-exitcode 86 \
+    --target-processes all "$PY" -c 'print("no gpu here")'
+  # A killed run: SIGTERM, then SIGKILL, 20 s in; keep whatever XML is there.
+  build hang_after_error
+  RUN_TIMEOUT=20 sanitize hang_after_error memcheck memcheck
+}
+
+ncu_runs() {
+  ncu_case coalescing ncu
+  ncu_case coalescing ncu-nomatch -k regex:does_not_exist
+  ncu_case torch_train_clean ncu --filter-mode per-launch-config -c 1
+}
+
+export -f record target_of stage_env plain sanitize one_case
+export OUTDIR SRC BIN PY RUN_TIMEOUT
+
+cases=("$@")
+[ ${#cases[@]} -eq 0 ] && cases=(env "${CPP_CASES[@]}" "${PY_CASES[@]}" specials ncu)
+
+programs=()
+for c in "${cases[@]}"; do
+  case $c in
+    env) environment ;;
+    specials) build oob_write; build smem_race; build leak ;;
+    ncu) build coalescing ;;
+    *) build "$c"; programs+=("$c") ;;
+  esac
+done
+# Runs of different programs are independent processes on one GPU: run a few
+# at a time. ncu runs go last and alone, since profiling serialises the GPU.
+printf '%s\n' "${programs[@]}" | xargs -r -P "${PARALLEL:-6}" -I{} bash -c 'one_case {}'
+for c in "${cases[@]}"; do
+  case $c in
+    specials) specials ;;
+    ncu) ncu_runs ;;
+  esac
+done
+rm -rf "$BIN"
+echo "captured into $OUTDIR"

@@ -1,0 +1,167 @@
+//! The command line, as clap derives it. Kept close to the flags; resolving
+//! them against the environment happens in the commands.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Runs a CUDA program under compute-sanitizer and Nsight Compute and folds
+/// every tool's output into one report.
+#[derive(Debug, Parser)]
+#[command(name = "cudawatch", version, about, long_about = None)]
+pub struct Args {
+    /// When to colour terminal output (NO_COLOR is honoured under auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, env = "CUDAWATCH_COLOR")]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a program plainly, under every compute-sanitizer tool and under
+    /// ncu, and print one combined report.
+    ///
+    /// Example: cudawatch run -- python train.py --lr 3e-4
+    ///
+    /// cudawatch's own flags go before `--`; everything after it is the
+    /// program and its arguments.
+    Run(RunArgs),
+    /// Fold tool outputs captured earlier (sanitizer XML or text, ncu CSV
+    /// pages, a program's stderr) into one report; kinds are detected from
+    /// content.
+    ///
+    /// Example: cudawatch parse memcheck.xml memcheck.stdout ncu-raw.csv
+    Parse(ParseArgs),
+    /// Re-render a saved run directory from its raw artifacts.
+    ///
+    /// Example: cudawatch report cudawatch-runs/20261122-101500-train
+    Report(ReportArgs),
+}
+
+/// `cudawatch parse`.
+#[derive(Debug, clap::Args)]
+pub struct ParseArgs {
+    /// Files to read.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output format: a table on stderr, or the JSON report on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// `cudawatch report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A run directory written by `cudawatch run`.
+    pub dir: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// `cudawatch run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Stages to run, in order.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL)]
+    pub stages: Vec<StageName>,
+    /// Where to keep raw artifacts and report.json
+    /// [default: cudawatch-runs/<time>-<program>].
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
+    /// Per-stage timeout in seconds for tool stages [default: 30 × the plain
+    /// run's time, at least 120 s; 3600 s when the plain run was skipped].
+    #[arg(long, env = "CUDAWATCH_TIMEOUT")]
+    pub timeout: Option<f64>,
+    /// Timeout of the plain run in seconds.
+    #[arg(long, default_value_t = 3600.0)]
+    pub plain_timeout: f64,
+    /// Seconds between SIGTERM and SIGKILL when a stage is stopped.
+    #[arg(long, default_value_t = 5.0)]
+    pub grace: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Stream each stage's output live to stderr as well as to its files.
+    #[arg(long)]
+    pub stream: bool,
+    /// Keep PyTorch's caching allocator on under the sanitizers (it hides
+    /// out-of-bounds accesses inside its blocks; off by default).
+    #[arg(long)]
+    pub keep_caching_allocator: bool,
+    /// Most kernel launches ncu profiles in all.
+    #[arg(long, default_value_t = 50)]
+    pub ncu_launch_cap: u32,
+    /// Profile every launch, not one per unique kernel and launch configuration.
+    #[arg(long)]
+    pub ncu_all_launches: bool,
+    /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
+    #[arg(long)]
+    pub ncu_kernel: Option<String>,
+    /// compute-sanitizer executable.
+    #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
+    pub compute_sanitizer: Option<PathBuf>,
+    /// ncu executable.
+    #[arg(long, env = "CUDAWATCH_NCU")]
+    pub ncu: Option<PathBuf>,
+    /// The program and its arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM"
+    )]
+    pub program: Vec<OsString>,
+}
+
+/// A stage of `cudawatch run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StageName {
+    /// The program with CUDA_LAUNCH_BLOCKING=1.
+    Plain,
+    /// compute-sanitizer memcheck with leak checking.
+    Memcheck,
+    /// compute-sanitizer racecheck.
+    Racecheck,
+    /// compute-sanitizer initcheck.
+    Initcheck,
+    /// compute-sanitizer synccheck.
+    Synccheck,
+    /// Nsight Compute coalescing metrics.
+    Ncu,
+}
+
+impl StageName {
+    /// Every stage in run order.
+    pub const ALL: [StageName; 6] = [
+        StageName::Plain,
+        StageName::Memcheck,
+        StageName::Racecheck,
+        StageName::Initcheck,
+        StageName::Synccheck,
+        StageName::Ncu,
+    ];
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Tables on stderr.
+    Table,
+    /// The JSON report on stdout (and the tables on stderr).
+    Json,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stderr is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}

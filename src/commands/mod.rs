@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod parse;
+pub mod report;
+pub mod run;

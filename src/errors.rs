@@ -1,0 +1,50 @@
+//! Errors a user can act on, each mapped to an exit code. Messages are
+//! lower-case fragments that name the file or flag to fix.
+
+use std::fmt;
+
+use crate::exit_codes;
+
+/// An error that ends the command.
+#[derive(Debug)]
+pub enum ExpectedError {
+    /// An input file could not be read or understood.
+    Input { path: String, message: String },
+    /// The run directory could not be created or read.
+    RunDir { path: String, message: String },
+    /// Nothing to run.
+    NoProgram,
+    /// A report could not be written.
+    Write { target: String, message: String },
+    /// The command line asks for something impossible.
+    Usage(String),
+}
+
+impl ExpectedError {
+    /// The exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ExpectedError::Input { .. }
+            | ExpectedError::RunDir { .. }
+            | ExpectedError::NoProgram => exit_codes::SETUP_ERROR,
+            ExpectedError::Write { .. } => exit_codes::WRITE_ERROR,
+            ExpectedError::Usage(_) => exit_codes::USAGE,
+        }
+    }
+}
+
+impl fmt::Display for ExpectedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExpectedError::Input { path, message } => write!(f, "cannot read {path}: {message}"),
+            ExpectedError::RunDir { path, message } => write!(f, "run directory {path}: {message}"),
+            ExpectedError::NoProgram => f.write_str(
+                "no program to run: give it after `--`, e.g. cudawatch run -- python train.py",
+            ),
+            ExpectedError::Write { target, message } => {
+                write!(f, "cannot write {target}: {message}")
+            }
+            ExpectedError::Usage(message) => f.write_str(message),
+        }
+    }
+}

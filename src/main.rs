@@ -1,0 +1,34 @@
+//! cudawatch: runs a CUDA program under compute-sanitizer and Nsight
+//! Compute and folds every tool's output into one report.
+
+mod classify;
+mod cli;
+mod commands;
+mod errors;
+mod exit_codes;
+mod gpu_memory;
+mod plan;
+mod progress;
+mod render;
+mod rundir;
+mod supervisor;
+
+use clap::Parser;
+
+fn main() {
+    let args = cli::Args::parse();
+    let style = render::style::Style::from_env(args.color);
+    let result = match &args.command {
+        cli::Command::Run(a) => commands::run::run(a, style),
+        cli::Command::Parse(a) => commands::parse::run(a, style),
+        cli::Command::Report(a) => commands::report::run(a, style),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            error.exit_code()
+        }
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,388 @@
+//! The human report: tables for stages, findings by site, coalescing per
+//! kernel and the lines that waste sectors, then the details of the worst
+//! findings with their source in context where the file is readable.
+
+use std::fmt::Write as _;
+
+use cudawatch_parsers::model::{Frame, KernelCoalescing, Outcome, Report, Severity, Site};
+use tabled::builder::Builder;
+use tabled::settings::Style as TableStyle;
+
+use super::style::Style;
+
+/// How many findings get a detailed paragraph under the table.
+const DETAILED: usize = 5;
+/// Widest kernel or message cell before it is shortened.
+const CELL: usize = 48;
+
+/// The whole human report as a string.
+pub fn render(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    if !report.target.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            style.bold("cudawatch:"),
+            report.target.join(" ")
+        );
+    }
+    if !report.stages.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Stages"));
+        out.push_str(&stages_table(report));
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        style.bold(&format!("Findings by site ({})", report.findings.len()))
+    );
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "  none");
+    } else {
+        out.push_str(&findings_table(&report.findings));
+        for (i, site) in report.findings.iter().take(DETAILED).enumerate() {
+            out.push_str(&site_details(i + 1, site, style));
+        }
+        if report.findings.len() > DETAILED {
+            let _ = writeln!(
+                out,
+                "  … {} more sites in the JSON report",
+                report.findings.len() - DETAILED
+            );
+        }
+    }
+    if !report.coalescing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.bold("Global-memory coalescing per kernel launch")
+        );
+        out.push_str(&coalescing_table(&report.coalescing));
+    }
+    if !report.wasteful_lines.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.bold("Source lines that waste the most sectors")
+        );
+        out.push_str(&lines_table(report));
+    }
+    if !report.warnings.is_empty() {
+        let _ = writeln!(out, "\n{}", style.warn("Warnings"));
+        for w in &report.warnings {
+            let _ = writeln!(out, "  - {}: {}", w.source, w.message);
+        }
+    }
+    out.push('\n');
+    out.push_str(&verdict(report, style));
+    out
+}
+
+fn table(builder: Builder) -> String {
+    let mut table = builder.build();
+    table.with(TableStyle::sharp());
+    let mut s = table.to_string();
+    s.push('\n');
+    s
+}
+
+fn stages_table(report: &Report) -> String {
+    let mut b = Builder::default();
+    b.push_record(["stage", "outcome", "why", "exit", "time"]);
+    for stage in &report.stages {
+        b.push_record([
+            stage.tool.name().to_string(),
+            stage.outcome.name().to_string(),
+            shorten(&stage.reason, 70),
+            stage.end.map(|e| e.to_string()).unwrap_or_default(),
+            stage
+                .seconds
+                .map(|s| format!("{s:.1}s"))
+                .unwrap_or_default(),
+        ]);
+    }
+    table(b)
+}
+
+fn findings_table(sites: &[Site]) -> String {
+    let mut b = Builder::default();
+    b.push_record([
+        "#",
+        "tool",
+        "kind",
+        "kernel",
+        "where",
+        "count",
+        "thread/block",
+        "launched from",
+    ]);
+    for (i, site) in sites.iter().enumerate() {
+        let mut kind = site.kind.id().to_string();
+        if site.severity == Severity::Warning {
+            kind.push_str(" (warn)");
+        }
+        if site.suppressed.is_some() {
+            kind.push_str(" (suppressed)");
+        }
+        b.push_record([
+            (i + 1).to_string(),
+            site.tool.name().to_string(),
+            kind,
+            shorten(site.kernel.as_deref().unwrap_or("-"), CELL),
+            site.location
+                .as_ref()
+                .map(|l| short_path(&l.file, l.line))
+                .unwrap_or_else(|| "-".into()),
+            site.count.to_string(),
+            sample(site),
+            launched_from(site)
+                .map(|f| shorten(&short_frame(&f), 36))
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    table(b)
+}
+
+fn sample(site: &Site) -> String {
+    site.samples
+        .first()
+        .map(|s| match (s.thread, s.block) {
+            (Some(t), Some(b)) => format!("{t} in {b}"),
+            (Some(t), None) => t.to_string(),
+            (None, Some(b)) => format!("block {b}"),
+            _ => "-".into(),
+        })
+        .unwrap_or_else(|| "-".into())
+}
+
+/// The Python frame of the user's code if there is one, else the native
+/// frame that launched the kernel.
+fn launched_from(site: &Site) -> Option<Frame> {
+    site.python_frame
+        .clone()
+        .or_else(|| site.launch_frame.clone())
+}
+
+fn short_frame(frame: &Frame) -> String {
+    match (&frame.file, frame.line) {
+        (Some(file), Some(line)) => format!(
+            "{} {}",
+            frame.func.as_deref().unwrap_or("?"),
+            short_path(file, line)
+        ),
+        _ => frame.to_string(),
+    }
+}
+
+fn site_details(n: usize, site: &Site, style: Style) -> String {
+    let mut out = String::new();
+    let label = match site.severity {
+        Severity::Error => style.bad(&format!("[{n}]")),
+        Severity::Warning => style.warn(&format!("[{n}]")),
+        Severity::Note => style.dim(&format!("[{n}]")),
+    };
+    let _ = writeln!(out, "\n{label} {} ×{}", site.message, site.count);
+    if let Some(location) = &site.location {
+        let kernel = site
+            .kernel
+            .as_deref()
+            .map(|k| format!(" in {}", shorten(k, 60)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "    at {location}{kernel}");
+    }
+    if let Some(other) = &site.other {
+        if let Some(location) = &other.location {
+            let _ = writeln!(out, "    other access: {} at {location}", other.access);
+        }
+    }
+    if let Some(hazards) = site.hazards {
+        let _ = writeln!(out, "    {hazards} hazards");
+    }
+    if let Some(bytes) = site.bytes {
+        let _ = writeln!(out, "    {bytes} bytes");
+    }
+    for s in site.samples.iter().take(3) {
+        let mut line = String::new();
+        if let (Some(t), Some(b)) = (s.thread, s.block) {
+            let _ = write!(line, "thread {t} block {b}");
+        }
+        if let Some(a) = s.address {
+            let _ = write!(line, " address {a:#x}");
+        }
+        if let Some(n) = &s.nearest_allocation {
+            let _ = match n.relation.as_str() {
+                "inside" => write!(
+                    line,
+                    ", inside the {}-byte allocation at {:#x}",
+                    n.size, n.base
+                ),
+                rel => write!(
+                    line,
+                    ", {} bytes {rel} the {}-byte allocation at {:#x}",
+                    n.distance, n.size, n.base
+                ),
+            };
+        }
+        if !line.is_empty() {
+            let _ = writeln!(out, "    {}", line.trim());
+        }
+    }
+    if let Some(frame) = &site.python_frame {
+        let _ = writeln!(out, "    python: {}", frame);
+    }
+    if let Some(frame) = &site.launch_frame {
+        let _ = writeln!(out, "    host: {}", frame);
+    }
+    if let Some(location) = &site.location {
+        out.push_str(&snippet(&location.file, location.line));
+    }
+    out
+}
+
+/// Two lines either side of `line`, if the file can be read here.
+fn snippet(file: &str, line: u32) -> String {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return String::new();
+    };
+    let line = line as usize;
+    let mut out = String::new();
+    for (i, content) in text.lines().enumerate() {
+        let n = i + 1;
+        if n + 2 >= line && n <= line + 2 {
+            let marker = if n == line { ">" } else { " " };
+            let _ = writeln!(out, "    {marker} {n:>5} | {content}");
+        }
+    }
+    out
+}
+
+fn coalescing_table(kernels: &[KernelCoalescing]) -> String {
+    let mut b = Builder::default();
+    b.push_record([
+        "kernel",
+        "grid x block",
+        "ld sect/req",
+        "st sect/req",
+        "ideal",
+        "ld bytes used",
+        "wasted sectors",
+        "time",
+    ]);
+    let mut sorted: Vec<&KernelCoalescing> = kernels.iter().collect();
+    sorted.sort_by(|a, b| {
+        b.excessive_pct()
+            .unwrap_or(0.0)
+            .total_cmp(&a.excessive_pct().unwrap_or(0.0))
+    });
+    for k in sorted {
+        b.push_record([
+            shorten(&k.kernel, CELL),
+            format!("{} x {}", k.grid, k.block),
+            num(k.load.sectors_per_request(), 1),
+            num(k.store.sectors_per_request(), 1),
+            num(k.ideal_sectors_per_request, 1),
+            k.load
+                .bytes_used_pct
+                .map(|p| format!("{p:.1}%"))
+                .unwrap_or_else(|| "-".into()),
+            k.excessive_pct()
+                .map(|p| format!("{p:.0}%"))
+                .unwrap_or_else(|| "-".into()),
+            k.duration_ns
+                .map(|d| format!("{:.1} µs", d / 1000.0))
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    table(b)
+}
+
+fn lines_table(report: &Report) -> String {
+    let mut b = Builder::default();
+    b.push_record([
+        "where",
+        "kernel",
+        "excessive sectors",
+        "of its sectors",
+        "access",
+        "source",
+    ]);
+    for l in report.wasteful_lines.iter().take(10) {
+        let share = if l.theoretical_sectors > 0.0 {
+            format!(
+                "{:.0}%",
+                100.0 * l.excessive_sectors / l.theoretical_sectors
+            )
+        } else {
+            "-".into()
+        };
+        b.push_record([
+            short_path(&l.location.file, l.location.line),
+            shorten(&l.kernel, 32),
+            format!("{:.0}", l.excessive_sectors),
+            share,
+            l.access.clone(),
+            shorten(&l.source, 50),
+        ]);
+    }
+    table(b)
+}
+
+fn verdict(report: &Report, style: Style) -> String {
+    let errors = report
+        .findings
+        .iter()
+        .filter(|s| s.severity == Severity::Error && s.suppressed.is_none())
+        .count();
+    let inconclusive: Vec<&str> = report
+        .stages
+        .iter()
+        .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
+        .map(|s| s.tool.name())
+        .collect();
+    let mut out = String::new();
+    if !inconclusive.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} {} could not really check the program: not clean",
+            style.warn("INCONCLUSIVE:"),
+            inconclusive.join(", ")
+        );
+    }
+    if errors > 0 {
+        let _ = writeln!(out, "{} {errors} error sites", style.bad("FINDINGS:"));
+    } else if inconclusive.is_empty() && report.warnings.is_empty() {
+        let _ = writeln!(out, "{} no errors found", style.good("CLEAN:"));
+    } else if inconclusive.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} no errors found, with the warnings above",
+            style.good("CLEAN:")
+        );
+    }
+    out
+}
+
+fn num(value: Option<f64>, decimals: usize) -> String {
+    value
+        .map(|v| format!("{v:.decimals$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// `…/tests/gpu/oob_write.cu:6`: the last two path components.
+fn short_path(file: &str, line: u32) -> String {
+    let parts: Vec<&str> = file.rsplit('/').take(2).collect();
+    let tail = parts.into_iter().rev().collect::<Vec<_>>().join("/");
+    if tail.len() < file.len() {
+        format!("…/{tail}:{line}")
+    } else {
+        format!("{file}:{line}")
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}

@@ -1,0 +1,257 @@
+//! One child process, from spawn to the last byte of its output.
+//!
+//! A single `select!` loop drains stdout and stderr (so a full pipe can
+//! never stall the child), waits for it, watches the deadline and the
+//! signals. On timeout the group gets SIGTERM, then SIGKILL after the grace
+//! period. After the child exits, anything left in its process group (a
+//! grandchild that kept running) is killed and reported.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use cudawatch_parsers::model::ProcessEnd;
+use rustix::process::Signal;
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+use super::group::{group_alive, signal_group};
+use super::signals::{Shutdown, Signals};
+
+/// How long to wait for the pipes to close after the child exits before
+/// deciding a grandchild holds them.
+const PIPE_CLOSE_WAIT: Duration = Duration::from_millis(500);
+
+/// What to run and where its output goes.
+#[derive(Debug, Clone)]
+pub struct ChildSpec {
+    /// Command line.
+    pub argv: Vec<OsString>,
+    /// Variables to set.
+    pub env: Vec<(String, String)>,
+    /// Variables to remove.
+    pub env_remove: Vec<String>,
+    /// File for stdout.
+    pub stdout: PathBuf,
+    /// File for stderr.
+    pub stderr: PathBuf,
+    /// Stop the child after this long.
+    pub timeout: Duration,
+    /// Between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// Copy output live to our stderr as well.
+    pub stream: bool,
+}
+
+/// How a supervised child ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildEnd {
+    /// Its exit status.
+    pub end: ProcessEnd,
+    /// Wall time.
+    pub seconds: f64,
+    /// The deadline passed and cudawatch stopped it.
+    pub timed_out: bool,
+    /// A signal from the user stopped it.
+    pub interrupted: bool,
+    /// It ignored SIGTERM and was killed.
+    pub killed: bool,
+    /// Something of its process group outlived it and was killed.
+    pub left_behind: bool,
+    /// It could not be started.
+    pub spawn_error: Option<String>,
+    /// Output could not be written.
+    pub write_error: Option<String>,
+}
+
+impl ChildEnd {
+    fn not_started(error: String) -> ChildEnd {
+        ChildEnd {
+            end: ProcessEnd::NotStarted,
+            seconds: 0.0,
+            timed_out: false,
+            interrupted: false,
+            killed: false,
+            left_behind: false,
+            spawn_error: Some(error),
+            write_error: None,
+        }
+    }
+}
+
+/// A sink for one output stream: its file, and our stderr when streaming.
+struct Sink {
+    file: File,
+    stream: bool,
+    error: Option<String>,
+}
+
+impl Sink {
+    fn write(&mut self, bytes: &[u8]) {
+        if let Err(e) = self.file.write_all(bytes) {
+            self.error.get_or_insert(e.to_string());
+        }
+        if self.stream {
+            let _ = std::io::stderr().write_all(bytes);
+        }
+    }
+}
+
+/// Runs one child to completion under `spec`'s rules.
+pub async fn supervise(spec: &ChildSpec, signals: &mut Signals) -> ChildEnd {
+    let Some((program, args)) = spec.argv.split_first() else {
+        return ChildEnd::not_started("empty command".into());
+    };
+    let open = |path: &PathBuf| {
+        File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+    };
+    let (mut out_sink, mut err_sink) = match (open(&spec.stdout), open(&spec.stderr)) {
+        (Ok(o), Ok(e)) => (
+            Sink {
+                file: o,
+                stream: spec.stream,
+                error: None,
+            },
+            Sink {
+                file: e,
+                stream: spec.stream,
+                error: None,
+            },
+        ),
+        (Err(e), _) | (_, Err(e)) => return ChildEnd::not_started(e),
+    };
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    for (k, v) in &spec.env {
+        command.env(k, v);
+    }
+    for k in &spec.env_remove {
+        command.env_remove(k);
+    }
+    let started = Instant::now();
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return ChildEnd::not_started(format!(
+                "cannot start {}: {e}",
+                program.to_string_lossy()
+            ));
+        }
+    };
+    let pgid = child.id().unwrap_or(0);
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let mut out_buf = vec![0u8; 64 * 1024];
+    let mut err_buf = vec![0u8; 64 * 1024];
+    let deadline = tokio::time::Instant::from_std(started + spec.timeout);
+    let mut kill_at: Option<tokio::time::Instant> = None;
+    let mut result = ChildEnd {
+        end: ProcessEnd::NotStarted,
+        seconds: 0.0,
+        timed_out: false,
+        interrupted: false,
+        killed: false,
+        left_behind: false,
+        spawn_error: None,
+        write_error: None,
+    };
+    let status = loop {
+        tokio::select! {
+            n = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
+                Some(n) => out_sink.write(&out_buf[..n]),
+                None => stdout = None,
+            },
+            n = read_some(&mut stderr, &mut err_buf), if stderr.is_some() => match n {
+                Some(n) => err_sink.write(&err_buf[..n]),
+                None => stderr = None,
+            },
+            status = child.wait() => break status,
+            _ = tokio::time::sleep_until(deadline), if kill_at.is_none() => {
+                result.timed_out = true;
+                signal_group(pgid, Signal::TERM);
+                kill_at = Some(tokio::time::Instant::now() + spec.grace);
+            }
+            _ = sleep_until_opt(kill_at) => {
+                result.killed = true;
+                signal_group(pgid, Signal::KILL);
+                kill_at = Some(tokio::time::Instant::now() + Duration::from_secs(3600));
+            }
+            number = signals.recv() => {
+                result.interrupted = true;
+                if signals.shutdown() >= Shutdown::Now {
+                    result.killed = true;
+                    signal_group(pgid, Signal::KILL);
+                } else {
+                    // Forward what the user sent; the grace period then applies.
+                    if let Some(sig) = Signal::from_named_raw(number) {
+                        signal_group(pgid, sig);
+                    }
+                    kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
+                }
+            }
+        }
+    };
+    result.end = match status {
+        Ok(status) => process_end(status),
+        Err(_) => ProcessEnd::NotStarted,
+    };
+    // Drain what is left; if the pipes stay open, a grandchild holds them.
+    let close_by = tokio::time::Instant::now() + PIPE_CLOSE_WAIT;
+    while stdout.is_some() || stderr.is_some() {
+        tokio::select! {
+            n = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
+                Some(n) => out_sink.write(&out_buf[..n]),
+                None => stdout = None,
+            },
+            n = read_some(&mut stderr, &mut err_buf), if stderr.is_some() => match n {
+                Some(n) => err_sink.write(&err_buf[..n]),
+                None => stderr = None,
+            },
+            _ = tokio::time::sleep_until(close_by) => break,
+        }
+    }
+    if group_alive(pgid) {
+        result.left_behind = true;
+        signal_group(pgid, Signal::KILL);
+    }
+    result.seconds = started.elapsed().as_secs_f64();
+    result.write_error = out_sink.error.or(err_sink.error);
+    result
+}
+
+async fn read_some<R: tokio::io::AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &mut [u8],
+) -> Option<usize> {
+    let reader = pipe.as_mut()?;
+    match reader.read(buf).await {
+        Ok(0) | Err(_) => None,
+        Ok(n) => Some(n),
+    }
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The exit status as data: a code, or a signal number.
+pub fn process_end(status: std::process::ExitStatus) -> ProcessEnd {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => ProcessEnd::Exited(code),
+        (None, Some(sig)) => ProcessEnd::Signaled(sig),
+        (None, None) => ProcessEnd::NotStarted,
+    }
+}

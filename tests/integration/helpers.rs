@@ -1,0 +1,82 @@
+//! Running the binary with a hard outer timeout, so a hang fails the test
+//! instead of blocking CI.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const OUTER_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn sample(case: &str) -> PathBuf {
+    root().join("sample-reports").join(case)
+}
+
+pub fn cudawatch() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudawatch"));
+    cmd.env_remove("CI")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    cmd
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Waits for `child` with the outer timeout, collecting its output.
+pub fn finish(mut child: Child) -> Output {
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > OUTER_TIMEOUT {
+            let _ = child.kill();
+            panic!("cudawatch did not finish within {OUTER_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        code: status.code().unwrap_or(-1),
+        stdout: out_thread.join().unwrap(),
+        stderr: err_thread.join().unwrap(),
+    }
+}
+
+pub fn run(mut cmd: impl std::borrow::BorrowMut<Command>) -> Output {
+    let cmd = cmd.borrow_mut();
+    finish(
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn cudawatch"),
+    )
+}
+
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_str(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", output.stderr))
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read json")).expect("parse json")
+}

@@ -1,0 +1,8 @@
+//! End-to-end tests of the cudawatch binary, without a GPU: `parse` on the
+//! real captures in sample-reports/, and `run` against fake
+//! compute-sanitizer and ncu executables (tests/fakes/) that replay those
+//! captures and misbehave on demand.
+
+mod helpers;
+mod parse;
+mod run;

@@ -1,0 +1,206 @@
+//! `cudawatch parse` on real captures.
+
+use crate::helpers::{cudawatch, json, run, sample};
+
+#[test]
+fn memcheck_capture_folds_24_threads_into_one_site_with_its_allocation_distance() {
+    let dir = sample("oob_write");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("memcheck.xml"))
+        .arg(dir.join("memcheck.stdout")));
+    assert_eq!(out.code, 1, "findings exit 1: {}", out.stderr);
+    let report = json(&out);
+    let sites = report["findings"].as_array().unwrap();
+    let oob = sites
+        .iter()
+        .find(|s| s["kind"] == "invalid_access")
+        .expect("an invalid access site");
+    assert_eq!(oob["count"], 24);
+    assert_eq!(oob["kernel"], "oob_write");
+    assert_eq!(oob["location"]["line"], 6);
+    let first = &oob["samples"][0];
+    assert_eq!(first["thread"]["x"], 232);
+    assert_eq!(first["nearest_allocation"]["relation"], "after");
+    assert_eq!(first["nearest_allocation"]["distance"], 1);
+    assert_eq!(first["nearest_allocation"]["size"], 4000);
+    assert!(
+        sites
+            .iter()
+            .any(|s| s["kind"] == "leak" && s["bytes"] == 4000)
+    );
+    assert!(out.stderr.contains("FINDINGS"), "{}", out.stderr);
+}
+
+#[test]
+fn a_truncated_xml_keeps_its_complete_records_and_says_where_it_broke() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = std::fs::read(sample("uninit_read").join("initcheck.xml")).unwrap();
+    let cut = tmp.path().join("initcheck.xml");
+    std::fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    let out = run(cudawatch().args(["parse", "--format", "json"]).arg(&cut));
+    assert_eq!(out.code, 3, "a cut file is inconclusive: {}", out.stderr);
+    let report = json(&out);
+    let count = report["findings"][0]["count"].as_u64().unwrap();
+    assert!(
+        count > 200 && count < 512,
+        "kept the complete half of 512 records, got {count}"
+    );
+    let warning = report["warnings"][0]["message"].as_str().unwrap();
+    assert!(
+        warning.contains("at byte") && warning.contains("complete records before it"),
+        "{warning}"
+    );
+    assert!(
+        report["warnings"][0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("initcheck.xml")
+    );
+}
+
+#[test]
+fn garbage_is_one_line_error_naming_the_file_and_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("memcheck.xml");
+    std::fs::write(&bad, "<<<>>> not xml at all").unwrap();
+    let out = run(cudawatch().args(["parse"]).arg(&bad));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .expect("an error line");
+    assert!(
+        line.contains("memcheck.xml") && line.contains("byte"),
+        "{line}"
+    );
+}
+
+#[test]
+fn non_utf8_bytes_are_read_without_crashing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(sample("oob_write").join("memcheck.stdout")).unwrap();
+    bytes.splice(100..100, [0xff, 0xfe, 0x80]);
+    let file = tmp.path().join("memcheck.stdout");
+    std::fs::write(&file, bytes).unwrap();
+    let out = run(cudawatch().args(["parse", "--format", "json"]).arg(&file));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!json(&out)["findings"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn ncu_pages_give_sectors_per_request_and_the_wasteful_line() {
+    let dir = sample("coalescing");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("ncu-raw.stdout"))
+        .arg(dir.join("ncu-details.stdout"))
+        .arg(dir.join("ncu-source-1.stdout"))
+        .arg(dir.join("ncu.stdout")));
+    let report = json(&out);
+    let kernels = report["coalescing"].as_array().unwrap();
+    let strided = kernels
+        .iter()
+        .find(|k| k["kernel"].as_str().unwrap().starts_with("gather_strided"))
+        .unwrap();
+    let sectors = strided["load"]["sectors"].as_f64().unwrap();
+    let requests = strided["load"]["requests"].as_f64().unwrap();
+    assert_eq!(sectors / requests, 32.0);
+    assert_eq!(strided["excessive_sectors"], 3670016.0);
+    let line = &report["wasteful_lines"][0];
+    assert_eq!(line["location"]["line"], 12);
+    assert!(line["source"].as_str().unwrap().contains("stride"));
+    let site = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "uncoalesced_access")
+        .unwrap();
+    assert!(
+        site["message"]
+            .as_str()
+            .unwrap()
+            .contains("3670016 excessive sectors (78%")
+    );
+    assert!(
+        out.stderr.contains("gather_strided"),
+        "table names the kernel"
+    );
+}
+
+#[test]
+fn pytorch_device_assert_and_traceback_point_at_the_users_line() {
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(sample("torch_index_oob").join("plain.stderr")));
+    let report = json(&out);
+    let sites = report["findings"].as_array().unwrap();
+    let assert_site = sites.iter().find(|s| s["kind"] == "device_assert").unwrap();
+    assert_eq!(assert_site["location"]["line"], 111);
+    assert_eq!(assert_site["samples"][0]["thread"]["x"], 2);
+    assert_eq!(assert_site["python_frame"]["line"], 10);
+    assert!(sites.iter().any(|s| s["error"] == "cudaErrorAssert"));
+}
+
+#[test]
+fn pytorch_out_of_memory_keeps_its_figures() {
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(sample("torch_oom").join("plain.stderr")));
+    let report = json(&out);
+    let oom = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "out_of_memory")
+        .unwrap();
+    let message = oom["message"].as_str().unwrap();
+    assert!(
+        message.contains("tried to allocate 4096.00 GiB"),
+        "{message}"
+    );
+    assert!(
+        message.contains("capacity 79.18 GiB") && message.contains("free 76.45 GiB"),
+        "{message}"
+    );
+    assert!(
+        message.contains("allocated by PyTorch 1024.00 MiB"),
+        "{message}"
+    );
+    assert_eq!(oom["python_frame"]["line"], 7);
+}
+
+#[test]
+fn the_caching_allocator_trap_shows_in_the_captures() {
+    let dir = sample("triton_hidden_oob");
+    let cached = json(&run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("memcheck-cached.xml"))));
+    let uncached = json(&run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("memcheck.xml"))));
+    let oob = |r: &serde_json::Value| -> u64 {
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["kind"] == "invalid_access")
+            .map(|s| s["count"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(oob(&cached), 0, "cached allocator hides the overrun");
+    assert!(oob(&uncached) >= 100, "uncached shows it");
+    let site = uncached["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "invalid_access")
+        .unwrap();
+    assert!(
+        site["python_frame"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("triton_hidden_oob.py")
+    );
+}

@@ -1,0 +1,292 @@
+//! `cudawatch run` against fake tools that replay real captures.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::helpers::{cudawatch, finish, read_json, root, run, sample};
+
+/// A run of `case` with both fakes, the plain stage replaying the case's
+/// plain capture.
+fn fake_run(case: &str, out_dir: &Path, stages: &str, extra: &[&str]) -> Command {
+    let dir = sample(case);
+    let mut cmd = cudawatch();
+    cmd.env("FAKE_CASE", &dir)
+        .arg("run")
+        .args([
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+            "--stages",
+            stages,
+            "--grace",
+            "0.5",
+        ])
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .arg("--ncu")
+        .arg(root().join("tests/fakes/ncu"))
+        .args(extra)
+        .args(["--", "sh", "-c"])
+        .arg(format!(
+            "cat '{0}/plain.stdout'; cat '{0}/plain.stderr' >&2; exit $(cat '{0}/plain.exit')",
+            dir.display()
+        ));
+    cmd
+}
+
+fn stage<'a>(report: &'a serde_json::Value, tool: &str) -> &'a serde_json::Value {
+    report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == tool)
+        .unwrap()
+}
+
+#[test]
+fn a_clean_program_is_clean_in_every_stage_and_exits_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "clean",
+        tmp.path(),
+        "plain,memcheck,racecheck,initcheck,synccheck",
+        &[],
+    ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    for s in report["stages"].as_array().unwrap() {
+        assert_eq!(s["outcome"], "clean", "{s}");
+    }
+}
+
+#[test]
+fn memcheck_findings_fail_the_gate_and_raw_artifacts_are_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "oob_write",
+        tmp.path(),
+        "plain,memcheck",
+        &["--format", "json"],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stage(&report, "memcheck")["outcome"], "findings");
+    for file in [
+        "memcheck/memcheck.xml",
+        "memcheck/stdout",
+        "memcheck/stderr",
+        "memcheck/stage.json",
+        "report.json",
+        "run.json",
+    ] {
+        assert!(tmp.path().join(file).exists(), "{file} kept");
+    }
+}
+
+#[test]
+fn racecheck_hazards_are_findings_even_when_it_exits_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run("smem_race", tmp.path(), "racecheck", &[]).env("FAKE_EXIT", "0"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    assert_eq!(stage(&report, "racecheck")["outcome"], "findings");
+    assert_eq!(stage(&report, "racecheck")["end"]["code"], 0);
+}
+
+#[test]
+fn a_hanging_tool_times_out_and_is_inconclusive_with_its_output_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(
+        fake_run("oob_write", tmp.path(), "memcheck", &["--timeout", "1"]).env("FAKE_MODE", "hang"),
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let record = read_json(&tmp.path().join("memcheck/stage.json"));
+    assert_eq!(record["timed_out"], true);
+    assert_eq!(record["killed"], false, "sleep obeys SIGTERM");
+    assert!(
+        std::fs::read_to_string(tmp.path().join("memcheck/stdout"))
+            .unwrap()
+            .contains("COMPUTE-SANITIZER")
+    );
+    let report = read_json(&tmp.path().join("report.json"));
+    assert!(
+        stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("timed out")
+    );
+}
+
+#[test]
+fn a_tool_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(
+        fake_run("oob_write", tmp.path(), "memcheck", &["--timeout", "1"])
+            .env("FAKE_MODE", "ignore-sigterm"),
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let record = read_json(&tmp.path().join("memcheck/stage.json"));
+    assert_eq!(record["killed"], true);
+    assert_eq!(record["end"]["how"], "signaled");
+    assert_eq!(record["end"]["code"], 9);
+}
+
+#[test]
+fn a_crashing_tool_without_a_summary_is_inconclusive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run("oob_write", tmp.path(), "memcheck", &[]).env("FAKE_MODE", "crash"));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    let reason = stage(&report, "memcheck")["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("no summary line") && reason.contains("signal 11"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn truncated_xml_is_inconclusive_and_keeps_the_records_it_had() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out =
+        run(fake_run("uninit_read", tmp.path(), "initcheck", &[]).env("FAKE_MODE", "truncate"));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    assert_eq!(stage(&report, "initcheck")["outcome"], "inconclusive");
+    let count = report["findings"][0]["count"].as_u64().unwrap();
+    assert!(count > 100, "records before the cut were kept: {count}");
+}
+
+#[test]
+fn a_program_that_never_initialises_cuda_is_inconclusive_not_clean() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run("no_cuda", tmp.path(), "memcheck", &[]).env("FAKE_MODE", "exit255"));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    assert!(
+        stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("never initialised CUDA")
+    );
+}
+
+#[test]
+fn a_grandchild_left_running_is_killed_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("cudawatch-grandchild-{}", std::process::id());
+    let out = run(fake_run("clean", tmp.path(), "memcheck", &[])
+        .env("FAKE_MODE", "grandchild")
+        .env("MARKER", &marker));
+    let record = read_json(&tmp.path().join("memcheck/stage.json"));
+    assert_eq!(record["left_behind"], true, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    assert!(
+        stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("left behind were killed")
+    );
+}
+
+#[test]
+fn a_missing_tool_is_inconclusive_with_a_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(cudawatch()
+        .args([
+            "run",
+            "--stages",
+            "memcheck",
+            "--compute-sanitizer",
+            "/nonexistent/compute-sanitizer",
+            "--out-dir",
+        ])
+        .arg(tmp.path())
+        .args(["--", "true"]));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    let reason = stage(&report, "memcheck")["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("cannot start") && reason.contains("--compute-sanitizer"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn ncu_profiling_no_kernels_is_inconclusive_though_it_exits_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run("coalescing", tmp.path(), "ncu", &[]).env("FAKE_MODE", "no-kernels"));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    assert!(
+        stage(&report, "ncu")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("profiled no kernels")
+    );
+}
+
+#[test]
+fn ncu_stage_imports_the_profile_and_reports_coalescing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run("coalescing", tmp.path(), "ncu", &[]));
+    assert_eq!(
+        out.code, 0,
+        "uncoalesced access is a warning, not a gate failure: {}",
+        out.stderr
+    );
+    let report = read_json(&tmp.path().join("report.json"));
+    assert_eq!(stage(&report, "ncu")["outcome"], "findings");
+    assert_eq!(report["coalescing"].as_array().unwrap().len(), 2);
+    assert!(
+        tmp.path().join("ncu/source-1.csv").exists(),
+        "source page of the wasteful launch imported"
+    );
+    assert!(out.stderr.contains("wasted sectors"), "{}", out.stderr);
+}
+
+#[test]
+fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out_dir = tmp.path().join("run");
+    let child = fake_run(
+        "oob_write",
+        &out_dir,
+        "plain,memcheck,racecheck",
+        &["--stream"],
+    )
+    .env("FAKE_MODE", "hang")
+    .env("FAKE_LOG", &log)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Wait for the fake to be running under the memcheck stage.
+    let mut waited = Duration::ZERO;
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("tool=memcheck")
+    {
+        std::thread::sleep(Duration::from_millis(20));
+        waited += Duration::from_millis(20);
+        assert!(waited < Duration::from_secs(20), "the fake never started");
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let out = finish(child);
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("got SIGINT"),
+        "SIGINT forwarded to the tool"
+    );
+    let report = read_json(&out_dir.join("report.json"));
+    assert_eq!(stage(&report, "plain")["outcome"], "clean");
+    assert_eq!(stage(&report, "memcheck")["outcome"], "inconclusive");
+    assert_eq!(stage(&report, "racecheck")["outcome"], "skipped");
+}
