@@ -86,10 +86,11 @@ pub fn sanitizer(
         );
     }
     if let Some(line) = evidence.summary.failures.first() {
+        let found = if evidence.folded > 0 { format!("{} error(s) reported, then ", evidence.folded) } else { String::new() };
         let why = if line.contains("before first instrumented API call") {
             "the program never initialised CUDA, so nothing was checked".to_string()
         } else if line.contains("didn't terminate successfully") {
-            "the program crashed under the tool; it was checked only up to the crash".to_string()
+            format!("{found}the program crashed under the tool: checked only up to the crash")
         } else {
             format!("compute-sanitizer said: {line}")
         };
@@ -149,9 +150,13 @@ pub fn ncu(
     if let Some(problem) = process_problem(record, "ncu") {
         return problem;
     }
+    // A launch ncu could not profile (a faulting kernel gives "LaunchFailed")
+    // was not measured, so the stage cannot vouch for it.
     if let Some(line) = evidence.summary.failures.first() {
         let hint = if line.contains("ERR_NVGPUCTRPERM") {
             ": the GPU's performance counters need admin rights (NVreg_RestrictProfilingToAdminUsers=0)"
+        } else if line.contains("LaunchFailed") {
+            " (a kernel that faults cannot be profiled; fix the memory errors first)"
         } else {
             ""
         };

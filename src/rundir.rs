@@ -161,7 +161,9 @@ pub fn assemble(dir: &Path) -> Result<(Report, i32), ExpectedError> {
                     Some((log_name.as_str(), log.as_slice())),
                 );
                 let uncoalesced = builder_uncoalesced(&builder) - before;
-                let profile = stage_dir.join("profile.ncu-rep").exists();
+                // The report file itself may have been left out of a copied
+                // run directory (it is large); an imported raw page proves it existed.
+                let profile = stage_dir.join("profile.ncu-rep").exists() || !raw.is_empty();
                 let (o, r) = classify::ncu(&record, &evidence, uncoalesced, profile);
                 (o, r, evidence.summary)
             }

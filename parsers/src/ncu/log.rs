@@ -14,6 +14,9 @@ pub fn parse(input: &[u8]) -> ToolSummary {
             profiled += 1;
         } else if line.contains("No kernels were profiled") {
             summary.no_kernels_profiled = true;
+        } else if line.contains("The application returned an error code") {
+            // The program's own failure, not the profiler's.
+            summary.target_failed = true;
         } else if line.starts_with("==ERROR==") {
             summary
                 .failures

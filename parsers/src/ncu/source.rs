@@ -29,6 +29,11 @@ pub fn parse(input: &[u8]) -> Result<Vec<LineSectors>, ParseError> {
         }
     }
     let Some(header_index) = header else {
+        // Kernels built without -lineinfo (most library kernels) get a
+        // one-line warning instead of a page: nothing to attribute, not an error.
+        if String::from_utf8_lossy(input).contains("No lineinfo available") {
+            return Ok(Vec::new());
+        }
         return Err(ParseError::new(
             ParseErrorKind::NotThisFormat("no \"Line No\" header: not an ncu source page".into()),
             0,
