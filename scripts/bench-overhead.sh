@@ -29,6 +29,11 @@ for tool in json.load(open(os.path.join(run, "run.json")))["stages"]:
         rep = shlex.quote(os.path.join(run, "ncu", "profile.ncu-rep"))
         for page in ("raw", "details"):
             print(f"ncu --import {rep} --csv --page {page} --print-units base >{out}/{page}.csv")
+        for name in sorted(os.listdir(os.path.join(run, "ncu"))):
+            if name.startswith("source-") and name.endswith(".csv"):
+                launch = name[len("source-"):-len(".csv")]
+                print(f"ncu --import {rep} --csv --page source --print-source cuda,sass --print-units base "
+                      f"--launch-skip {launch} --launch-count 1 >{out}/{name}")
 PY
 }
 

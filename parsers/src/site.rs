@@ -51,30 +51,44 @@ pub fn simple_kernel_name(name: &str) -> &str {
 /// line, pc and a kind-specific discriminator, hashed. Addresses, threads
 /// and absolute paths stay out, so the id survives reruns and machines.
 pub fn site_id(site: &Site, discriminator: &str) -> String {
-    let file = site
-        .location
-        .as_ref()
-        .map(|l| l.file.rsplit('/').next().unwrap_or(&l.file).to_string());
-    let key = format!(
-        "{}|{}|{}|{}|{}|{}|{}",
-        site.tool.name(),
-        site.kind.id(),
-        site.kernel.as_deref().map(simple_kernel_name).unwrap_or(""),
-        file.unwrap_or_default(),
-        site.location.as_ref().map_or(0, |l| l.line),
-        site.pc.as_deref().unwrap_or(""),
-        discriminator
-    );
-    format!("{}-{:016x}", site.kind.id(), fnv1a(key.as_bytes()))
+    id_of(site.tool, &site.kind, site.kernel.as_deref(), site.location.as_ref(), site.pc.as_deref(), discriminator)
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
+fn id_of(
+    tool: Tool,
+    kind: &FindingKind,
+    kernel: Option<&str>,
+    location: Option<&crate::model::SourceLocation>,
+    pc: Option<&str>,
+    discriminator: &str,
+) -> String {
+    let file = location.map_or("", |l| l.file.rsplit('/').next().unwrap_or(&l.file));
+    let line = location.map_or(0, |l| l.line).to_string();
+    let kernel = kernel.map(simple_kernel_name).unwrap_or("");
+    let mut hash = Fnv::default();
+    for part in [tool.name(), kind.id(), kernel, file, &line, pc.unwrap_or(""), discriminator] {
+        hash.write(part.as_bytes());
+        hash.write(b"|");
     }
-    hash
+    format!("{}-{:016x}", kind.id(), hash.0)
+}
+
+/// FNV-1a: stable across runs and platforms, unlike std's hasher.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 /// Sites, merged by id as records arrive.
@@ -85,10 +99,38 @@ pub struct Folder {
 }
 
 impl Folder {
-    /// Folds one sanitizer record in.
+    /// Folds one sanitizer record in. Most records repeat a site already
+    /// seen (one record per faulting thread), so the identity is computed
+    /// first and a known site only gains a count and perhaps a sample.
     pub fn add_record(&mut self, tool: Tool, record: Record) {
-        let (site, discriminator) = record_site(tool, record);
-        self.merge(site, &discriminator);
+        let tool = if tool == Tool::Sanitizer { record.kind.tool().unwrap_or(tool) } else { tool };
+        let (kind, discriminator) = identity(&record);
+        let id = id_of(tool, &kind, record.func.as_deref(), record.location.as_ref(), record.pc.as_deref(), &discriminator);
+        if let Some(&i) = self.by_id.get(&id) {
+            let existing = &mut self.sites[i];
+            existing.count += 1;
+            if kind == FindingKind::Leak {
+                existing.bytes = Some(existing.bytes.unwrap_or(0) + record.size.unwrap_or(0));
+            }
+            if let Some(h) = record.hazards {
+                existing.hazards = Some(existing.hazards.unwrap_or(0) + h);
+            }
+            if existing.severity < record.severity {
+                existing.severity = record.severity;
+            }
+            if existing.samples.len() < MAX_SAMPLES && (record.thread.is_some() || record.address.is_some()) {
+                existing.samples.push(Sample {
+                    thread: record.thread,
+                    block: record.block,
+                    address: record.address,
+                    nearest_allocation: record.nearest_allocation,
+                });
+            }
+            return;
+        }
+        let (mut site, _) = record_site(tool, record);
+        site.id = id;
+        self.merge(site, "");
     }
 
     /// Folds a ready-made site in (program output, ncu rules).
@@ -163,6 +205,38 @@ impl Folder {
                 .then(a.id.cmp(&b.id))
         });
         self.sites
+    }
+}
+
+/// A record's finding kind and the part of its identity beyond tool,
+/// kernel, line and pc.
+fn identity(record: &Record) -> (FindingKind, String) {
+    let user_frame = || user_native_frame(&record.host_frames).map(|f| f.to_string()).unwrap_or_default();
+    match &record.kind {
+        RecordKind::Precise => (FindingKind::InvalidAccess, String::new()),
+        RecordKind::Imprecise => {
+            (FindingKind::DeviceException, record.detail.clone().unwrap_or_else(|| record.text.clone()))
+        }
+        RecordKind::Api => {
+            let (name, error) = record.api.as_ref().map_or(("", ""), |a| (a.api.as_str(), a.error.as_str()));
+            (FindingKind::ApiError, format!("{name}|{error}"))
+        }
+        RecordKind::Leak => (FindingKind::Leak, user_frame()),
+        RecordKind::Initcheck => (FindingKind::UninitializedRead, String::new()),
+        RecordKind::UnusedMemory => (FindingKind::UnusedMemory, user_frame()),
+        RecordKind::Synccheck => (FindingKind::BarrierError, record.detail.clone().unwrap_or_default()),
+        RecordKind::Analysis | RecordKind::Hazard => {
+            let kind = if record.kind == RecordKind::Analysis { FindingKind::Race } else { FindingKind::Hazard };
+            let first = record.first_access.as_ref();
+            let discriminator = format!(
+                "{}|{}|{:?}",
+                first.map_or("", |f| f.direction.as_str()),
+                first.and_then(|f| f.pc.as_deref()).unwrap_or(""),
+                record.severity
+            );
+            (kind, discriminator)
+        }
+        RecordKind::Other(name) => (FindingKind::Unrecognised, name.clone()),
     }
 }
 

@@ -114,7 +114,7 @@ pub fn parse_files(files: &[PathBuf]) -> (Report, Vec<ExpectedError>) {
                     let xml = match xmls.get(i) {
                         Some(c) => match File::open(&c.path) {
                             Ok(f) => {
-                                Some((c.path.to_string_lossy().into_owned(), BufReader::new(f)))
+                                Some((c.path.to_string_lossy().into_owned(), BufReader::with_capacity(1 << 20, f)))
                             }
                             Err(e) => {
                                 errors.push(input_error(&c.path, e.to_string()));

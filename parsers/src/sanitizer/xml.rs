@@ -12,7 +12,7 @@ use std::io::BufRead;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
-use super::{Access, ApiCall, Record, RecordKind, parse_dim3, parse_u64};
+use super::{Access, ApiCall, Record, RecordKind, parse_u64};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::model::{Dim3, Frame, Severity, SourceLocation};
 
@@ -50,18 +50,14 @@ pub fn parse<R: BufRead>(
         let event = reader.read_event_into(&mut buf);
         let offset = reader.buffer_position();
         match event {
-            Ok(Event::Start(e)) => {
-                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
-                state.start(name, offset)?;
-            }
+            Ok(Event::Start(e)) => state.start(e.name().as_ref(), offset)?,
             Ok(Event::Empty(e)) => {
-                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
-                state.start(name, offset)?;
+                state.start(e.name().as_ref(), offset)?;
                 if let Some(record) = state.end() {
                     read.records += 1;
                     on_record(record);
                 }
-                if state.stack.is_empty() {
+                if state.depth == 0 {
                     state.closed = true;
                 }
             }
@@ -70,12 +66,12 @@ pub fn parse<R: BufRead>(
                     read.records += 1;
                     on_record(record);
                 }
-                if state.stack.is_empty() {
+                if state.depth == 0 {
                     state.closed = true;
                 }
             }
-            Ok(Event::Text(e)) => state.text.push_str(&String::from_utf8_lossy(e.as_ref())),
-            Ok(Event::CData(e)) => state.text.push_str(&String::from_utf8_lossy(e.as_ref())),
+            Ok(Event::Text(e)) => state.text.push_str(&utf8(e.as_ref())),
+            Ok(Event::CData(e)) => state.text.push_str(&utf8(e.as_ref())),
             Ok(Event::GeneralRef(e)) => {
                 let name = String::from_utf8_lossy(e.as_ref()).into_owned();
                 match e.resolve_char_ref() {
@@ -126,117 +122,155 @@ pub fn parse<R: BufRead>(
     Ok(read)
 }
 
-/// One open element: its name and whether a child element opened inside it.
-struct Open {
-    name: String,
-    has_child: bool,
-}
-
+/// The reader's position: open elements, the text of the innermost one, and
+/// the record being read. Buffers are reused from record to record, so a
+/// file of a million records costs few allocations beyond the records
+/// themselves.
 #[derive(Default)]
 struct State {
-    stack: Vec<Open>,
+    /// `names[..depth]` are the open elements; deeper slots keep their
+    /// capacity for reuse.
+    names: Vec<String>,
+    has_child: Vec<bool>,
+    depth: usize,
     started: bool,
     closed: bool,
     text: String,
     record_index: usize,
-    record: Option<RawRecord>,
+    in_record: bool,
+    record: RawRecord,
 }
 
-/// The leaves of one `<record>`, as (path below `record`, text) pairs, and its frames.
+/// The leaves of one `<record>`, as (path below `record`, text) pairs, and
+/// its frames. `leaves[..len]` are this record's; the rest are spare buffers.
 #[derive(Default)]
 struct RawRecord {
     leaves: Vec<(String, String)>,
+    len: usize,
     host_frames: Vec<Frame>,
     device_frames: Vec<Frame>,
 }
 
+impl RawRecord {
+    fn clear(&mut self) {
+        self.len = 0;
+        self.host_frames.clear();
+        self.device_frames.clear();
+    }
+
+    fn leaves(&self) -> &[(String, String)] {
+        &self.leaves[..self.len]
+    }
+}
+
 impl State {
+    fn name(&self, depth: usize) -> &str {
+        self.names.get(depth).map_or("", String::as_str)
+    }
+
     fn path(&self) -> String {
         let mut path = String::new();
-        for (i, open) in self.stack.iter().enumerate() {
+        for i in 0..self.depth {
             if i > 0 {
                 path.push('/');
             }
-            path.push_str(&open.name);
-            if i == 1 && open.name == "record" {
+            path.push_str(self.name(i));
+            if i == 1 && self.name(i) == "record" {
                 path.push_str(&format!("[{}]", self.record_index.saturating_sub(1)));
             }
         }
         path
     }
 
-    fn start(&mut self, name: String, offset: u64) -> Result<(), ParseError> {
+    fn start(&mut self, name: &[u8], offset: u64) -> Result<(), ParseError> {
+        let name = utf8(name);
         if !self.started {
             if name != ROOT {
                 return Err(ParseError::new(
-                    ParseErrorKind::NotThisFormat(format!(
-                        "root element is <{name}>, not <{ROOT}>"
-                    )),
+                    ParseErrorKind::NotThisFormat(format!("root element is <{name}>, not <{ROOT}>")),
                     offset,
                     "",
                 ));
             }
             self.started = true;
         }
-        if let Some(parent) = self.stack.last_mut() {
-            parent.has_child = true;
+        if self.depth > 0 {
+            self.has_child[self.depth - 1] = true;
         }
-        if self.stack.len() == 1 && name == "record" {
-            self.record = Some(RawRecord::default());
+        if self.depth == 1 && name == "record" {
+            self.record.clear();
+            self.in_record = true;
             self.record_index += 1;
         }
-        if name == "frame" {
-            if let Some(record) = self.record.as_mut() {
-                match self.stack.last().map(|o| o.name.as_str()) {
-                    Some("deviceStack") => record.device_frames.push(Frame::default()),
-                    _ => record.host_frames.push(Frame::default()),
-                }
+        if name == "frame" && self.in_record {
+            match self.name(self.depth.wrapping_sub(1)) {
+                "deviceStack" => self.record.device_frames.push(Frame::default()),
+                _ => self.record.host_frames.push(Frame::default()),
             }
         }
-        self.stack.push(Open {
-            name,
-            has_child: false,
-        });
+        if self.names.len() <= self.depth {
+            self.names.push(String::new());
+            self.has_child.push(false);
+        }
+        self.names[self.depth].clear();
+        self.names[self.depth].push_str(&name);
+        self.has_child[self.depth] = false;
+        self.depth += 1;
         self.text.clear();
         Ok(())
     }
 
     /// Closes the innermost element; returns the record it completed, if any.
     fn end(&mut self) -> Option<Record> {
-        let open = self.stack.pop()?;
-        let depth = self.stack.len();
-        if depth == 1 && open.name == "record" {
-            self.text.clear();
-            return self.record.take().map(to_record);
+        if self.depth == 0 {
+            return None;
         }
-        let record = self.record.as_mut()?;
-        if !open.has_child && depth >= 2 {
-            let value = self.text.trim().to_string();
-            let parent = self.stack.get(depth - 1).map(|o| o.name.as_str());
-            let grandparent = depth
-                .checked_sub(2)
-                .and_then(|i| self.stack.get(i))
-                .map(|o| o.name.as_str());
-            if parent == Some("frame") {
-                let frames = match grandparent {
-                    Some("deviceStack") => &mut record.device_frames,
-                    _ => &mut record.host_frames,
+        self.depth -= 1;
+        let depth = self.depth;
+        let is_leaf = !self.has_child[depth];
+        if depth == 1 && self.name(1) == "record" {
+            self.text.clear();
+            self.in_record = false;
+            return Some(to_record(&self.record));
+        }
+        if self.in_record && is_leaf && depth >= 2 {
+            let value = self.text.trim();
+            if self.name(depth - 1) == "frame" {
+                let frames = match self.name(depth.wrapping_sub(2)) {
+                    "deviceStack" => &mut self.record.device_frames,
+                    _ => &mut self.record.host_frames,
                 };
                 if let Some(frame) = frames.last_mut() {
-                    set_frame_field(frame, &open.name, value);
+                    set_frame_field(frame, &self.names[depth], value.to_string());
                 }
             } else {
-                let mut path = String::new();
-                for o in &self.stack[2..] {
-                    path.push_str(&o.name);
+                let record = &mut self.record;
+                if record.leaves.len() <= record.len {
+                    record.leaves.push((String::new(), String::new()));
+                }
+                let (path, slot) = &mut record.leaves[record.len];
+                path.clear();
+                for name in &self.names[2..depth] {
+                    path.push_str(name);
                     path.push('/');
                 }
-                path.push_str(&open.name);
-                record.leaves.push((path, value));
+                path.push_str(&self.names[depth]);
+                slot.clear();
+                slot.push_str(value);
+                record.len += 1;
             }
         }
         self.text.clear();
         None
+    }
+}
+
+/// Bytes as text: borrowed when valid UTF-8 (the fast, usual case), with
+/// U+FFFD for bad bytes otherwise.
+fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
@@ -253,26 +287,18 @@ fn set_frame_field(frame: &mut Frame, field: &str, value: String) {
 
 /// Turns the leaves of one record into a typed [`Record`]. Leaves it does
 /// not know stay in `unrecognised`, so a new tool version loses nothing.
-fn to_record(raw: RawRecord) -> Record {
+fn to_record(raw: &RawRecord) -> Record {
     let get = |path: &str| {
-        raw.leaves
+        raw.leaves()
             .iter()
             .find(|(p, _)| p == path)
             .map(|(_, v)| v.as_str())
     };
-    let dim = |prefix: &str| -> Option<Dim3> {
-        let x = get(&format!("{prefix}/x"))?;
-        let y = get(&format!("{prefix}/y"))?;
-        let z = get(&format!("{prefix}/z"))?;
-        parse_dim3(&format!("{x},{y},{z}"))
+    let dim = |[x, y, z]: [&str; 3]| -> Option<Dim3> {
+        Some(Dim3 { x: get(x)?.parse().ok()?, y: get(y)?.parse().ok()?, z: get(z)?.parse().ok()? })
     };
-    let location = |prefix: &str| -> Option<SourceLocation> {
-        let file = get(&format!("{prefix}/path"))?;
-        let line = get(&format!("{prefix}/line"))?.parse().ok()?;
-        Some(SourceLocation {
-            file: file.to_string(),
-            line,
-        })
+    let location = |[path, line]: [&str; 2]| -> Option<SourceLocation> {
+        Some(SourceLocation { file: get(path)?.to_string(), line: get(line)?.parse().ok()? })
     };
     let kind = RecordKind::from_xml(get("kind").unwrap_or(""));
     let mut record = Record::new(kind.clone());
@@ -282,10 +308,10 @@ fn to_record(raw: RawRecord) -> Record {
     };
     record.text = get("what/text").unwrap_or_default().to_string();
     record.func = get("where/func").map(str::to_string);
-    record.location = location("where");
+    record.location = location(["where/path", "where/line"]);
     record.pc = get("where/pc").map(str::to_string);
-    record.thread = dim("who/threadIdx");
-    record.block = dim("who/blockIdx");
+    record.thread = dim(["who/threadIdx/x", "who/threadIdx/y", "who/threadIdx/z"]);
+    record.block = dim(["who/blockIdx/x", "who/blockIdx/y", "who/blockIdx/z"]);
     record.address = get("what/address").and_then(parse_u64);
     record.size = get("what/size").and_then(parse_u64);
     record.detail = get("what/error")
@@ -340,14 +366,14 @@ fn to_record(raw: RawRecord) -> Record {
         }
         RecordKind::Analysis => {
             record.func = get("what/destination/where/func").map(str::to_string);
-            record.location = location("what/destination/where");
+            record.location = location(["what/destination/where/path", "what/destination/where/line"]);
             record.pc = get("what/destination/where/pc").map(str::to_string);
             record.hazards = get("what/destination/count").and_then(parse_u64);
             record.detail = get("what/destination/direction").map(str::to_string);
             record.first_access = Some(Access {
                 direction: get("what/source/direction").unwrap_or_default().to_string(),
                 func: get("what/source/where/func").map(str::to_string),
-                location: location("what/source/where"),
+                location: location(["what/source/where/path", "what/source/where/line"]),
                 pc: get("what/source/where/pc").map(str::to_string),
                 thread: None,
             });
@@ -367,17 +393,17 @@ fn to_record(raw: RawRecord) -> Record {
         }
         RecordKind::Hazard => {
             record.func = get("what/thread1/where/func").map(str::to_string);
-            record.location = location("what/thread1/where");
+            record.location = location(["what/thread1/where/path", "what/thread1/where/line"]);
             record.pc = get("what/thread1/where/pc").map(str::to_string);
-            record.thread = dim("what/thread1/threadIdx");
-            record.block = dim("what/common/blockIdx");
+            record.thread = dim(["what/thread1/threadIdx/x", "what/thread1/threadIdx/y", "what/thread1/threadIdx/z"]);
+            record.block = dim(["what/common/blockIdx/x", "what/common/blockIdx/y", "what/common/blockIdx/z"]);
             record.address = get("what/common/address").and_then(parse_u64);
             record.detail = get("what/common/type").map(str::to_string);
-            let first_thread = dim("what/thread0/threadIdx");
+            let first_thread = dim(["what/thread0/threadIdx/x", "what/thread0/threadIdx/y", "what/thread0/threadIdx/z"]);
             record.first_access = Some(Access {
                 direction: get("what/thread0/access").unwrap_or_default().to_string(),
                 func: get("what/thread0/where/func").map(str::to_string),
-                location: location("what/thread0/where"),
+                location: location(["what/thread0/where/path", "what/thread0/where/line"]),
                 pc: get("what/thread0/where/pc").map(str::to_string),
                 thread: first_thread,
             });
@@ -424,7 +450,7 @@ fn to_record(raw: RawRecord) -> Record {
         record.func = raw.device_frames.first().and_then(|f| f.func.clone());
     }
     record.unrecognised = raw
-        .leaves
+        .leaves()
         .iter()
         .filter(|(p, _)| !known.contains(&p.as_str()))
         .cloned()
@@ -436,7 +462,7 @@ fn to_record(raw: RawRecord) -> Record {
             record.text
         };
     }
-    record.host_frames = raw.host_frames;
+    record.host_frames = raw.host_frames.clone();
     record
 }
 
