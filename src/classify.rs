@@ -86,7 +86,11 @@ pub fn sanitizer(
         );
     }
     if let Some(line) = evidence.summary.failures.first() {
-        let found = if evidence.folded > 0 { format!("{} error(s) reported, then ", evidence.folded) } else { String::new() };
+        let found = if evidence.folded > 0 {
+            format!("{} error(s) reported, then ", evidence.folded)
+        } else {
+            String::new()
+        };
         let why = if line.contains("before first instrumented API call") {
             "the program never initialised CUDA, so nothing was checked".to_string()
         } else if line.contains("didn't terminate successfully") {

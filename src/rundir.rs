@@ -170,7 +170,9 @@ pub fn assemble(dir: &Path) -> Result<(Report, i32), ExpectedError> {
             _ => {
                 let text = read("stdout");
                 let xml_path = stage_dir.join(format!("{}.xml", tool.name()));
-                let xml = File::open(&xml_path).ok().map(|f| BufReader::with_capacity(1 << 20, f));
+                let xml = File::open(&xml_path)
+                    .ok()
+                    .map(|f| BufReader::with_capacity(1 << 20, f));
                 let xml_name = rel(&format!("{}.xml", tool.name()));
                 let evidence = builder.sanitizer(
                     *tool,

@@ -160,15 +160,14 @@ impl ReportBuilder {
                 format!("the log says {n} errors were not printed: rerun with --print-limit 0 to see them all"),
             );
         }
-        if let (Some(errors), Some(records)) = (evidence.summary.errors, evidence.xml_records) {
-            if errors > records && evidence.summary.not_printed.is_none() {
-                self.warn(
-                    &source,
-                    format!(
-                        "ERROR SUMMARY says {errors} errors but the XML holds {records} records"
-                    ),
-                );
-            }
+        if let (Some(errors), Some(records)) = (evidence.summary.errors, evidence.xml_records)
+            && errors > records
+            && evidence.summary.not_printed.is_none()
+        {
+            self.warn(
+                &source,
+                format!("ERROR SUMMARY says {errors} errors but the XML holds {records} records"),
+            );
         }
         for site in stage.finish() {
             self.folder.add_site(site);

@@ -100,19 +100,19 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
         }
     }
     let user_frame = traceback.as_ref().and_then(|t| t.user_frame.clone());
-    if sites.is_empty() {
-        if let Some(tb) = &traceback {
-            let mut site = new_site(
-                Tool::Plain,
-                FindingKind::PythonException,
-                Severity::Error,
-                tb.exception.clone(),
-            );
-            site.location = user_frame.as_ref().and_then(frame_location);
-            site.error = tb.exception.split(':').next().map(str::to_string);
-            site.id = crate::site::site_id(&site, site.error.as_deref().unwrap_or(""));
-            sites.push(site);
-        }
+    if sites.is_empty()
+        && let Some(tb) = &traceback
+    {
+        let mut site = new_site(
+            Tool::Plain,
+            FindingKind::PythonException,
+            Severity::Error,
+            tb.exception.clone(),
+        );
+        site.location = user_frame.as_ref().and_then(frame_location);
+        site.error = tb.exception.split(':').next().map(str::to_string);
+        site.id = crate::site::site_id(&site, site.error.as_deref().unwrap_or(""));
+        sites.push(site);
     }
     for site in &mut sites {
         if site.python_frame.is_none() {

@@ -51,7 +51,14 @@ pub fn simple_kernel_name(name: &str) -> &str {
 /// line, pc and a kind-specific discriminator, hashed. Addresses, threads
 /// and absolute paths stay out, so the id survives reruns and machines.
 pub fn site_id(site: &Site, discriminator: &str) -> String {
-    id_of(site.tool, &site.kind, site.kernel.as_deref(), site.location.as_ref(), site.pc.as_deref(), discriminator)
+    id_of(
+        site.tool,
+        &site.kind,
+        site.kernel.as_deref(),
+        site.location.as_ref(),
+        site.pc.as_deref(),
+        discriminator,
+    )
 }
 
 fn id_of(
@@ -66,7 +73,15 @@ fn id_of(
     let line = location.map_or(0, |l| l.line).to_string();
     let kernel = kernel.map(simple_kernel_name).unwrap_or("");
     let mut hash = Fnv::default();
-    for part in [tool.name(), kind.id(), kernel, file, &line, pc.unwrap_or(""), discriminator] {
+    for part in [
+        tool.name(),
+        kind.id(),
+        kernel,
+        file,
+        &line,
+        pc.unwrap_or(""),
+        discriminator,
+    ] {
         hash.write(part.as_bytes());
         hash.write(b"|");
     }
@@ -103,9 +118,20 @@ impl Folder {
     /// seen (one record per faulting thread), so the identity is computed
     /// first and a known site only gains a count and perhaps a sample.
     pub fn add_record(&mut self, tool: Tool, record: Record) {
-        let tool = if tool == Tool::Sanitizer { record.kind.tool().unwrap_or(tool) } else { tool };
+        let tool = if tool == Tool::Sanitizer {
+            record.kind.tool().unwrap_or(tool)
+        } else {
+            tool
+        };
         let (kind, discriminator) = identity(&record);
-        let id = id_of(tool, &kind, record.func.as_deref(), record.location.as_ref(), record.pc.as_deref(), &discriminator);
+        let id = id_of(
+            tool,
+            &kind,
+            record.func.as_deref(),
+            record.location.as_ref(),
+            record.pc.as_deref(),
+            &discriminator,
+        );
         if let Some(&i) = self.by_id.get(&id) {
             let existing = &mut self.sites[i];
             existing.count += 1;
@@ -118,7 +144,9 @@ impl Folder {
             if existing.severity < record.severity {
                 existing.severity = record.severity;
             }
-            if existing.samples.len() < MAX_SAMPLES && (record.thread.is_some() || record.address.is_some()) {
+            if existing.samples.len() < MAX_SAMPLES
+                && (record.thread.is_some() || record.address.is_some())
+            {
                 existing.samples.push(Sample {
                     thread: record.thread,
                     block: record.block,
@@ -177,10 +205,10 @@ impl Folder {
     pub fn enrich_allocations(&mut self, hints: &HashMap<u64, crate::model::NearestAllocation>) {
         for site in &mut self.sites {
             for sample in &mut site.samples {
-                if sample.nearest_allocation.is_none() {
-                    if let Some(address) = sample.address {
-                        sample.nearest_allocation = hints.get(&address).cloned();
-                    }
+                if sample.nearest_allocation.is_none()
+                    && let Some(address) = sample.address
+                {
+                    sample.nearest_allocation = hints.get(&address).cloned();
                 }
             }
         }
@@ -211,22 +239,37 @@ impl Folder {
 /// A record's finding kind and the part of its identity beyond tool,
 /// kernel, line and pc.
 fn identity(record: &Record) -> (FindingKind, String) {
-    let user_frame = || user_native_frame(&record.host_frames).map(|f| f.to_string()).unwrap_or_default();
+    let user_frame = || {
+        user_native_frame(&record.host_frames)
+            .map(|f| f.to_string())
+            .unwrap_or_default()
+    };
     match &record.kind {
         RecordKind::Precise => (FindingKind::InvalidAccess, String::new()),
-        RecordKind::Imprecise => {
-            (FindingKind::DeviceException, record.detail.clone().unwrap_or_else(|| record.text.clone()))
-        }
+        RecordKind::Imprecise => (
+            FindingKind::DeviceException,
+            record.detail.clone().unwrap_or_else(|| record.text.clone()),
+        ),
         RecordKind::Api => {
-            let (name, error) = record.api.as_ref().map_or(("", ""), |a| (a.api.as_str(), a.error.as_str()));
+            let (name, error) = record
+                .api
+                .as_ref()
+                .map_or(("", ""), |a| (a.api.as_str(), a.error.as_str()));
             (FindingKind::ApiError, format!("{name}|{error}"))
         }
         RecordKind::Leak => (FindingKind::Leak, user_frame()),
         RecordKind::Initcheck => (FindingKind::UninitializedRead, String::new()),
         RecordKind::UnusedMemory => (FindingKind::UnusedMemory, user_frame()),
-        RecordKind::Synccheck => (FindingKind::BarrierError, record.detail.clone().unwrap_or_default()),
+        RecordKind::Synccheck => (
+            FindingKind::BarrierError,
+            record.detail.clone().unwrap_or_default(),
+        ),
         RecordKind::Analysis | RecordKind::Hazard => {
-            let kind = if record.kind == RecordKind::Analysis { FindingKind::Race } else { FindingKind::Hazard };
+            let kind = if record.kind == RecordKind::Analysis {
+                FindingKind::Race
+            } else {
+                FindingKind::Hazard
+            };
             let first = record.first_access.as_ref();
             let discriminator = format!(
                 "{}|{}|{:?}",
@@ -250,10 +293,10 @@ fn record_site(tool: Tool, record: Record) -> (Site, String) {
     let (kind, message, discriminator) = match &record.kind {
         RecordKind::Precise => {
             let mut message = record.text.clone();
-            if let Some(detail) = &record.detail {
-                if !message.ends_with(detail.as_str()) {
-                    message = format!("{message} is {detail}");
-                }
+            if let Some(detail) = &record.detail
+                && !message.ends_with(detail.as_str())
+            {
+                message = format!("{message} is {detail}");
             }
             (FindingKind::InvalidAccess, message, String::new())
         }

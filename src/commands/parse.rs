@@ -113,9 +113,10 @@ pub fn parse_files(files: &[PathBuf]) -> (Report, Vec<ExpectedError>) {
                     let text = texts.get(i).and_then(|c| load(c, &mut errors));
                     let xml = match xmls.get(i) {
                         Some(c) => match File::open(&c.path) {
-                            Ok(f) => {
-                                Some((c.path.to_string_lossy().into_owned(), BufReader::with_capacity(1 << 20, f)))
-                            }
+                            Ok(f) => Some((
+                                c.path.to_string_lossy().into_owned(),
+                                BufReader::with_capacity(1 << 20, f),
+                            )),
                             Err(e) => {
                                 errors.push(input_error(&c.path, e.to_string()));
                                 None
@@ -137,16 +138,15 @@ pub fn parse_files(files: &[PathBuf]) -> (Report, Vec<ExpectedError>) {
                     }
                 }
                 for c in of(InputKind::ProgramOutput) {
-                    if let Some((name, bytes)) = load(c, &mut errors) {
-                        if builder.program_output(&name, &bytes) == 0
-                            && !bytes.is_empty()
-                            && looks_binary(&bytes)
-                        {
-                            builder.warn(
-                                &name,
-                                "recognised nothing: not a tool output cudawatch knows".into(),
-                            );
-                        }
+                    if let Some((name, bytes)) = load(c, &mut errors)
+                        && builder.program_output(&name, &bytes) == 0
+                        && !bytes.is_empty()
+                        && looks_binary(&bytes)
+                    {
+                        builder.warn(
+                            &name,
+                            "recognised nothing: not a tool output cudawatch knows".into(),
+                        );
                     }
                 }
             }

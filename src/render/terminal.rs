@@ -189,10 +189,10 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "    at {location}{kernel}");
     }
-    if let Some(other) = &site.other {
-        if let Some(location) = &other.location {
-            let _ = writeln!(out, "    other access: {} at {location}", other.access);
-        }
+    if let Some(other) = &site.other
+        && let Some(location) = &other.location
+    {
+        let _ = writeln!(out, "    other access: {} at {location}", other.access);
     }
     if let Some(hazards) = site.hazards {
         let _ = writeln!(out, "    {hazards} hazards");

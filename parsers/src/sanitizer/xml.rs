@@ -187,7 +187,9 @@ impl State {
         if !self.started {
             if name != ROOT {
                 return Err(ParseError::new(
-                    ParseErrorKind::NotThisFormat(format!("root element is <{name}>, not <{ROOT}>")),
+                    ParseErrorKind::NotThisFormat(format!(
+                        "root element is <{name}>, not <{ROOT}>"
+                    )),
                     offset,
                     "",
                 ));
@@ -295,10 +297,17 @@ fn to_record(raw: &RawRecord) -> Record {
             .map(|(_, v)| v.as_str())
     };
     let dim = |[x, y, z]: [&str; 3]| -> Option<Dim3> {
-        Some(Dim3 { x: get(x)?.parse().ok()?, y: get(y)?.parse().ok()?, z: get(z)?.parse().ok()? })
+        Some(Dim3 {
+            x: get(x)?.parse().ok()?,
+            y: get(y)?.parse().ok()?,
+            z: get(z)?.parse().ok()?,
+        })
     };
     let location = |[path, line]: [&str; 2]| -> Option<SourceLocation> {
-        Some(SourceLocation { file: get(path)?.to_string(), line: get(line)?.parse().ok()? })
+        Some(SourceLocation {
+            file: get(path)?.to_string(),
+            line: get(line)?.parse().ok()?,
+        })
     };
     let kind = RecordKind::from_xml(get("kind").unwrap_or(""));
     let mut record = Record::new(kind.clone());
@@ -366,7 +375,8 @@ fn to_record(raw: &RawRecord) -> Record {
         }
         RecordKind::Analysis => {
             record.func = get("what/destination/where/func").map(str::to_string);
-            record.location = location(["what/destination/where/path", "what/destination/where/line"]);
+            record.location =
+                location(["what/destination/where/path", "what/destination/where/line"]);
             record.pc = get("what/destination/where/pc").map(str::to_string);
             record.hazards = get("what/destination/count").and_then(parse_u64);
             record.detail = get("what/destination/direction").map(str::to_string);
@@ -395,11 +405,23 @@ fn to_record(raw: &RawRecord) -> Record {
             record.func = get("what/thread1/where/func").map(str::to_string);
             record.location = location(["what/thread1/where/path", "what/thread1/where/line"]);
             record.pc = get("what/thread1/where/pc").map(str::to_string);
-            record.thread = dim(["what/thread1/threadIdx/x", "what/thread1/threadIdx/y", "what/thread1/threadIdx/z"]);
-            record.block = dim(["what/common/blockIdx/x", "what/common/blockIdx/y", "what/common/blockIdx/z"]);
+            record.thread = dim([
+                "what/thread1/threadIdx/x",
+                "what/thread1/threadIdx/y",
+                "what/thread1/threadIdx/z",
+            ]);
+            record.block = dim([
+                "what/common/blockIdx/x",
+                "what/common/blockIdx/y",
+                "what/common/blockIdx/z",
+            ]);
             record.address = get("what/common/address").and_then(parse_u64);
             record.detail = get("what/common/type").map(str::to_string);
-            let first_thread = dim(["what/thread0/threadIdx/x", "what/thread0/threadIdx/y", "what/thread0/threadIdx/z"]);
+            let first_thread = dim([
+                "what/thread0/threadIdx/x",
+                "what/thread0/threadIdx/y",
+                "what/thread0/threadIdx/z",
+            ]);
             record.first_access = Some(Access {
                 direction: get("what/thread0/access").unwrap_or_default().to_string(),
                 func: get("what/thread0/where/func").map(str::to_string),
@@ -411,10 +433,10 @@ fn to_record(raw: &RawRecord) -> Record {
             // between threads of one warp a "(Warp Level Programming)" warning
             // and one across warps an error; the same rule reproduces its
             // counts (992 warnings, 32 errors on the smem_race capture).
-            if let (Some(a), Some(b)) = (first_thread, record.thread) {
-                if same_warp(a, b) {
-                    record.severity = Severity::Warning;
-                }
+            if let (Some(a), Some(b)) = (first_thread, record.thread)
+                && same_warp(a, b)
+            {
+                record.severity = Severity::Warning;
             }
             known.extend([
                 "what/common/gridid",
