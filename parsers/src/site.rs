@@ -156,7 +156,7 @@ impl Folder {
             }
             return;
         }
-        let (mut site, _) = record_site(tool, record);
+        let mut site = record_site(tool, record);
         site.id = id;
         self.merge(site, "");
     }
@@ -283,107 +283,59 @@ fn identity(record: &Record) -> (FindingKind, String) {
     }
 }
 
-/// Turns one record into a one-count site and its discriminator.
-fn record_site(tool: Tool, record: Record) -> (Site, String) {
-    let tool = if tool == Tool::Sanitizer {
-        record.kind.tool().unwrap_or(tool)
-    } else {
-        tool
-    };
-    let (kind, message, discriminator) = match &record.kind {
-        RecordKind::Precise => {
-            let mut message = record.text.clone();
-            if let Some(detail) = &record.detail
-                && !message.ends_with(detail.as_str())
-            {
-                message = format!("{message} is {detail}");
+/// The one-line message of a record.
+fn message_of(record: &Record) -> String {
+    match &record.kind {
+        RecordKind::Precise => match &record.detail {
+            Some(detail) if !record.text.ends_with(detail.as_str()) => {
+                format!("{} is {detail}", record.text)
             }
-            (FindingKind::InvalidAccess, message, String::new())
-        }
-        RecordKind::Imprecise => {
-            let what = record.detail.clone().unwrap_or_else(|| record.text.clone());
-            (FindingKind::DeviceException, what.clone(), what)
-        }
+            _ => record.text.clone(),
+        },
+        RecordKind::Imprecise => record.detail.clone().unwrap_or_else(|| record.text.clone()),
         RecordKind::Api => {
             let api = record.api.clone().unwrap_or_default();
             let code = api.code.map(|c| format!(" ({c})")).unwrap_or_default();
-            let message = format!("{} returned {}{code}: {}", api.api, api.error, api.message);
-            (
-                FindingKind::ApiError,
-                message,
-                format!("{}|{}", api.api, api.error),
-            )
+            format!("{} returned {}{code}: {}", api.api, api.error, api.message)
         }
-        RecordKind::Leak => {
-            let frame = user_native_frame(&record.host_frames);
-            let at = frame.as_ref().map(|f| f.to_string()).unwrap_or_default();
-            let message = if at.is_empty() {
-                "device memory leaked".to_string()
-            } else {
-                format!("device memory allocated in {at} leaked")
-            };
-            (FindingKind::Leak, message, at)
-        }
-        RecordKind::Initcheck => (
-            FindingKind::UninitializedRead,
-            record.text.clone(),
-            String::new(),
-        ),
-        RecordKind::UnusedMemory => {
-            let frame = user_native_frame(&record.host_frames)
-                .map(|f| f.to_string())
-                .unwrap_or_default();
-            (
-                FindingKind::UnusedMemory,
-                "allocation never used".to_string(),
-                frame,
-            )
-        }
+        RecordKind::Leak => match user_native_frame(&record.host_frames) {
+            Some(frame) => format!("device memory allocated in {frame} leaked"),
+            None => "device memory leaked".to_string(),
+        },
+        RecordKind::UnusedMemory => "allocation never used".to_string(),
         RecordKind::Synccheck => {
-            let what = record.detail.clone().unwrap_or_default();
-            (
-                FindingKind::BarrierError,
-                format!("barrier error: {what}"),
-                what,
+            format!(
+                "barrier error: {}",
+                record.detail.as_deref().unwrap_or_default()
             )
         }
         RecordKind::Analysis | RecordKind::Hazard => {
             let first = record.first_access.clone().unwrap_or_default();
             let second = record.detail.clone().unwrap_or_default();
-            let first_at = first
-                .location
-                .as_ref()
-                .map(|l| format!(" at {}", base(l)))
-                .unwrap_or_default();
-            let second_at = record
-                .location
-                .as_ref()
-                .map(|l| format!(" at {}", base(l)))
-                .unwrap_or_default();
-            let (kind, label) = if record.kind == RecordKind::Analysis {
-                (FindingKind::Race, "shared-memory race".to_string())
-            } else {
-                (FindingKind::Hazard, format!("{second} hazard"))
+            let at = |l: Option<&crate::model::SourceLocation>| {
+                l.map(|l| format!(" at {}", base(l))).unwrap_or_default()
             };
-            let direction = if record.kind == RecordKind::Hazard {
-                "".to_string()
+            let (first_at, second_at) = (at(first.location.as_ref()), at(record.location.as_ref()));
+            if record.kind == RecordKind::Analysis {
+                format!(
+                    "shared-memory race: {} access{first_at} vs {second} access{second_at}",
+                    first.direction
+                )
             } else {
-                format!("{second} ")
-            };
-            let message = format!(
-                "{label}: {} access{first_at} vs {direction}access{second_at}",
-                first.direction
-            );
-            let discriminator = format!(
-                "{}|{}|{:?}",
-                first.direction,
-                first.pc.clone().unwrap_or_default(),
-                record.severity
-            );
-            (kind, message, discriminator)
+                format!(
+                    "{second} hazard: {} access{first_at} vs access{second_at}",
+                    first.direction
+                )
+            }
         }
-        RecordKind::Other(name) => (FindingKind::Unrecognised, record.text.clone(), name.clone()),
-    };
+        RecordKind::Initcheck | RecordKind::Other(_) => record.text.clone(),
+    }
+}
+
+/// Turns one record into a one-count site (its id is set by the caller).
+fn record_site(tool: Tool, record: Record) -> Site {
+    let (kind, _) = identity(&record);
+    let message = message_of(&record);
     let mut site = new_site(tool, kind, record.severity, message);
     site.kernel = record.func.clone();
     site.location = record.location.clone();
@@ -416,7 +368,7 @@ fn record_site(tool: Tool, record: Record) -> (Site, String) {
     site.launch_frame = user_native_frame(&record.host_frames);
     site.host_frames = record.host_frames;
     site.unrecognised = record.unrecognised;
-    (site, discriminator)
+    site
 }
 
 fn base(location: &crate::model::SourceLocation) -> String {

@@ -164,7 +164,14 @@ pub async fn supervise(spec: &ChildSpec, signals: &mut Signals) -> ChildEnd {
         spawn_error: None,
         write_error: None,
     };
-    let status = loop {
+    // One loop for the whole life of the child: output is drained, the exit
+    // awaited, the deadline and the signals watched, all at once. After the
+    // exit the loop keeps draining until both pipes close, or until
+    // PIPE_CLOSE_WAIT shows that something else (a grandchild) holds them.
+    let mut exited: Option<ProcessEnd> = None;
+    let mut pipes_close_by: Option<tokio::time::Instant> = None;
+    while exited.is_none() || stdout.is_some() || stderr.is_some() {
+        let running = exited.is_none();
         tokio::select! {
             n = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
                 Some(n) => out_sink.write(&out_buf[..n]),
@@ -174,18 +181,21 @@ pub async fn supervise(spec: &ChildSpec, signals: &mut Signals) -> ChildEnd {
                 Some(n) => err_sink.write(&err_buf[..n]),
                 None => stderr = None,
             },
-            status = child.wait() => break status,
-            _ = tokio::time::sleep_until(deadline), if kill_at.is_none() => {
+            status = child.wait(), if running => {
+                exited = Some(status.map_or(ProcessEnd::NotStarted, process_end));
+                pipes_close_by = Some(tokio::time::Instant::now() + PIPE_CLOSE_WAIT);
+            }
+            _ = tokio::time::sleep_until(deadline), if running && kill_at.is_none() => {
                 result.timed_out = true;
                 signal_group(pgid, Signal::TERM);
                 kill_at = Some(tokio::time::Instant::now() + spec.grace);
             }
-            _ = sleep_until_opt(kill_at) => {
+            _ = sleep_until_opt(kill_at), if running => {
                 result.killed = true;
                 signal_group(pgid, Signal::KILL);
                 kill_at = Some(tokio::time::Instant::now() + Duration::from_secs(3600));
             }
-            number = signals.recv() => {
+            number = signals.recv(), if running => {
                 result.interrupted = true;
                 if signals.shutdown() >= Shutdown::Now {
                     result.killed = true;
@@ -198,27 +208,10 @@ pub async fn supervise(spec: &ChildSpec, signals: &mut Signals) -> ChildEnd {
                     kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
                 }
             }
-        }
-    };
-    result.end = match status {
-        Ok(status) => process_end(status),
-        Err(_) => ProcessEnd::NotStarted,
-    };
-    // Drain what is left; if the pipes stay open, a grandchild holds them.
-    let close_by = tokio::time::Instant::now() + PIPE_CLOSE_WAIT;
-    while stdout.is_some() || stderr.is_some() {
-        tokio::select! {
-            n = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
-                Some(n) => out_sink.write(&out_buf[..n]),
-                None => stdout = None,
-            },
-            n = read_some(&mut stderr, &mut err_buf), if stderr.is_some() => match n {
-                Some(n) => err_sink.write(&err_buf[..n]),
-                None => stderr = None,
-            },
-            _ = tokio::time::sleep_until(close_by) => break,
+            _ = sleep_until_opt(pipes_close_by) => break,
         }
     }
+    result.end = exited.unwrap_or(ProcessEnd::NotStarted);
     if group_alive(pgid) {
         result.left_behind = true;
         signal_group(pgid, Signal::KILL);

@@ -13,14 +13,12 @@ fn fake_run(case: &str, out_dir: &Path, stages: &str, extra: &[&str]) -> Command
     let mut cmd = cudawatch();
     cmd.env("FAKE_CASE", &dir)
         .arg("run")
-        .args([
-            "--out-dir",
-            out_dir.to_str().unwrap(),
-            "--stages",
-            stages,
-            "--grace",
-            "0.5",
-        ])
+        .args(["--out-dir", out_dir.to_str().unwrap(), "--stages", stages])
+        .args(if extra.contains(&"--grace") {
+            &[][..]
+        } else {
+            &["--grace", "0.5"][..]
+        })
         .arg("--compute-sanitizer")
         .arg(root().join("tests/fakes/compute-sanitizer"))
         .arg("--ncu")
@@ -244,39 +242,77 @@ fn ncu_stage_imports_the_profile_and_reports_coalescing() {
     assert!(out.stderr.contains("wasted sectors"), "{}", out.stderr);
 }
 
-#[test]
-fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
-    let tmp = tempfile::tempdir().unwrap();
-    let log = tmp.path().join("fake.log");
-    let out_dir = tmp.path().join("run");
-    let child = fake_run(
-        "oob_write",
-        &out_dir,
-        "plain,memcheck,racecheck",
-        &["--stream"],
-    )
-    .env("FAKE_MODE", "hang")
-    .env("FAKE_LOG", &log)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
-    // Wait for the fake to be running under the memcheck stage.
+/// Starts `cmd`, waits until the fake logged that it runs `tool`.
+fn start_and_wait_for(cmd: &mut Command, log: &Path, tool: &str) -> std::process::Child {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut waited = Duration::ZERO;
-    while !std::fs::read_to_string(&log)
+    while !std::fs::read_to_string(log)
         .unwrap_or_default()
-        .contains("tool=memcheck")
+        .contains(&format!("tool={tool}"))
     {
         std::thread::sleep(Duration::from_millis(20));
         waited += Duration::from_millis(20);
         assert!(waited < Duration::from_secs(20), "the fake never started");
     }
+    // Let the fake install its traps.
     std::thread::sleep(Duration::from_millis(200));
+    child
+}
+
+fn interrupt(child: &std::process::Child) {
     rustix::process::kill_process(
-        rustix::process::Pid::from_child(&child),
+        rustix::process::Pid::from_child(child),
         rustix::process::Signal::INT,
     )
     .unwrap();
+}
+
+#[test]
+fn a_second_ctrl_c_kills_a_tool_that_ignores_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out_dir = tmp.path().join("run");
+    let mut cmd = fake_run(
+        "oob_write",
+        &out_dir,
+        "memcheck,racecheck",
+        &["--grace", "60"],
+    );
+    cmd.env("FAKE_MODE", "ignore-signals").env("FAKE_LOG", &log);
+    let child = start_and_wait_for(&mut cmd, &log, "memcheck");
+    let started = std::time::Instant::now();
+    interrupt(&child);
+    std::thread::sleep(Duration::from_millis(300));
+    interrupt(&child);
+    let out = finish(child);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "killed at once, not after the 60 s grace"
+    );
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    let record = read_json(&out_dir.join("memcheck/stage.json"));
+    assert_eq!(record["killed"], true);
+    assert_eq!(record["end"]["code"], 9);
+}
+
+#[test]
+fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out_dir = tmp.path().join("run");
+    let mut cmd = fake_run(
+        "oob_write",
+        &out_dir,
+        "plain,memcheck,racecheck",
+        &["--stream"],
+    );
+    cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
+    let child = start_and_wait_for(&mut cmd, &log, "memcheck");
+    interrupt(&child);
     let out = finish(child);
     assert_eq!(out.code, 130, "{}", out.stderr);
     assert!(

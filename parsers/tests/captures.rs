@@ -1,0 +1,247 @@
+//! Every real capture in sample-reports/ through every parser that reads it,
+//! checked against what the tool itself said about the same run.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use cudawatch_parsers::sanitizer::{RecordKind, text, xml};
+use cudawatch_parsers::{model::Tool, ncu, program};
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-reports")
+}
+
+/// (case, run) for every run whose files match `suffix`.
+fn runs(suffix: &str) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for case in fs::read_dir(samples()).unwrap().flatten() {
+        if !case.path().is_dir() {
+            continue;
+        }
+        for file in fs::read_dir(case.path()).unwrap().flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if let Some(run) = name.strip_suffix(suffix) {
+                out.push((case.path(), run.to_string()));
+            }
+        }
+    }
+    out.sort();
+    assert!(!out.is_empty(), "no {suffix} captures");
+    out
+}
+
+fn xml_records(path: &Path) -> Vec<cudawatch_parsers::sanitizer::Record> {
+    let mut records = Vec::new();
+    let read = xml::parse(fs::read(path).unwrap().as_slice(), |r| records.push(r))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        read.broken.is_none(),
+        "{}: complete capture read as broken",
+        path.display()
+    );
+    assert_eq!(read.records as usize, records.len());
+    records
+}
+
+#[test]
+fn every_sanitizer_xml_reads_completely_with_known_record_kinds() {
+    for (dir, run) in runs(".xml") {
+        let path = dir.join(format!("{run}.xml"));
+        let raw = fs::read_to_string(&path).unwrap();
+        let records = xml_records(&path);
+        assert_eq!(
+            records.len(),
+            raw.matches("<record>").count(),
+            "{}",
+            path.display()
+        );
+        for r in &records {
+            assert!(
+                !matches!(r.kind, RecordKind::Other(_)),
+                "{}: {:?}",
+                path.display(),
+                r.kind
+            );
+            assert!(
+                r.unrecognised.is_empty(),
+                "{}: unrecognised {:?}",
+                path.display(),
+                r.unrecognised
+            );
+        }
+    }
+}
+
+#[test]
+fn text_and_xml_of_one_run_agree_with_the_tools_own_summary() {
+    let mut checked = 0;
+    for (dir, run) in runs(".xml") {
+        let xml_path = dir.join(format!("{run}.xml"));
+        let stdout = fs::read(dir.join(format!("{run}.stdout"))).unwrap();
+        let mut text_records = Vec::new();
+        let summary = text::parse(&stdout, |r| text_records.push(r));
+        let records = xml_records(&xml_path);
+        let context = format!("{}", xml_path.display());
+        if summary.not_printed.is_some() {
+            // --print-limit: the XML holds only the printed records.
+            assert!(
+                records.len() < summary.errors.unwrap() as usize,
+                "{context}"
+            );
+            continue;
+        }
+        if let Some(errors) = summary.errors {
+            assert_eq!(
+                records.len() as u64,
+                errors,
+                "{context}: XML records vs ERROR SUMMARY"
+            );
+        }
+        if let Some((displayed, ..)) = summary.racecheck {
+            assert_eq!(
+                records.len() as u64,
+                displayed,
+                "{context}: XML records vs RACECHECK SUMMARY"
+            );
+            let warnings = records
+                .iter()
+                .filter(|r| r.severity == cudawatch_parsers::model::Severity::Warning)
+                .count();
+            assert_eq!(
+                warnings as u64,
+                summary.racecheck.unwrap().2,
+                "{context}: warnings"
+            );
+        }
+        assert_eq!(
+            text_records.len(),
+            records.len(),
+            "{context}: text records vs XML records"
+        );
+        if let Some((bytes, allocations)) = summary.leaked {
+            let leaks: Vec<_> = records
+                .iter()
+                .filter(|r| r.kind == RecordKind::Leak)
+                .collect();
+            assert_eq!(leaks.len() as u64, allocations, "{context}");
+            assert_eq!(
+                leaks.iter().map(|r| r.size.unwrap()).sum::<u64>(),
+                bytes,
+                "{context}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} runs cross-checked");
+}
+
+#[test]
+fn a_killed_run_leaves_text_records_but_no_summary() {
+    let stdout = fs::read(samples().join("hang_after_error/memcheck.stdout")).unwrap();
+    let mut records = Vec::new();
+    let summary = text::parse(&stdout, |r| records.push(r));
+    assert!(!summary.has_closing_line());
+    let invalid: Vec<_> = records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Precise)
+        .collect();
+    assert_eq!(invalid.len(), 24, "one record per faulting thread");
+    assert!(invalid.iter().all(|r| r.nearest_allocation.is_some()));
+    assert!(
+        records.iter().any(|r| r.kind == RecordKind::Api),
+        "the failed synchronize"
+    );
+    assert!(
+        !samples().join("hang_after_error/memcheck.xml").exists(),
+        "the XML is written only at exit"
+    );
+}
+
+#[test]
+fn a_program_without_cuda_says_so() {
+    let stdout = fs::read(samples().join("no_cuda/memcheck.stdout")).unwrap();
+    let summary = text::parse(&stdout, |_| {});
+    assert!(summary.failures[0].contains("terminated before first instrumented API call"));
+}
+
+#[test]
+fn every_ncu_raw_page_has_one_kernel_per_profiled_launch() {
+    for (dir, run) in runs("-raw.stdout") {
+        let kernels =
+            ncu::raw::parse(&fs::read(dir.join(format!("{run}-raw.stdout"))).unwrap()).unwrap();
+        let log = ncu::log::parse(&fs::read(dir.join(format!("{run}.stdout"))).unwrap());
+        assert_eq!(
+            kernels.len() as u64,
+            log.kernels_profiled.unwrap(),
+            "{}",
+            dir.display()
+        );
+        for k in &kernels {
+            assert!(
+                k.load.requests.is_some() && k.load.sectors.is_some(),
+                "{}",
+                k.kernel
+            );
+            assert!(k.duration_ns.unwrap() > 0.0);
+        }
+    }
+}
+
+#[test]
+fn every_ncu_details_and_source_page_reads() {
+    for (dir, run) in runs("-details.stdout") {
+        let rules =
+            ncu::details::parse(&fs::read(dir.join(format!("{run}-details.stdout"))).unwrap())
+                .unwrap();
+        if dir.ends_with("coalescing") {
+            let rule = rules
+                .iter()
+                .find(|r| r.rule == "UncoalescedGlobalAccess")
+                .unwrap();
+            assert!(rule.kernel.starts_with("gather_strided"));
+            assert!(rule.speedup_pct.unwrap() > 50.0);
+        }
+    }
+    for (dir, run) in runs(".stdout")
+        .into_iter()
+        .filter(|(_, r)| r.contains("-source-"))
+    {
+        ncu::source::parse(&fs::read(dir.join(format!("{run}.stdout"))).unwrap())
+            .unwrap_or_else(|e| panic!("{}/{run}: {e}", dir.display()));
+    }
+}
+
+#[test]
+fn no_kernels_profiled_is_seen_in_the_console_log() {
+    let log = ncu::log::parse(&fs::read(samples().join("coalescing/ncu-nomatch.stdout")).unwrap());
+    assert!(log.no_kernels_profiled);
+    assert_eq!(log.kernels_profiled, Some(0));
+}
+
+#[test]
+fn every_failing_plain_run_yields_a_finding_and_clean_ones_none() {
+    for (dir, _) in runs(".stderr").into_iter().filter(|(_, r)| r == "plain") {
+        let mut output = fs::read(dir.join("plain.stderr")).unwrap();
+        output.extend(fs::read(dir.join("plain.stdout")).unwrap());
+        let exit: i32 = fs::read_to_string(dir.join("plain.exit"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let sites = program::parse(&output);
+        assert!(sites.iter().all(|s| s.tool == Tool::Plain));
+        if exit != 0 {
+            assert!(
+                !sites.is_empty(),
+                "{}: exit {exit} but nothing found",
+                dir.display()
+            );
+        } else {
+            assert!(
+                sites.is_empty(),
+                "{}: clean run but found {sites:?}",
+                dir.display()
+            );
+        }
+    }
+}
