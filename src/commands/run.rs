@@ -177,11 +177,13 @@ async fn run_stage(
         stream: args.stream,
     };
     let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
-    let end = supervise(&spec, signals).await;
-    let gpu_memory_mib = match sampler {
-        Some(s) => s.stop().await,
-        None => None,
-    };
+    let end = supervise(&spec, signals, |pgid| {
+        if let Some(s) = &sampler {
+            s.watch(pgid);
+        }
+    })
+    .await;
+    let gpu_memory_mib = sampler.and_then(Sampler::stop);
     let mut env: Vec<String> = stage.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
     env.extend(stage.env_remove.iter().map(|k| format!("-{k}")));
     let record = StageRecord {
@@ -229,7 +231,7 @@ async fn import_ncu(
         stream: false,
     };
     for (name, argv) in plan::ncu_imports(ncu, profile) {
-        supervise(&spec(&name, argv), signals).await;
+        supervise(&spec(&name, argv), signals, |_| {}).await;
     }
     let raw = std::fs::read(stage_dir.join("raw.csv")).unwrap_or_default();
     let mut launches = cudawatch_parsers::ncu::raw::parse(&raw).unwrap_or_default();
@@ -241,7 +243,7 @@ async fn import_ncu(
     });
     for launch in launches.iter().take(MAX_SOURCE_PAGES) {
         let (name, argv) = plan::ncu_source_import(ncu, profile, launch.launch_id);
-        supervise(&spec(&name, argv), signals).await;
+        supervise(&spec(&name, argv), signals, |_| {}).await;
     }
 }
 

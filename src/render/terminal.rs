@@ -92,7 +92,7 @@ fn stages_table(report: &Report) -> String {
         b.push_record([
             stage.tool.name().to_string(),
             stage.outcome.name().to_string(),
-            shorten(&stage.reason, 70),
+            shorten(&stage_why(stage), 70),
             stage.end.map(|e| e.to_string()).unwrap_or_default(),
             stage
                 .seconds
@@ -101,6 +101,14 @@ fn stages_table(report: &Report) -> String {
         ]);
     }
     table(b)
+}
+
+/// The stage's reason, with the program's peak GPU memory where it was sampled.
+fn stage_why(stage: &cudawatch_parsers::model::StageReport) -> String {
+    match stage.gpu_memory_mib {
+        Some((peak, total)) => format!("{}; peak GPU memory {peak} of {total} MiB", stage.reason),
+        None => stage.reason.clone(),
+    }
 }
 
 fn findings_table(sites: &[Site]) -> String {

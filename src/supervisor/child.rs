@@ -101,7 +101,11 @@ impl Sink {
 }
 
 /// Runs one child to completion under `spec`'s rules.
-pub async fn supervise(spec: &ChildSpec, signals: &mut Signals) -> ChildEnd {
+pub async fn supervise(
+    spec: &ChildSpec,
+    signals: &mut Signals,
+    on_spawn: impl FnOnce(u32),
+) -> ChildEnd {
     let Some((program, args)) = spec.argv.split_first() else {
         return ChildEnd::not_started("empty command".into());
     };
@@ -148,6 +152,7 @@ pub async fn supervise(spec: &ChildSpec, signals: &mut Signals) -> ChildEnd {
         }
     };
     let pgid = child.id().unwrap_or(0);
+    on_spawn(pgid);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; 64 * 1024];
