@@ -12,24 +12,35 @@ mkdir -p "$DATA"
 cargo build --release -q
 python3 benches/make_big_xml.py sample-reports/oob_write/memcheck.xml "$DATA/memcheck-big.xml" "$MB"
 
-# measure NAME CMD...: wall seconds and peak RSS (MiB) of CMD, via getrusage.
-measure() {
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-name, cmd = sys.argv[1], sys.argv[2:]
-t = time.perf_counter()
-subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-wall = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"{name} {wall:.2f} {peak:.1f}")
-PY
-}
+# Runs both parsers REPEAT times, alternating, and prints the median wall
+# time and the peak RSS of each (getrusage of the finished child).
+REPEAT=${REPEAT:-3}
+python3 - "$REPEAT" "$DATA/memcheck-big.xml" <<'PY'
+import os, resource, statistics, subprocess, sys, time
 
-read -r _ cw_s cw_mb < <(measure cudawatch ./target/release/cudawatch parse --format json "$DATA/memcheck-big.xml")
-read -r _ py_s py_mb < <(measure python python3 benches/baseline_parse.py "$DATA/memcheck-big.xml")
-size=$(du -m "$DATA/memcheck-big.xml" | cut -f1)
-echo
-printf '%-28s %10s %12s\n' "parser (${size} MB XML)" "seconds" "peak MiB"
-printf '%-28s %10s %12s\n' "cudawatch parse" "$cw_s" "$cw_mb"
-printf '%-28s %10s %12s\n' "python iterparse baseline" "$py_s" "$py_mb"
-awk -v a="$py_s" -v b="$cw_s" 'BEGIN { printf "cudawatch is %.1fx faster than the baseline\n", a / b }'
+repeat, xml = int(sys.argv[1]), sys.argv[2]
+commands = {
+    "cudawatch parse": ["./target/release/cudawatch", "parse", "--format", "json", xml],
+    "python iterparse baseline": ["python3", "benches/baseline_parse.py", xml],
+}
+times = {name: [] for name in commands}
+peaks = {name: 0.0 for name in commands}
+for _ in range(repeat):
+    for name, cmd in commands.items():
+        start = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            os.execvp(cmd[0], cmd)
+        _, _, usage = os.wait4(pid, 0)
+        times[name].append(time.perf_counter() - start)
+        peaks[name] = max(peaks[name], usage.ru_maxrss / 1024)
+size = os.path.getsize(xml) / 1024 / 1024
+print(f"\n{'parser (%.0f MB XML, median of %d)' % (size, repeat):<40} {'seconds':>8} {'peak MiB':>9}")
+for name in commands:
+    print(f"{name:<40} {statistics.median(times[name]):>8.2f} {peaks[name]:>9.1f}")
+ratio = statistics.median(times["python iterparse baseline"]) / statistics.median(times["cudawatch parse"])
+print(f"cudawatch is {ratio:.1f}x faster than the baseline")
+PY

@@ -106,7 +106,9 @@ impl ReportBuilder {
         let mut xml_name = None;
         if let Some((name, reader)) = xml {
             xml_name = Some(name.to_string());
-            match sanitizer::xml::parse(reader, |r| xml_folder.add_record(tool, r)) {
+            match sanitizer::xml::parse_lazy(reader, |r, frames| {
+                xml_folder.add_record_lazy(tool, r, frames)
+            }) {
                 Ok(read) => {
                     evidence.xml_records = Some(read.records);
                     self.input(name, InputKind::SanitizerXml, tool, read.records);

@@ -118,6 +118,24 @@ impl Folder {
     /// seen (one record per faulting thread), so the identity is computed
     /// first and a known site only gains a count and perhaps a sample.
     pub fn add_record(&mut self, tool: Tool, record: Record) {
+        self.add_record_lazy(tool, record, &Vec::new);
+    }
+
+    /// Folds in a record whose host stack `frames` builds on demand (see
+    /// `sanitizer::xml::parse_lazy`); the stack is built only for a new
+    /// site, or when the identity needs it (leaks are keyed by where the
+    /// memory was allocated).
+    pub fn add_record_lazy(
+        &mut self,
+        tool: Tool,
+        mut record: Record,
+        frames: &dyn Fn() -> Vec<Frame>,
+    ) {
+        if record.host_frames.is_empty()
+            && matches!(record.kind, RecordKind::Leak | RecordKind::UnusedMemory)
+        {
+            record.host_frames = frames();
+        }
         let tool = if tool == Tool::Sanitizer {
             record.kind.tool().unwrap_or(tool)
         } else {
@@ -155,6 +173,9 @@ impl Folder {
                 });
             }
             return;
+        }
+        if record.host_frames.is_empty() {
+            record.host_frames = frames();
         }
         let mut site = record_site(tool, record);
         site.id = id;

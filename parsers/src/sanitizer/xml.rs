@@ -38,42 +38,188 @@ pub fn parse<R: BufRead>(
     input: R,
     mut on_record: impl FnMut(Record),
 ) -> Result<XmlRead, ParseError> {
-    let mut reader = Reader::from_reader(input);
-    reader.config_mut().trim_text(false);
-    let mut buf = Vec::new();
+    parse_lazy(input, |mut record, frames| {
+        record.host_frames = frames();
+        on_record(record)
+    })
+}
+
+/// Like [`parse`], but each record comes without its host stack, with a
+/// function that builds it: a caller folding repeated records into sites
+/// builds the stack only for a site's first record.
+///
+/// The input is read in blocks that end just after a `</record>`, and each
+/// block is parsed by quick-xml's borrowing slice reader: no event is copied
+/// and memory stays at about one block, whatever the file's size.
+pub fn parse_lazy<R: BufRead>(
+    mut input: R,
+    mut on_record: impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+) -> Result<XmlRead, ParseError> {
     let mut state = State::default();
     let mut read = XmlRead {
         records: 0,
         broken: None,
     };
+    let mut block: Vec<u8> = Vec::with_capacity(BLOCK + BLOCK / 4);
+    let mut consumed: u64 = 0;
+    let mut eof = false;
     loop {
-        let event = reader.read_event_into(&mut buf);
-        let offset = reader.buffer_position();
+        let mut end = None;
+        while end.is_none() {
+            if !eof && block.len() < BLOCK {
+                match fill(&mut input, &mut block) {
+                    Ok(0) => eof = true,
+                    Ok(_) => continue,
+                    Err(e) => {
+                        let err = ParseError::new(
+                            ParseErrorKind::Io(e.to_string()),
+                            consumed + block.len() as u64,
+                            state.path(),
+                        );
+                        return finish(state, read, Some(err));
+                    }
+                }
+            }
+            end = match last_record_end(&block) {
+                Some(i) if !eof => Some(i),
+                _ if eof => Some(block.len()),
+                // A block with no complete record yet: read on.
+                _ => match fill(&mut input, &mut block) {
+                    Ok(0) => {
+                        eof = true;
+                        None
+                    }
+                    Ok(_) => None,
+                    Err(e) => {
+                        let err = ParseError::new(
+                            ParseErrorKind::Io(e.to_string()),
+                            consumed + block.len() as u64,
+                            state.path(),
+                        );
+                        return finish(state, read, Some(err));
+                    }
+                },
+            };
+        }
+        let end = end.unwrap_or(block.len());
+        if let Err(stop) = parse_block(
+            &block[..end],
+            consumed,
+            &mut state,
+            &mut read,
+            &mut on_record,
+        ) {
+            return match stop {
+                Stop::NotThisFormat(err) => Err(err),
+                Stop::Broken(err) => finish(state, read, Some(err)),
+            };
+        }
+        block.drain(..end);
+        consumed += end as u64;
+        if eof && block.is_empty() {
+            break;
+        }
+    }
+    if !state.started {
+        return Err(ParseError::new(
+            ParseErrorKind::NotThisFormat("no <ComputeSanitizerOutput> element".into()),
+            consumed,
+            "",
+        ));
+    }
+    let truncated =
+        (!state.closed).then(|| ParseError::new(ParseErrorKind::Truncated, consumed, state.path()));
+    finish(state, read, truncated)
+}
+
+/// Bytes read per block.
+const BLOCK: usize = 4 << 20;
+
+fn fill<R: BufRead>(input: &mut R, block: &mut Vec<u8>) -> std::io::Result<usize> {
+    let available = input.fill_buf()?;
+    let n = available.len();
+    block.extend_from_slice(available);
+    input.consume(n);
+    Ok(n)
+}
+
+/// Where the last complete `</record>` of `block` ends.
+fn last_record_end(block: &[u8]) -> Option<usize> {
+    const CLOSE: &[u8] = b"</record>";
+    block
+        .windows(CLOSE.len())
+        .rposition(|w| w == CLOSE)
+        .map(|i| i + CLOSE.len())
+}
+
+fn finish(
+    state: State,
+    mut read: XmlRead,
+    broken: Option<ParseError>,
+) -> Result<XmlRead, ParseError> {
+    if !state.started {
+        if let Some(err) = broken {
+            return Err(err);
+        }
+    }
+    read.broken = broken;
+    Ok(read)
+}
+
+/// Why a block's parse stopped.
+enum Stop {
+    NotThisFormat(ParseError),
+    Broken(ParseError),
+}
+
+/// Parses one block, which ends at a record boundary (or at the input's end).
+fn parse_block(
+    block: &[u8],
+    base: u64,
+    state: &mut State,
+    read: &mut XmlRead,
+    on_record: &mut impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+) -> Result<(), Stop> {
+    let mut reader = Reader::from_reader(block);
+    // Blocks after the first start inside the root element and the last one
+    // closes it, so quick-xml cannot match end tags across blocks:
+    // `State::close` does.
+    reader.config_mut().trim_text(false);
+    reader.config_mut().check_end_names = false;
+    loop {
+        let event = reader.read_event();
+        let offset = base + reader.buffer_position();
+        let broken = |e: String, state: &State| {
+            let err = ParseError::new(ParseErrorKind::Xml(e), offset, state.path());
+            if state.started {
+                Stop::Broken(err)
+            } else {
+                Stop::NotThisFormat(err)
+            }
+        };
         match event {
-            Ok(Event::Start(e)) => state.start(e.name().as_ref(), offset)?,
+            Ok(Event::Start(e)) => state
+                .start(e.name().as_ref(), offset)
+                .map_err(Stop::NotThisFormat)?,
             Ok(Event::Empty(e)) => {
-                state.start(e.name().as_ref(), offset)?;
-                if let Some(record) = state.end() {
-                    read.records += 1;
-                    on_record(record);
-                }
-                if state.depth == 0 {
-                    state.closed = true;
-                }
+                state
+                    .start(e.name().as_ref(), offset)
+                    .map_err(Stop::NotThisFormat)?;
+                state
+                    .close(e.name().as_ref(), read, on_record)
+                    .map_err(|m| broken(m, state))?;
             }
-            Ok(Event::End(_)) => {
-                if let Some(record) = state.end() {
-                    read.records += 1;
-                    on_record(record);
-                }
-                if state.depth == 0 {
-                    state.closed = true;
-                }
-            }
+            Ok(Event::End(e)) => state
+                .close(e.name().as_ref(), read, on_record)
+                .map_err(|m| broken(m, state))?,
+            // Indentation between elements is most of the text events; values
+            // are trimmed anyway, so leading whitespace need not be kept.
+            Ok(Event::Text(e))
+                if state.text.is_empty() && e.iter().all(u8::is_ascii_whitespace) => {}
             Ok(Event::Text(e)) => state.text.push_str(&utf8(e.as_ref())),
             Ok(Event::CData(e)) => state.text.push_str(&utf8(e.as_ref())),
             Ok(Event::GeneralRef(e)) => {
-                let name = String::from_utf8_lossy(e.as_ref()).into_owned();
+                let name = utf8(e.as_ref());
                 match e.resolve_char_ref() {
                     Ok(Some(c)) => state.text.push(c),
                     _ => match quick_xml::escape::resolve_predefined_entity(&name) {
@@ -86,40 +232,19 @@ pub fn parse<R: BufRead>(
                     },
                 }
             }
-            Ok(Event::Eof) => {
-                if !state.started {
-                    return Err(ParseError::new(
-                        ParseErrorKind::NotThisFormat("no <ComputeSanitizerOutput> element".into()),
-                        offset,
-                        "",
-                    ));
-                }
-                if !state.closed {
-                    read.broken = Some(ParseError::new(
-                        ParseErrorKind::Truncated,
-                        offset,
-                        state.path(),
-                    ));
-                }
-                break;
-            }
+            Ok(Event::Eof) => return Ok(()),
             Ok(_) => {}
             Err(e) => {
-                let err = ParseError::new(
-                    ParseErrorKind::Xml(e.to_string()),
-                    reader.error_position(),
-                    state.path(),
-                );
-                if !state.started {
-                    return Err(err);
-                }
-                read.broken = Some(err);
-                break;
+                let offset = base + reader.error_position();
+                let err = ParseError::new(ParseErrorKind::Xml(e.to_string()), offset, state.path());
+                return Err(if state.started {
+                    Stop::Broken(err)
+                } else {
+                    Stop::NotThisFormat(err)
+                });
             }
         }
-        buf.clear();
     }
-    Ok(read)
 }
 
 /// The reader's position: open elements, the text of the innermost one, and
@@ -147,19 +272,58 @@ struct State {
 struct RawRecord {
     leaves: Vec<(String, String)>,
     len: usize,
-    host_frames: Vec<Frame>,
-    device_frames: Vec<Frame>,
+    frames: Vec<RawFrame>,
+    frames_len: usize,
+}
+
+/// One `<frame>`'s fields, kept as reusable buffers: a record's stack is
+/// turned into [`Frame`]s only when the caller asks (most records repeat a
+/// site whose stack is already known).
+#[derive(Default)]
+struct RawFrame {
+    device: bool,
+    /// func, module, path, line, pc.
+    fields: [String; 5],
+    present: u8,
+}
+
+impl RawFrame {
+    fn field(&self, i: usize) -> Option<String> {
+        (self.present & (1 << i) != 0).then(|| self.fields[i].clone())
+    }
+
+    fn to_frame(&self) -> Frame {
+        Frame {
+            func: self.field(0),
+            module: self.field(1),
+            file: self.field(2),
+            line: self.field(3).and_then(|l| l.parse().ok()),
+            pc: self.field(4),
+        }
+    }
 }
 
 impl RawRecord {
     fn clear(&mut self) {
         self.len = 0;
-        self.host_frames.clear();
-        self.device_frames.clear();
+        self.frames_len = 0;
     }
 
     fn leaves(&self) -> &[(String, String)] {
         &self.leaves[..self.len]
+    }
+
+    fn frames(&self) -> &[RawFrame] {
+        &self.frames[..self.frames_len]
+    }
+
+    /// The host stack as [`Frame`]s, innermost first.
+    fn host_frames(&self) -> Vec<Frame> {
+        self.frames()
+            .iter()
+            .filter(|f| !f.device)
+            .map(RawFrame::to_frame)
+            .collect()
     }
 }
 
@@ -205,10 +369,15 @@ impl State {
             self.record_index += 1;
         }
         if name == "frame" && self.in_record {
-            match self.name(self.depth.wrapping_sub(1)) {
-                "deviceStack" => self.record.device_frames.push(Frame::default()),
-                _ => self.record.host_frames.push(Frame::default()),
+            let device = self.name(self.depth.wrapping_sub(1)) == "deviceStack";
+            let record = &mut self.record;
+            if record.frames.len() <= record.frames_len {
+                record.frames.push(RawFrame::default());
             }
+            let frame = &mut record.frames[record.frames_len];
+            frame.device = device;
+            frame.present = 0;
+            record.frames_len += 1;
         }
         if self.names.len() <= self.depth {
             self.names.push(String::new());
@@ -219,6 +388,32 @@ impl State {
         self.has_child[self.depth] = false;
         self.depth += 1;
         self.text.clear();
+        Ok(())
+    }
+
+    /// Closes the element `name`, handing a completed record to `on_record`.
+    /// Errors (with a message) when `name` is not the innermost open element.
+    fn close(
+        &mut self,
+        name: &[u8],
+        read: &mut XmlRead,
+        on_record: &mut impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+    ) -> Result<(), String> {
+        let open = self
+            .depth
+            .checked_sub(1)
+            .map(|d| self.name(d))
+            .unwrap_or("");
+        if open.as_bytes() != name {
+            return Err(format!("expected </{open}>, found </{}>", utf8(name)));
+        }
+        if let Some(record) = self.end() {
+            read.records += 1;
+            on_record(record, &|| self.record.host_frames());
+        }
+        if self.depth == 0 {
+            self.closed = true;
+        }
         Ok(())
     }
 
@@ -238,12 +433,21 @@ impl State {
         if self.in_record && is_leaf && depth >= 2 {
             let value = self.text.trim();
             if self.name(depth - 1) == "frame" {
-                let frames = match self.name(depth.wrapping_sub(2)) {
-                    "deviceStack" => &mut self.record.device_frames,
-                    _ => &mut self.record.host_frames,
+                let index = match self.names[depth].as_str() {
+                    "func" => Some(0),
+                    "module" => Some(1),
+                    "path" => Some(2),
+                    "line" => Some(3),
+                    "pc" => Some(4),
+                    _ => None,
                 };
-                if let Some(frame) = frames.last_mut() {
-                    set_frame_field(frame, &self.names[depth], value.to_string());
+                let record = &mut self.record;
+                if let (Some(i), Some(frame)) =
+                    (index, record.frames[..record.frames_len].last_mut())
+                {
+                    frame.fields[i].clear();
+                    frame.fields[i].push_str(value);
+                    frame.present |= 1 << i;
                 }
             } else {
                 let record = &mut self.record;
@@ -273,17 +477,6 @@ fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
-fn set_frame_field(frame: &mut Frame, field: &str, value: String) {
-    match field {
-        "func" => frame.func = Some(value),
-        "module" => frame.module = Some(value),
-        "path" => frame.file = Some(value),
-        "line" => frame.line = value.parse().ok(),
-        "pc" => frame.pc = Some(value),
-        _ => {}
     }
 }
 
@@ -469,7 +662,11 @@ fn to_record(raw: &RawRecord) -> Record {
         _ => {}
     }
     if matches!(kind, RecordKind::Imprecise) && record.func.is_none() {
-        record.func = raw.device_frames.first().and_then(|f| f.func.clone());
+        record.func = raw
+            .frames()
+            .iter()
+            .find(|f| f.device)
+            .and_then(|f| f.field(0));
     }
     record.unrecognised = raw
         .leaves()
@@ -484,7 +681,6 @@ fn to_record(raw: &RawRecord) -> Record {
             record.text
         };
     }
-    record.host_frames = raw.host_frames.clone();
     record
 }
 
