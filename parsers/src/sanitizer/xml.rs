@@ -157,10 +157,10 @@ fn finish(
     mut read: XmlRead,
     broken: Option<ParseError>,
 ) -> Result<XmlRead, ParseError> {
-    if !state.started {
-        if let Some(err) = broken {
-            return Err(err);
-        }
+    if !state.started
+        && let Some(err) = broken
+    {
+        return Err(err);
     }
     read.broken = broken;
     Ok(read)
