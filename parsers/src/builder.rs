@@ -106,8 +106,22 @@ impl ReportBuilder {
         let mut xml_name = None;
         if let Some((name, reader)) = xml {
             xml_name = Some(name.to_string());
-            match sanitizer::xml::parse_lazy(reader, |r, frames| {
-                xml_folder.add_record_lazy(tool, r, frames)
+            // Large files are common (one record per faulting thread), and
+            // their blocks parse independently: use every core.
+            let threads = std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(8);
+            let parsed = sanitizer::xml::parse_parallel(
+                reader,
+                threads,
+                Folder::default,
+                |folder, r, frames| folder.add_record_lazy(tool, r, frames),
+            );
+            match parsed.map(|(folders, read)| {
+                for folder in folders {
+                    xml_folder.absorb(folder);
+                }
+                read
             }) {
                 Ok(read) => {
                     evidence.xml_records = Some(read.records);

@@ -182,6 +182,14 @@ impl Folder {
         self.merge(site, "");
     }
 
+    /// Merges another folder's sites in, in their order (a later block of
+    /// the same file).
+    pub fn absorb(&mut self, other: Folder) {
+        for site in other.sites {
+            self.merge(site, "");
+        }
+    }
+
     /// Folds a ready-made site in (program output, ncu rules).
     pub fn add_site(&mut self, site: Site) {
         let id = site.id.clone();

@@ -3,8 +3,21 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    use cudawatch_parsers::sanitizer::xml;
     let mut n = 0u64;
-    if let Ok(read) = cudawatch_parsers::sanitizer::xml::parse(data, |_| n += 1) {
+    let whole = xml::parse(data, |_| n += 1);
+    if let Ok(read) = &whole {
         assert_eq!(read.records, n);
+    }
+    // Tiny blocks and two threads must deliver the same records.
+    let split = xml::parallel_in_blocks(data, 64, 2, || 0u64, |count: &mut u64, _, _| *count += 1);
+    match (whole, split) {
+        (Ok(a), Ok((counts, b))) => {
+            assert_eq!(a.records, b.records);
+            assert_eq!(counts.iter().sum::<u64>(), b.records);
+            assert_eq!(a.broken.is_some(), b.broken.is_some());
+        }
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("block split changed the outcome: {a:?} vs {:?}", b.map(|(_, r)| r)),
     }
 });

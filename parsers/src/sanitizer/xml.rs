@@ -47,89 +47,321 @@ pub fn parse<R: BufRead>(
 /// Like [`parse`], but each record comes without its host stack, with a
 /// function that builds it: a caller folding repeated records into sites
 /// builds the stack only for a site's first record.
-///
-/// The input is read in blocks that end just after a `</record>`, and each
-/// block is parsed by quick-xml's borrowing slice reader: no event is copied
-/// and memory stays at about one block, whatever the file's size.
 pub fn parse_lazy<R: BufRead>(
-    mut input: R,
+    input: R,
+    on_record: impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+) -> Result<XmlRead, ParseError> {
+    parse_in_blocks(input, BLOCK, on_record)
+}
+
+/// [`parse_lazy`] with blocks of `block_size` bytes: tests and fuzzing use
+/// tiny blocks so that every record boundary is a block boundary somewhere.
+#[doc(hidden)]
+pub fn parse_in_blocks<R: BufRead>(
+    input: R,
+    block_size: usize,
     mut on_record: impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
 ) -> Result<XmlRead, ParseError> {
-    let mut state = State::default();
+    let mut blocks = Blocks::new(input, block_size);
+    let mut progress = Progress::default();
+    loop {
+        match blocks.next_block() {
+            Ok(Some(block)) => {
+                let result = parse_one(&block, progress.records, &mut on_record);
+                blocks.recycle(block);
+                if progress.absorb(result) {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                progress.io_error(e, blocks.consumed);
+                break;
+            }
+        }
+    }
+    progress.finish(blocks.consumed)
+}
+
+/// Reads with `threads` threads: blocks are independent once the root
+/// element is open, so each is parsed into a sink of its own (made by
+/// `new_sink`), and the sinks come back in input order for the caller to
+/// merge. Records after a broken block are not delivered, as in [`parse`].
+pub fn parse_parallel<R, T, N, F>(
+    input: R,
+    threads: usize,
+    new_sink: N,
+    on_record: F,
+) -> Result<(Vec<T>, XmlRead), ParseError>
+where
+    R: BufRead,
+    T: Send,
+    N: Fn() -> T + Sync,
+    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
+{
+    parallel_in_blocks(input, BLOCK, threads, new_sink, on_record)
+}
+
+/// [`parse_parallel`] with blocks of `block_size` bytes (see [`parse_in_blocks`]).
+#[doc(hidden)]
+pub fn parallel_in_blocks<R, T, N, F>(
+    input: R,
+    block_size: usize,
+    threads: usize,
+    new_sink: N,
+    on_record: F,
+) -> Result<(Vec<T>, XmlRead), ParseError>
+where
+    R: BufRead,
+    T: Send,
+    N: Fn() -> T + Sync,
+    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
+{
+    let mut blocks = Blocks::new(input, block_size);
+    let mut progress = Progress::default();
+    let mut sinks = Vec::new();
+    'read: loop {
+        let mut batch = Vec::new();
+        while batch.len() < threads.max(1) {
+            match blocks.next_block() {
+                Ok(Some(block)) => batch.push(block),
+                Ok(None) => break,
+                Err(e) => {
+                    progress.io_error(e, blocks.consumed);
+                    break;
+                }
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let parse_into = |block: &Block| {
+            let mut sink = new_sink();
+            let result = parse_one(block, 0, &mut |r, f| on_record(&mut sink, r, f));
+            (sink, result)
+        };
+        let results: Vec<(T, BlockResult)> = std::thread::scope(|scope| {
+            let others: Vec<_> = batch[1..]
+                .iter()
+                .map(|b| scope.spawn(|| parse_into(b)))
+                .collect();
+            let mut results = vec![parse_into(&batch[0])];
+            for handle in others {
+                results.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                );
+            }
+            results
+        });
+        let mut stop = false;
+        for ((sink, mut result), block) in results.into_iter().zip(batch) {
+            if !stop {
+                if result.stop.is_some() {
+                    // Re-read the broken block alone so its error names the
+                    // record by its index in the whole file.
+                    result = parse_one(&block, progress.records, &mut |_, _| {});
+                }
+                sinks.push(sink);
+                stop = progress.absorb(result);
+            }
+            blocks.recycle(block);
+        }
+        if stop {
+            break 'read;
+        }
+        if progress.io_failed {
+            break;
+        }
+    }
+    progress.finish(blocks.consumed).map(|read| (sinks, read))
+}
+
+/// One block of input: bytes that end at a record boundary.
+struct Block {
+    bytes: Vec<u8>,
+    /// Offset of its first byte in the input.
+    base: u64,
+    /// Whether it is the input's first block (the only one that opens the root).
+    first: bool,
+}
+
+/// Splits the input into blocks of about [`BLOCK`] bytes, each ending just
+/// after a `</record>` (the last one at the input's end).
+struct Blocks<R> {
+    input: R,
+    pending: Vec<u8>,
+    consumed: u64,
+    eof: bool,
+    finished: bool,
+    size: usize,
+    /// Buffers of finished blocks, reused so that no block pays for fresh
+    /// pages.
+    spare: Vec<Vec<u8>>,
+}
+
+impl<R: BufRead> Blocks<R> {
+    fn new(input: R, size: usize) -> Blocks<R> {
+        let size = size.max(1);
+        Blocks {
+            input,
+            pending: Vec::with_capacity(size + size / 4),
+            consumed: 0,
+            eof: false,
+            finished: false,
+            size,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Returns a block's buffer for reuse.
+    fn recycle(&mut self, block: Block) {
+        let mut bytes = block.bytes;
+        bytes.clear();
+        self.spare.push(bytes);
+    }
+
+    fn next_block(&mut self) -> std::io::Result<Option<Block>> {
+        if self.finished {
+            return Ok(None);
+        }
+        loop {
+            if !self.eof && self.pending.len() < self.size {
+                if fill(&mut self.input, &mut self.pending)? == 0 {
+                    self.eof = true;
+                }
+                continue;
+            }
+            let end = match last_record_end(&self.pending) {
+                _ if self.eof => self.pending.len(),
+                Some(end) => end,
+                // No complete record yet: read on.
+                None => {
+                    if fill(&mut self.input, &mut self.pending)? == 0 {
+                        self.eof = true;
+                    }
+                    continue;
+                }
+            };
+            // At the end of input the rest is the last block, even when empty
+            // (an empty input must still be reported as not XML).
+            self.finished = self.eof;
+            let size = self.size;
+            let mut next = self
+                .spare
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(size + size / 4));
+            next.extend_from_slice(&self.pending[end..]);
+            self.pending.truncate(end);
+            let bytes = std::mem::replace(&mut self.pending, next);
+            let block = Block {
+                bytes,
+                base: self.consumed,
+                first: self.consumed == 0,
+            };
+            self.consumed += end as u64;
+            return Ok(Some(block));
+        }
+    }
+}
+
+/// What one block gave.
+struct BlockResult {
+    records: u64,
+    started: bool,
+    closed: bool,
+    stop: Option<Stop>,
+    path: String,
+}
+
+fn parse_one(
+    block: &Block,
+    record_base: u64,
+    on_record: &mut impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+) -> BlockResult {
+    let mut state = if block.first {
+        State::default()
+    } else {
+        State::inside_root()
+    };
+    state.record_index = record_base as usize;
     let mut read = XmlRead {
         records: 0,
         broken: None,
     };
-    let mut block: Vec<u8> = Vec::with_capacity(BLOCK + BLOCK / 4);
-    let mut consumed: u64 = 0;
-    let mut eof = false;
-    loop {
-        let mut end = None;
-        while end.is_none() {
-            if !eof && block.len() < BLOCK {
-                match fill(&mut input, &mut block) {
-                    Ok(0) => eof = true,
-                    Ok(_) => continue,
-                    Err(e) => {
-                        let err = ParseError::new(
-                            ParseErrorKind::Io(e.to_string()),
-                            consumed + block.len() as u64,
-                            state.path(),
-                        );
-                        return finish(state, read, Some(err));
-                    }
-                }
+    let stop = parse_block(&block.bytes, block.base, &mut state, &mut read, on_record).err();
+    BlockResult {
+        records: read.records,
+        started: state.started,
+        closed: state.closed,
+        stop,
+        path: state.path(),
+    }
+}
+
+/// The whole read so far, block by block.
+#[derive(Default)]
+struct Progress {
+    records: u64,
+    started: bool,
+    closed: bool,
+    path: String,
+    broken: Option<ParseError>,
+    not_this_format: Option<ParseError>,
+    io_failed: bool,
+}
+
+impl Progress {
+    /// Takes in one block's result; true when reading must stop.
+    fn absorb(&mut self, result: BlockResult) -> bool {
+        self.records += result.records;
+        self.started |= result.started;
+        self.closed = result.closed;
+        self.path = result.path;
+        match result.stop {
+            Some(Stop::NotThisFormat(e)) => {
+                self.not_this_format = Some(e);
+                true
             }
-            end = match last_record_end(&block) {
-                Some(i) if !eof => Some(i),
-                _ if eof => Some(block.len()),
-                // A block with no complete record yet: read on.
-                _ => match fill(&mut input, &mut block) {
-                    Ok(0) => {
-                        eof = true;
-                        None
-                    }
-                    Ok(_) => None,
-                    Err(e) => {
-                        let err = ParseError::new(
-                            ParseErrorKind::Io(e.to_string()),
-                            consumed + block.len() as u64,
-                            state.path(),
-                        );
-                        return finish(state, read, Some(err));
-                    }
-                },
-            };
-        }
-        let end = end.unwrap_or(block.len());
-        if let Err(stop) = parse_block(
-            &block[..end],
-            consumed,
-            &mut state,
-            &mut read,
-            &mut on_record,
-        ) {
-            return match stop {
-                Stop::NotThisFormat(err) => Err(err),
-                Stop::Broken(err) => finish(state, read, Some(err)),
-            };
-        }
-        block.drain(..end);
-        consumed += end as u64;
-        if eof && block.is_empty() {
-            break;
+            Some(Stop::Broken(e)) => {
+                self.broken = Some(e);
+                true
+            }
+            None => false,
         }
     }
-    if !state.started {
-        return Err(ParseError::new(
-            ParseErrorKind::NotThisFormat("no <ComputeSanitizerOutput> element".into()),
-            consumed,
-            "",
+
+    fn io_error(&mut self, error: std::io::Error, offset: u64) {
+        self.io_failed = true;
+        self.broken = Some(ParseError::new(
+            ParseErrorKind::Io(error.to_string()),
+            offset,
+            self.path.clone(),
         ));
     }
-    let truncated =
-        (!state.closed).then(|| ParseError::new(ParseErrorKind::Truncated, consumed, state.path()));
-    finish(state, read, truncated)
+
+    fn finish(self, consumed: u64) -> Result<XmlRead, ParseError> {
+        if let Some(e) = self.not_this_format {
+            return Err(e);
+        }
+        if !self.started {
+            return Err(self.broken.unwrap_or_else(|| {
+                ParseError::new(
+                    ParseErrorKind::NotThisFormat("no <ComputeSanitizerOutput> element".into()),
+                    consumed,
+                    "",
+                )
+            }));
+        }
+        let broken = self.broken.or_else(|| {
+            (!self.closed).then(|| ParseError::new(ParseErrorKind::Truncated, consumed, self.path))
+        });
+        Ok(XmlRead {
+            records: self.records,
+            broken,
+        })
+    }
 }
 
 /// Bytes read per block.
@@ -152,20 +384,6 @@ fn last_record_end(block: &[u8]) -> Option<usize> {
         .map(|i| i + CLOSE.len())
 }
 
-fn finish(
-    state: State,
-    mut read: XmlRead,
-    broken: Option<ParseError>,
-) -> Result<XmlRead, ParseError> {
-    if !state.started
-        && let Some(err) = broken
-    {
-        return Err(err);
-    }
-    read.broken = broken;
-    Ok(read)
-}
-
 /// Why a block's parse stopped.
 enum Stop {
     NotThisFormat(ParseError),
@@ -186,6 +404,7 @@ fn parse_block(
     // `State::close` does.
     reader.config_mut().trim_text(false);
     reader.config_mut().check_end_names = false;
+    reader.config_mut().allow_unmatched_ends = true;
     loop {
         let event = reader.read_event();
         let offset = base + reader.buffer_position();
@@ -328,6 +547,17 @@ impl RawRecord {
 }
 
 impl State {
+    /// The state at the start of a block after the first: inside the root.
+    fn inside_root() -> State {
+        State {
+            names: vec![ROOT.to_string()],
+            has_child: vec![true],
+            depth: 1,
+            started: true,
+            ..State::default()
+        }
+    }
+
     fn name(&self, depth: usize) -> &str {
         self.names.get(depth).map_or("", String::as_str)
     }
@@ -699,6 +929,89 @@ mod tests {
         let mut out = Vec::new();
         let res = parse(xml.as_bytes(), |r| out.push(r));
         (out, res)
+    }
+
+    /// A document of `n` records, thread x counting up.
+    fn document(n: usize) -> String {
+        let mut doc =
+            String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<ComputeSanitizerOutput>\n");
+        for i in 0..n {
+            doc.push_str(&format!(
+                "  <record>\n    <kind>Precise</kind>\n    <level>Error</level>\n    <who><threadIdx><x>{i}</x><y>0</y><z>0</z></threadIdx><blockIdx><x>0</x><y>0</y><z>0</z></blockIdx></who>\n    <what><text>Invalid __global__ write of size 4 bytes is out of bounds</text><address>0x{i:x}</address></what>\n    <where><func>k</func><path>/a/k.cu</path><line>{}</line><pc>0x80</pc></where>\n    <hostStack><saveLocation>kernel launch time</saveLocation><frame><func>main</func><pc>0x1</pc><module>/a/k</module></frame></hostStack>\n  </record>\n",
+                i % 7
+            ));
+        }
+        doc.push_str("</ComputeSanitizerOutput>\n");
+        doc
+    }
+
+    fn threads_of(
+        doc: &str,
+        block: usize,
+        threads: usize,
+    ) -> (Vec<u32>, Result<XmlRead, ParseError>) {
+        let parsed = parallel_in_blocks(
+            doc.as_bytes(),
+            block,
+            threads,
+            Vec::new,
+            |sink: &mut Vec<u32>, r, _| sink.push(r.thread.unwrap().x),
+        );
+        match parsed {
+            Ok((sinks, read)) => (sinks.concat(), Ok(read)),
+            Err(e) => (Vec::new(), Err(e)),
+        }
+    }
+
+    #[test]
+    fn any_block_size_and_thread_count_reads_every_record_in_order() {
+        let doc = document(300);
+        for block in [1, 37, 500, 4096, 1 << 22] {
+            for threads in [1, 2, 3] {
+                let (xs, read) = threads_of(&doc, block, threads);
+                assert_eq!(
+                    read.unwrap(),
+                    XmlRead {
+                        records: 300,
+                        broken: None
+                    },
+                    "block {block}, threads {threads}"
+                );
+                assert_eq!(
+                    xs,
+                    (0..300).collect::<Vec<u32>>(),
+                    "block {block}, threads {threads}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_cut_document_keeps_the_same_complete_records_whatever_the_blocks() {
+        let doc = document(120);
+        let cut = &doc[..doc.len() * 2 / 3];
+        let mut expected = None;
+        for block in [1, 100, 3000, 1 << 22] {
+            for threads in [1, 2] {
+                let (xs, read) = threads_of(cut, block, threads);
+                let read = read.unwrap();
+                assert!(read.broken.is_some(), "a cut file is broken");
+                assert_eq!(xs.len() as u64, read.records);
+                let expected = expected.get_or_insert_with(|| xs.clone());
+                assert_eq!(&xs, expected, "block {block}, threads {threads}");
+            }
+        }
+        assert!(expected.unwrap().len() >= 70);
+    }
+
+    #[test]
+    fn a_broken_record_in_a_later_block_names_its_index_in_the_whole_file() {
+        let doc = document(50)
+            .replacen("<kind>Precise</kind>", "<kind>Precise</knd>", 41)
+            .replacen("</knd>", "</kind>", 40);
+        let (_, read) = threads_of(&doc, 512, 2);
+        let broken = read.unwrap().broken.expect("broken");
+        assert!(broken.path.contains("record[40]"), "{broken}");
     }
 
     #[test]
