@@ -69,23 +69,69 @@ fn id_of(
     pc: Option<&str>,
     discriminator: &str,
 ) -> String {
+    id_string(
+        kind,
+        id_hash(tool, kind, kernel, location, pc, discriminator),
+    )
+}
+
+fn id_string(kind: &FindingKind, hash: u64) -> String {
+    format!("{}-{hash:016x}", kind.id())
+}
+
+/// The hash behind a site id, computed without allocating: most records
+/// only look their site up.
+fn id_hash(
+    tool: Tool,
+    kind: &FindingKind,
+    kernel: Option<&str>,
+    location: Option<&crate::model::SourceLocation>,
+    pc: Option<&str>,
+    discriminator: &str,
+) -> u64 {
     let file = location.map_or("", |l| l.file.rsplit('/').next().unwrap_or(&l.file));
-    let line = location.map_or(0, |l| l.line).to_string();
+    let mut digits = [0u8; 10];
+    let line = decimal(location.map_or(0, |l| l.line), &mut digits);
     let kernel = kernel.map(simple_kernel_name).unwrap_or("");
     let mut hash = Fnv::default();
     for part in [
-        tool.name(),
-        kind.id(),
-        kernel,
-        file,
-        &line,
-        pc.unwrap_or(""),
-        discriminator,
+        tool.name().as_bytes(),
+        kind.id().as_bytes(),
+        kernel.as_bytes(),
+        file.as_bytes(),
+        line,
+        pc.unwrap_or("").as_bytes(),
+        discriminator.as_bytes(),
     ] {
-        hash.write(part.as_bytes());
+        hash.write(part);
         hash.write(b"|");
     }
-    format!("{}-{:016x}", kind.id(), hash.0)
+    hash.0
+}
+
+/// `n` in decimal, written into `buf`.
+fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+/// The lookup key of a site id: the hash it was made from, or a hash of
+/// the id itself for ids of another form.
+fn key_of_id(id: &str) -> u64 {
+    id.rsplit_once('-')
+        .and_then(|(_, h)| u64::from_str_radix(h, 16).ok())
+        .unwrap_or_else(|| {
+            let mut hash = Fnv::default();
+            hash.write(id.as_bytes());
+            hash.0
+        })
 }
 
 /// FNV-1a: stable across runs and platforms, unlike std's hasher.
@@ -110,7 +156,7 @@ impl Fnv {
 #[derive(Debug, Default)]
 pub struct Folder {
     sites: Vec<Site>,
-    by_id: HashMap<String, usize>,
+    by_id: HashMap<u64, usize>,
 }
 
 impl Folder {
@@ -142,7 +188,7 @@ impl Folder {
             tool
         };
         let (kind, discriminator) = identity(&record);
-        let id = id_of(
+        let hash = id_hash(
             tool,
             &kind,
             record.func.as_deref(),
@@ -150,7 +196,7 @@ impl Folder {
             record.pc.as_deref(),
             &discriminator,
         );
-        if let Some(&i) = self.by_id.get(&id) {
+        if let Some(&i) = self.by_id.get(&hash) {
             let existing = &mut self.sites[i];
             existing.count += 1;
             if kind == FindingKind::Leak {
@@ -178,7 +224,7 @@ impl Folder {
             record.host_frames = frames();
         }
         let mut site = record_site(tool, record);
-        site.id = id;
+        site.id = id_string(&kind, hash);
         self.merge(site, "");
     }
 
@@ -200,7 +246,8 @@ impl Folder {
         if site.id.is_empty() {
             site.id = site_id(&site, discriminator);
         }
-        match self.by_id.get(&site.id) {
+        let key = key_of_id(&site.id);
+        match self.by_id.get(&key) {
             Some(&i) => {
                 let existing = &mut self.sites[i];
                 existing.count += site.count;
@@ -223,7 +270,7 @@ impl Folder {
                 }
             }
             None => {
-                self.by_id.insert(site.id.clone(), self.sites.len());
+                self.by_id.insert(key, self.sites.len());
                 self.sites.push(site);
             }
         }

@@ -185,6 +185,8 @@ struct Block {
     base: u64,
     /// Whether it is the input's first block (the only one that opens the root).
     first: bool,
+    /// Whether it is the last block.
+    last: bool,
 }
 
 /// Splits the input into blocks of about [`BLOCK`] bytes, each ending just
@@ -259,6 +261,7 @@ impl<R: BufRead> Blocks<R> {
                 bytes,
                 base: self.consumed,
                 first: self.consumed == 0,
+                last: self.finished,
             };
             self.consumed += end as u64;
             return Ok(Some(block));
@@ -290,7 +293,23 @@ fn parse_one(
         records: 0,
         broken: None,
     };
-    let stop = parse_block(&block.bytes, block.base, &mut state, &mut read, on_record).err();
+    let mut stop = parse_block(&block.bytes, block.base, &mut state, &mut read, on_record).err();
+    // A block is cut just after a `</record>`; if that text was not really
+    // the end of a record (it sat inside a damaged tag), the document is
+    // damaged there, whatever the next block would say.
+    if stop.is_none() && !block.last && state.depth != 1 {
+        let offset = block.base + block.bytes.len() as u64;
+        let err = ParseError::new(
+            ParseErrorKind::Xml("an element is still open at a record boundary".into()),
+            offset,
+            state.path(),
+        );
+        stop = Some(if state.started {
+            Stop::Broken(err)
+        } else {
+            Stop::NotThisFormat(err)
+        });
+    }
     BlockResult {
         records: read.records,
         started: state.started,
@@ -710,6 +729,77 @@ fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Every leaf path the conversion below reads or deliberately ignores,
+/// sorted for binary search; any other leaf is kept as unrecognised.
+const KNOWN: &[&str] = &[
+    "hostStack/saveLocation",
+    "kind",
+    "level",
+    "what/address",
+    "what/allocation/address",
+    "what/allocation/size",
+    "what/api",
+    "what/block/address",
+    "what/block/size",
+    "what/common/address",
+    "what/common/blockIdx/x",
+    "what/common/blockIdx/y",
+    "what/common/blockIdx/z",
+    "what/common/current",
+    "what/common/gridid",
+    "what/common/isCudaBarrierOp",
+    "what/common/type",
+    "what/common/write",
+    "what/destination/count",
+    "what/destination/direction",
+    "what/destination/where/func",
+    "what/destination/where/line",
+    "what/destination/where/path",
+    "what/destination/where/pc",
+    "what/direction",
+    "what/error",
+    "what/exception",
+    "what/message",
+    "what/pc",
+    "what/result",
+    "what/size",
+    "what/source/direction",
+    "what/source/where/func",
+    "what/source/where/line",
+    "what/source/where/path",
+    "what/source/where/pc",
+    "what/space",
+    "what/text",
+    "what/thread0/access",
+    "what/thread0/threadIdx/x",
+    "what/thread0/threadIdx/y",
+    "what/thread0/threadIdx/z",
+    "what/thread0/where/func",
+    "what/thread0/where/line",
+    "what/thread0/where/path",
+    "what/thread0/where/pc",
+    "what/thread1/access",
+    "what/thread1/threadIdx/x",
+    "what/thread1/threadIdx/y",
+    "what/thread1/threadIdx/z",
+    "what/thread1/where/func",
+    "what/thread1/where/line",
+    "what/thread1/where/path",
+    "what/thread1/where/pc",
+    "what/type",
+    "what/unused",
+    "where/func",
+    "where/line",
+    "where/path",
+    "where/pc",
+    "who/blockIdx/x",
+    "who/blockIdx/y",
+    "who/blockIdx/z",
+    "who/threadIdx/x",
+    "who/threadIdx/y",
+    "who/threadIdx/z",
+];
+
 /// Turns the leaves of one record into a typed [`Record`]. Leaves it does
 /// not know stay in `unrecognised`, so a new tool version loses nothing.
 fn to_record(raw: &RawRecord) -> Record {
@@ -750,30 +840,6 @@ fn to_record(raw: &RawRecord) -> Record {
         .or(get("what/type"))
         .or(get("what/exception"))
         .map(str::to_string);
-    let mut known: Vec<&str> = vec![
-        "kind",
-        "level",
-        "what/text",
-        "where/func",
-        "where/path",
-        "where/line",
-        "where/pc",
-        "who/threadIdx/x",
-        "who/threadIdx/y",
-        "who/threadIdx/z",
-        "who/blockIdx/x",
-        "who/blockIdx/y",
-        "who/blockIdx/z",
-        "what/address",
-        "what/size",
-        "what/error",
-        "what/type",
-        "what/exception",
-        "what/space",
-        "what/direction",
-        "what/pc",
-        "hostStack/saveLocation",
-    ];
     match &kind {
         RecordKind::Api => {
             record.api = Some(ApiCall {
@@ -782,19 +848,11 @@ fn to_record(raw: &RawRecord) -> Record {
                 code: get("what/result").and_then(|r| r.parse().ok()),
                 message: get("what/message").unwrap_or_default().to_string(),
             });
-            known.extend(["what/api", "what/message", "what/result"]);
         }
         RecordKind::UnusedMemory => {
             record.address = get("what/allocation/address").and_then(parse_u64);
             record.size = get("what/allocation/size").and_then(parse_u64);
             record.detail = get("what/unused").map(|u| format!("{u} bytes unused"));
-            known.extend([
-                "what/allocation/address",
-                "what/allocation/size",
-                "what/block/address",
-                "what/block/size",
-                "what/unused",
-            ]);
         }
         RecordKind::Analysis => {
             record.func = get("what/destination/where/func").map(str::to_string);
@@ -810,19 +868,6 @@ fn to_record(raw: &RawRecord) -> Record {
                 pc: get("what/source/where/pc").map(str::to_string),
                 thread: None,
             });
-            known.extend([
-                "what/source/direction",
-                "what/source/where/func",
-                "what/source/where/path",
-                "what/source/where/line",
-                "what/source/where/pc",
-                "what/destination/direction",
-                "what/destination/where/func",
-                "what/destination/where/path",
-                "what/destination/where/line",
-                "what/destination/where/pc",
-                "what/destination/count",
-            ]);
         }
         RecordKind::Hazard => {
             record.func = get("what/thread1/where/func").map(str::to_string);
@@ -861,33 +906,6 @@ fn to_record(raw: &RawRecord) -> Record {
             {
                 record.severity = Severity::Warning;
             }
-            known.extend([
-                "what/common/gridid",
-                "what/common/type",
-                "what/common/address",
-                "what/common/blockIdx/x",
-                "what/common/blockIdx/y",
-                "what/common/blockIdx/z",
-                "what/common/current",
-                "what/common/write",
-                "what/common/isCudaBarrierOp",
-                "what/thread0/access",
-                "what/thread0/threadIdx/x",
-                "what/thread0/threadIdx/y",
-                "what/thread0/threadIdx/z",
-                "what/thread0/where/func",
-                "what/thread0/where/path",
-                "what/thread0/where/line",
-                "what/thread0/where/pc",
-                "what/thread1/access",
-                "what/thread1/threadIdx/x",
-                "what/thread1/threadIdx/y",
-                "what/thread1/threadIdx/z",
-                "what/thread1/where/func",
-                "what/thread1/where/path",
-                "what/thread1/where/line",
-                "what/thread1/where/pc",
-            ]);
         }
         _ => {}
     }
@@ -901,7 +919,7 @@ fn to_record(raw: &RawRecord) -> Record {
     record.unrecognised = raw
         .leaves()
         .iter()
-        .filter(|(p, _)| !known.contains(&p.as_str()))
+        .filter(|(p, _)| KNOWN.binary_search(&p.as_str()).is_err())
         .cloned()
         .collect();
     if let RecordKind::Other(name) = &kind {
@@ -1012,6 +1030,29 @@ mod tests {
         let (_, read) = threads_of(&doc, 512, 2);
         let broken = read.unwrap().broken.expect("broken");
         assert!(broken.path.contains("record[40]"), "{broken}");
+    }
+
+    #[test]
+    fn a_damaged_tag_holding_an_end_tag_is_damage_whatever_the_block_size() {
+        // Found by the fuzzer: `</record>` inside a broken tag looked like a
+        // record boundary to the block splitter.
+        let doc = format!(
+            "{}  <record>\n    <kind>Synccheck</kind>\n    <who>\n      <threadId</record>\n</ComputeSanitizerOutput>\n",
+            document(3).trim_end_matches("</ComputeSanitizerOutput>\n")
+        );
+        let whole = parse(doc.as_bytes(), |_| {}).unwrap();
+        assert!(whole.broken.is_some());
+        for block in [1, 64, 1 << 22] {
+            let (xs, read) = threads_of(&doc, block, 2);
+            let read = read.unwrap();
+            assert!(read.broken.is_some(), "block {block}");
+            assert_eq!((xs.len() as u64, read.records), (3, 3), "block {block}");
+        }
+    }
+
+    #[test]
+    fn the_known_leaf_list_is_sorted_for_binary_search() {
+        assert!(KNOWN.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
