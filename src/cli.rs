@@ -47,9 +47,8 @@ pub struct ParseArgs {
     /// Files to read.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Output format: a table on stderr, or the JSON report on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `cudawatch report`.
@@ -57,9 +56,8 @@ pub struct ParseArgs {
 pub struct ReportArgs {
     /// A run directory written by `cudawatch run`.
     pub dir: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `cudawatch run`.
@@ -82,9 +80,8 @@ pub struct RunArgs {
     /// Seconds between SIGTERM and SIGKILL when a stage is stopped.
     #[arg(long, default_value_t = 5.0)]
     pub grace: f64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Stream each stage's output live to stderr as well as to its files.
     #[arg(long)]
     pub stream: bool,
@@ -115,6 +112,23 @@ pub struct RunArgs {
         value_name = "PROGRAM"
     )]
     pub program: Vec<OsString>,
+}
+
+/// Where the report goes, shared by `run`, `parse` and `report`.
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// `table`: tables on stderr; `json`: also the JSON report on stdout
+    /// (the same as `--report json=-`).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the report as FORMAT (json, sarif, junit, markdown) to
+    /// PATH, or to stdout when PATH is `-` or missing; repeatable, at most
+    /// one to stdout. Markdown is appended to $GITHUB_STEP_SUMMARY too when
+    /// that is set.
+    ///
+    /// Example: --report sarif=cudawatch.sarif --report junit=junit.xml
+    #[arg(long = "report", value_name = "FORMAT[=PATH]")]
+    pub reports: Vec<String>,
 }
 
 /// A stage of `cudawatch run`.

@@ -19,7 +19,7 @@ use crate::render::{self, style::Style};
 /// Runs `cudawatch parse`; returns the exit code.
 pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
     let (report, errors) = parse_files(&args.files);
-    render::render(&report, args.format, style)?;
+    render::render(&report, &args.output, style)?;
     for error in &errors {
         eprintln!("error: {error}");
     }

@@ -8,6 +8,6 @@ use crate::rundir;
 /// Runs `cudawatch report`; returns the exit code.
 pub fn run(args: &ReportArgs, style: Style) -> Result<i32, ExpectedError> {
     let (report, code) = rundir::assemble(&args.dir)?;
-    render::render(&report, args.format, style)?;
+    render::render(&report, &args.output, style)?;
     Ok(code)
 }

@@ -33,6 +33,8 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
     if args.program.is_empty() {
         return Err(ExpectedError::NoProgram);
     }
+    // A bad --report must fail now, not after an hour of sanitizers.
+    render::specs(&args.output)?;
     let run_dir = args
         .out_dir
         .clone()
@@ -47,7 +49,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
         .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(run_stages(args, &run_dir))?;
     let (report, code) = rundir::assemble(&run_dir)?;
-    render::render(&report, args.format, style)?;
+    render::render(&report, &args.output, style)?;
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
 }

@@ -1,12 +1,18 @@
 //! The JSON report: the complete model, pretty-printed.
 
-use std::io::{self, Write};
-
 use cudawatch_parsers::model::Report;
 
-/// Writes `report` as JSON followed by a newline.
-pub fn write(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
-    out.write_all(b"\n")?;
-    out.flush()
+use super::Exporter;
+
+/// `--report json`.
+pub struct JsonExporter;
+
+impl Exporter for JsonExporter {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        // The model is plain data (strings, numbers, options): serialising it
+        // cannot fail.
+        let mut bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
 }

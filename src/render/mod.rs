@@ -1,37 +1,221 @@
 //! Every output format, rendered from the same [`Report`]. Human output goes
-//! to stderr, machine output to stdout.
+//! to stderr; a machine format may claim stdout (`--format json` or
+//! `--report FORMAT=-`), the others go to files.
 
 pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
 pub mod style;
 pub mod terminal;
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use cudawatch_parsers::model::Report;
 
-use crate::cli::Format;
+use crate::cli::{Format, OutputArgs};
 use crate::errors::ExpectedError;
 
-/// Renders the report: tables on stderr always, the JSON on stdout when asked.
-pub fn render(report: &Report, format: Format, style: style::Style) -> Result<(), ExpectedError> {
-    let mut stderr = std::io::stderr().lock();
+/// A machine-readable format: one function from the report to bytes.
+pub trait Exporter {
+    /// Renders the whole report.
+    fn render(&self, report: &Report) -> Vec<u8>;
+}
+
+/// Where one export goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Standard output.
+    Stdout,
+    /// A file, created or truncated.
+    File(PathBuf),
+}
+
+/// The formats `--report` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// The complete model.
+    Json,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
+    /// JUnit XML for CI test views.
+    Junit,
+    /// A Markdown summary.
+    Markdown,
+}
+
+impl ReportFormat {
+    fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            ReportFormat::Json => Box::new(json::JsonExporter),
+            ReportFormat::Sarif => Box::new(sarif::SarifExporter),
+            ReportFormat::Junit => Box::new(junit::JunitExporter),
+            ReportFormat::Markdown => Box::new(markdown::MarkdownExporter),
+        }
+    }
+}
+
+/// One `--report FORMAT[=PATH]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportSpec {
+    /// What to write.
+    pub format: ReportFormat,
+    /// Where.
+    pub target: Target,
+}
+
+/// Parses `sarif=out.sarif`, `junit`, `json=-`.
+pub fn parse_spec(text: &str) -> Result<ReportSpec, ExpectedError> {
+    let (name, path) = text.split_once('=').unwrap_or((text, "-"));
+    let format = match name {
+        "json" => ReportFormat::Json,
+        "sarif" => ReportFormat::Sarif,
+        "junit" => ReportFormat::Junit,
+        "markdown" | "md" => ReportFormat::Markdown,
+        other => {
+            return Err(ExpectedError::Usage(format!(
+                "unknown report format `{other}` in --report {text}: use json, sarif, junit or markdown"
+            )));
+        }
+    };
+    let target = if path == "-" || path.is_empty() {
+        Target::Stdout
+    } else {
+        Target::File(PathBuf::from(path))
+    };
+    Ok(ReportSpec { format, target })
+}
+
+/// The exports the flags ask for; fails on a bad spec or two claims on stdout.
+pub fn specs(output: &OutputArgs) -> Result<Vec<ReportSpec>, ExpectedError> {
+    let mut specs: Vec<ReportSpec> = output
+        .reports
+        .iter()
+        .map(|r| parse_spec(r))
+        .collect::<Result<_, _>>()?;
+    if output.format == Format::Json {
+        specs.push(ReportSpec {
+            format: ReportFormat::Json,
+            target: Target::Stdout,
+        });
+    }
+    if specs.iter().filter(|s| s.target == Target::Stdout).count() > 1 {
+        return Err(ExpectedError::Usage(
+            "only one report can go to stdout: give the others a path, e.g. --report sarif=cudawatch.sarif".into(),
+        ));
+    }
+    Ok(specs)
+}
+
+/// Renders the report: tables on stderr always, then every export.
+pub fn render(
+    report: &Report,
+    output: &OutputArgs,
+    style: style::Style,
+) -> Result<(), ExpectedError> {
+    let specs = specs(output)?;
     let table = terminal::render(report, style);
-    // A closed stderr is not worth failing the run for; the JSON and the
+    // A closed stderr is not worth failing the run for; the exports and the
     // run directory still carry everything.
-    let _ = stderr.write_all(table.as_bytes());
-    if format == Format::Json {
-        let mut stdout = std::io::stdout().lock();
-        match json::write(report, &mut stdout) {
-            Ok(()) => {}
-            // A closed pipe (`| head`) is the reader's choice, not an error (ripgrep).
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            Err(e) => {
-                return Err(ExpectedError::Write {
-                    target: "stdout".into(),
-                    message: e.to_string(),
-                });
+    let _ = std::io::stderr().lock().write_all(table.as_bytes());
+    for spec in &specs {
+        let bytes = spec.format.exporter().render(report);
+        match &spec.target {
+            Target::Stdout => {
+                let mut stdout = std::io::stdout().lock();
+                match stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
+                    Ok(()) => {}
+                    // A closed pipe (`| head`) is the reader's choice, not an error (ripgrep).
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                    Err(e) => {
+                        return Err(ExpectedError::Write {
+                            target: "stdout".into(),
+                            message: e.to_string(),
+                        });
+                    }
+                }
             }
+            Target::File(path) => {
+                std::fs::write(path, &bytes).map_err(|e| ExpectedError::Write {
+                    target: path.display().to_string(),
+                    message: e.to_string(),
+                })?
+            }
+        }
+        if spec.format == ReportFormat::Markdown {
+            append_step_summary(&bytes)?;
         }
     }
     Ok(())
+}
+
+/// GitHub Actions shows `$GITHUB_STEP_SUMMARY` on the run's page.
+fn append_step_summary(markdown: &[u8]) -> Result<(), ExpectedError> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
+        return Ok(());
+    };
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        file.write_all(markdown)
+    };
+    write().map_err(|e| ExpectedError::Write {
+        target: "$GITHUB_STEP_SUMMARY".into(),
+        message: e.to_string(),
+    })
+}
+
+/// A path as the report shows it to tools that want repository-relative
+/// paths: relative to the working directory when under it.
+pub fn relative_to_cwd(path: &str) -> (String, bool) {
+    if let Ok(cwd) = std::env::current_dir()
+        && let Ok(rel) = std::path::Path::new(path).strip_prefix(&cwd)
+    {
+        return (rel.to_string_lossy().into_owned(), true);
+    }
+    (path.to_string(), !path.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_specs_name_format_and_target() {
+        assert_eq!(
+            parse_spec("sarif=a.sarif").unwrap().target,
+            Target::File("a.sarif".into())
+        );
+        assert_eq!(
+            parse_spec("junit").unwrap(),
+            ReportSpec {
+                format: ReportFormat::Junit,
+                target: Target::Stdout
+            }
+        );
+        assert_eq!(parse_spec("md=-").unwrap().format, ReportFormat::Markdown);
+        assert!(
+            parse_spec("pdf=x")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown report format `pdf`")
+        );
+    }
+
+    #[test]
+    fn two_reports_on_stdout_are_refused() {
+        let output = OutputArgs {
+            format: Format::Json,
+            reports: vec!["sarif".into()],
+        };
+        assert!(
+            specs(&output)
+                .unwrap_err()
+                .to_string()
+                .contains("only one report can go to stdout")
+        );
+    }
 }

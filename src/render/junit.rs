@@ -1,0 +1,136 @@
+//! JUnit XML: a test suite per stage (or per tool, for parsed files), one
+//! test case per stage and one per site, so a CI test view lists each bug.
+//! An inconclusive stage is an `<error>`, never a pass.
+
+use std::fmt::Write as _;
+
+use cudawatch_parsers::model::{Outcome, Report, Severity, Site, Tool};
+
+use super::Exporter;
+
+/// `--report junit`.
+pub struct JunitExporter;
+
+impl Exporter for JunitExporter {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        let mut tools: Vec<Tool> = report.stages.iter().map(|s| s.tool).collect();
+        for site in &report.findings {
+            if !tools.contains(&site.tool) {
+                tools.push(site.tool);
+            }
+        }
+        let mut suites = String::new();
+        let (mut total_tests, mut total_failures, mut total_errors) = (0, 0, 0);
+        for tool in tools {
+            let stage = report.stages.iter().find(|s| s.tool == tool);
+            let sites: Vec<&Site> = report.findings.iter().filter(|s| s.tool == tool).collect();
+            let mut cases = String::new();
+            let (mut tests, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
+            if let Some(stage) = stage {
+                tests += 1;
+                let name = format!("{} stage", tool.name());
+                let time = stage.seconds.unwrap_or(0.0);
+                let body = match stage.outcome {
+                    Outcome::Clean => String::new(),
+                    Outcome::Skipped => {
+                        skipped += 1;
+                        format!("<skipped message=\"{}\"/>", escape(&stage.reason))
+                    }
+                    Outcome::Findings | Outcome::TargetFailed => {
+                        failures += 1;
+                        format!("<failure message=\"{}\"/>", escape(&stage.reason))
+                    }
+                    Outcome::Inconclusive | Outcome::ToolFailed => {
+                        errors += 1;
+                        format!("<error message=\"{}\"/>", escape(&stage.reason))
+                    }
+                };
+                let _ = write!(
+                    cases,
+                    "\n    <testcase classname=\"cudawatch.{0}\" name=\"{1}\" time=\"{time:.3}\">{body}</testcase>",
+                    tool.name(),
+                    escape(&name)
+                );
+            }
+            for site in &sites {
+                tests += 1;
+                let name = format!(
+                    "{} {}{}",
+                    site.kind.id(),
+                    site.kernel.as_deref().unwrap_or(""),
+                    site.location
+                        .as_ref()
+                        .map(|l| format!(" at {l}"))
+                        .unwrap_or_default()
+                );
+                let body = if site.suppressed.is_some() {
+                    skipped += 1;
+                    "<skipped message=\"suppressed\"/>".to_string()
+                } else if site.severity == Severity::Error {
+                    failures += 1;
+                    format!(
+                        "<failure message=\"{}\" type=\"{}\">{}</failure>",
+                        escape(&site.message),
+                        site.kind.id(),
+                        escape(&details(site))
+                    )
+                } else {
+                    // Warnings pass, with the finding in the output.
+                    format!("<system-out>{}</system-out>", escape(&details(site)))
+                };
+                let _ = write!(
+                    cases,
+                    "\n    <testcase classname=\"cudawatch.{}\" name=\"{}\">{body}</testcase>",
+                    tool.name(),
+                    escape(name.trim())
+                );
+            }
+            total_tests += tests;
+            total_failures += failures;
+            total_errors += errors;
+            let _ = write!(
+                suites,
+                "\n  <testsuite name=\"cudawatch.{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">{cases}\n  </testsuite>",
+                tool.name()
+            );
+        }
+        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = write!(
+            out,
+            "<testsuites name=\"cudawatch\" tests=\"{total_tests}\" failures=\"{total_failures}\" errors=\"{total_errors}\">{suites}\n</testsuites>\n"
+        );
+        out.into_bytes()
+    }
+}
+
+fn details(site: &Site) -> String {
+    let mut text = format!("{} ({} occurrences)", site.message, site.count);
+    if let Some(sample) = site.samples.first()
+        && let (Some(t), Some(b)) = (sample.thread, sample.block)
+    {
+        let _ = write!(text, "\nfirst: thread {t} block {b}");
+    }
+    if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
+        let _ = write!(text, "\nlaunched from {frame}");
+    }
+    text
+}
+
+/// Escapes text for XML attributes and content; drops characters XML 1.0
+/// cannot carry at all.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}

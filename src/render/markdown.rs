@@ -1,0 +1,90 @@
+//! A Markdown summary for pull requests and `$GITHUB_STEP_SUMMARY`: stages,
+//! findings by site, coalescing.
+
+use std::fmt::Write as _;
+
+use cudawatch_parsers::model::Report;
+
+use super::Exporter;
+
+/// `--report markdown`.
+pub struct MarkdownExporter;
+
+impl Exporter for MarkdownExporter {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        let mut out = String::from("## cudawatch\n\n");
+        if !report.target.is_empty() {
+            let _ = writeln!(out, "`{}`\n", cell(&report.target.join(" ")));
+        }
+        if !report.stages.is_empty() {
+            out.push_str("| stage | outcome | why | time |\n| --- | --- | --- | --- |\n");
+            for s in &report.stages {
+                let _ = writeln!(
+                    out,
+                    "| {} | **{}** | {} | {} |",
+                    s.tool.name(),
+                    s.outcome.name(),
+                    cell(&s.reason),
+                    s.seconds.map(|t| format!("{t:.1} s")).unwrap_or_default()
+                );
+            }
+            out.push('\n');
+        }
+        let _ = writeln!(out, "### Findings by site ({})\n", report.findings.len());
+        if report.findings.is_empty() {
+            out.push_str("None.\n\n");
+        } else {
+            out.push_str("| tool | kind | kernel | where | count | message |\n| --- | --- | --- | --- | --- | --- |\n");
+            for s in &report.findings {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    s.tool.name(),
+                    s.kind.id(),
+                    cell(s.kernel.as_deref().unwrap_or("")),
+                    s.location
+                        .as_ref()
+                        .map(|l| format!("`{}`", cell(&l.to_string())))
+                        .unwrap_or_default(),
+                    s.count,
+                    cell(&s.message)
+                );
+            }
+            out.push('\n');
+        }
+        if !report.coalescing.is_empty() {
+            out.push_str("### Coalescing\n\n| kernel | ld sectors/req | st sectors/req | ideal | wasted |\n| --- | --- | --- | --- | --- |\n");
+            for k in &report.coalescing {
+                let f = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    cell(&k.kernel),
+                    f(k.load.sectors_per_request()),
+                    f(k.store.sectors_per_request()),
+                    f(k.ideal_sectors_per_request),
+                    k.excessive_pct()
+                        .map(|p| format!("{p:.0}%"))
+                        .unwrap_or_else(|| "-".into())
+                );
+            }
+            out.push('\n');
+        }
+        if !report.warnings.is_empty() {
+            out.push_str("### Warnings\n\n");
+            for w in &report.warnings {
+                let _ = writeln!(out, "- {}: {}", cell(&w.source), cell(&w.message));
+            }
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+}
+
+/// Text safe inside a table cell: pipes escaped, HTML and newlines neutralised.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\n', " ")
+}

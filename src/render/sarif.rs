@@ -1,0 +1,147 @@
+//! SARIF 2.1.0, as GitHub code scanning reads it: one run per tool, a rule
+//! per finding kind, one result per site (never per thread: GitHub caps a
+//! run at 25,000 results), repository-relative paths, and the site id as a
+//! partial fingerprint so alerts follow a bug across commits.
+
+use std::collections::BTreeMap;
+
+use cudawatch_parsers::model::{FindingKind, Report, Severity, Site, Tool};
+use serde_json::{Value, json};
+
+use super::{Exporter, relative_to_cwd};
+
+/// `--report sarif`.
+pub struct SarifExporter;
+
+impl Exporter for SarifExporter {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        let mut by_tool: BTreeMap<Tool, Vec<&Site>> = BTreeMap::new();
+        for site in &report.findings {
+            by_tool.entry(site.tool).or_default().push(site);
+        }
+        // A stage that ran clean still gets a run, so code scanning closes
+        // the alerts it fixed.
+        for stage in &report.stages {
+            by_tool.entry(stage.tool).or_default();
+        }
+        let runs: Vec<Value> = by_tool
+            .iter()
+            .map(|(tool, sites)| run(report, *tool, sites))
+            .collect();
+        let log = json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": runs,
+        });
+        let mut bytes = serde_json::to_vec_pretty(&log).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+fn run(report: &Report, tool: Tool, sites: &[&Site]) -> Value {
+    let mut kinds: Vec<&FindingKind> = sites.iter().map(|s| &s.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let rules: Vec<Value> = kinds
+        .iter()
+        .map(|k| {
+            json!({
+                "id": k.id(),
+                "name": k.id(),
+                "shortDescription": { "text": description(k) },
+                "defaultConfiguration": { "level": if **k == FindingKind::UncoalescedAccess { "warning" } else { "error" } },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = sites.iter().map(|s| result(s)).collect();
+    json!({
+        "tool": { "driver": {
+            "name": format!("cudawatch-{}", tool.name()),
+            "version": report.cudawatch_version,
+            "informationUri": "https://github.com/cudawatch/cudawatch",
+            "rules": rules,
+        }},
+        "automationDetails": { "id": format!("cudawatch/{}/", tool.name()) },
+        "originalUriBaseIds": { "%SRCROOT%": { "uri": "file:///" } },
+        "results": results,
+    })
+}
+
+fn result(site: &Site) -> Value {
+    let level = match site.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    let mut text = site.message.clone();
+    if let Some(kernel) = &site.kernel {
+        text.push_str(&format!(" in kernel {kernel}"));
+    }
+    text.push_str(&format!(
+        " ({} occurrence{})",
+        site.count,
+        if site.count == 1 { "" } else { "s" }
+    ));
+    if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
+        text.push_str(&format!("; launched from {frame}"));
+    }
+    let mut result = json!({
+        "ruleId": site.kind.id(),
+        "level": level,
+        "message": { "text": text },
+        "partialFingerprints": { "cudawatchSite/v1": site.id },
+        "properties": { "count": site.count, "tool": site.tool.name() },
+    });
+    // Prefer the user's own Python line when the kernel's line is in a library.
+    let location = site
+        .location
+        .as_ref()
+        .map(|l| (l.file.clone(), l.line))
+        .or_else(|| {
+            site.python_frame
+                .as_ref()
+                .and_then(|f| Some((f.file.clone()?, f.line?)))
+        });
+    if let Some((file, line)) = location {
+        let (uri, relative) = relative_to_cwd(&file);
+        let mut artifact = json!({ "uri": uri });
+        if relative {
+            artifact["uriBaseId"] = json!("%SRCROOT%");
+        } else {
+            artifact["uri"] = json!(format!("file://{uri}"));
+        }
+        result["locations"] = json!([{
+            "physicalLocation": { "artifactLocation": artifact, "region": { "startLine": line.max(1) } }
+        }]);
+    }
+    if let Some(reason) = &site.suppressed {
+        result["suppressions"] = json!([{ "kind": "external", "justification": reason }]);
+    }
+    result
+}
+
+fn description(kind: &FindingKind) -> &'static str {
+    match kind {
+        FindingKind::InvalidAccess => "A kernel read or wrote memory it does not own",
+        FindingKind::DeviceException => {
+            "A hardware exception in a kernel, such as a failed device assert"
+        }
+        FindingKind::ApiError => "A CUDA API call returned an error",
+        FindingKind::Leak => "Device memory allocated and never freed",
+        FindingKind::UninitializedRead => "A kernel read device memory that nothing wrote",
+        FindingKind::UnusedMemory => "An allocation that was never used",
+        FindingKind::BarrierError => "A barrier misused, e.g. __syncthreads() in divergent code",
+        FindingKind::Race => "A shared-memory race between two accesses",
+        FindingKind::Hazard => "A shared-memory hazard between two threads",
+        FindingKind::CudaError => "The program reported a CUDA error",
+        FindingKind::DeviceAssert => "A device-side assert failed",
+        FindingKind::OutOfMemory => "The program ran out of GPU memory",
+        FindingKind::LibraryError => "A CUDA library returned an error status",
+        FindingKind::NoKernelImage => "The program has no kernel image for this GPU",
+        FindingKind::DriverVersion => "The CUDA driver is too old for the runtime",
+        FindingKind::PythonException => "The program raised a Python exception",
+        FindingKind::UncoalescedAccess => "Global memory accesses waste sectors",
+        FindingKind::Unrecognised => "A tool record cudawatch does not know",
+    }
+}

@@ -1,0 +1,137 @@
+//! `--report` formats, rendered from real captures.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::helpers::{cudawatch, root, run, sample};
+
+/// `cudawatch parse` of the oob_write memcheck capture and the coalescing
+/// ncu pages, with extra arguments.
+fn parse_captures(extra: &[&str]) -> crate::helpers::Output {
+    let oob = sample("oob_write");
+    let coal = sample("coalescing");
+    run(cudawatch()
+        .arg("parse")
+        .args(extra)
+        .arg(oob.join("memcheck.xml"))
+        .arg(oob.join("memcheck.stdout"))
+        .arg(coal.join("ncu-raw.stdout"))
+        .arg(coal.join("ncu-details.stdout"))
+        .arg(coal.join("ncu-source-1.stdout")))
+}
+
+fn python(script: &str, args: &[&std::path::Path]) -> std::process::Output {
+    Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs")
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema_and_points_at_the_bug() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sarif = tmp.path().join("out.sarif");
+    let out = parse_captures(&["--report", &format!("sarif={}", sarif.display())]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let schema: PathBuf = root().join("../shared/reference/schemas/sarif-schema-2.1.0.json");
+    let check = python(
+        "import json, sys, jsonschema\n\
+         jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))\n\
+         print('valid')",
+        &[&sarif, &schema],
+    );
+    assert!(
+        String::from_utf8_lossy(&check.stdout).contains("valid"),
+        "SARIF is not valid (needs `pip install jsonschema`): {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let runs = log["runs"].as_array().unwrap();
+    let memcheck = runs
+        .iter()
+        .find(|r| r["tool"]["driver"]["name"] == "cudawatch-memcheck")
+        .unwrap();
+    let oob = memcheck["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "invalid_access")
+        .unwrap();
+    assert_eq!(oob["level"], "error");
+    assert_eq!(
+        oob["locations"][0]["physicalLocation"]["region"]["startLine"],
+        6
+    );
+    assert!(
+        oob["partialFingerprints"]["cudawatchSite/v1"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid_access-")
+    );
+    assert_eq!(oob["properties"]["count"], 24);
+    let ncu = runs
+        .iter()
+        .find(|r| r["tool"]["driver"]["name"] == "cudawatch-ncu")
+        .unwrap();
+    assert_eq!(ncu["results"][0]["level"], "warning");
+}
+
+#[test]
+fn junit_has_a_failing_case_per_error_site_and_parses_as_xml() {
+    let tmp = tempfile::tempdir().unwrap();
+    let junit = tmp.path().join("junit.xml");
+    let out = parse_captures(&["--report", &format!("junit={}", junit.display())]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let check = python(
+        "import sys, xml.etree.ElementTree as E\n\
+         root = E.parse(sys.argv[1]).getroot()\n\
+         print(root.get('tests'), root.get('failures'), sum(1 for c in root.iter('failure')))",
+        &[&junit],
+    );
+    let counts = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(
+        counts.trim(),
+        "4 3 3",
+        "tests failures failure-elements: {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let text = std::fs::read_to_string(&junit).unwrap();
+    assert!(text.contains("invalid_access oob_write at"), "{text}");
+}
+
+#[test]
+fn markdown_goes_to_stdout_and_to_the_github_step_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = tmp.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let oob = sample("oob_write");
+    let out = run(cudawatch()
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["parse", "--report", "markdown"])
+        .arg(oob.join("memcheck.xml")));
+    assert!(
+        out.stdout
+            .contains("| memcheck | invalid_access | oob_write |"),
+        "{}",
+        out.stdout
+    );
+    let appended = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        appended.starts_with("earlier step\n## cudawatch"),
+        "{appended}"
+    );
+}
+
+#[test]
+fn two_reports_on_stdout_are_a_usage_error_before_anything_runs() {
+    let out = run(cudawatch().args(["run", "--format", "json", "--report", "sarif", "--", "true"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("only one report can go to stdout"),
+        "{}",
+        out.stderr
+    );
+}
