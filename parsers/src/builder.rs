@@ -116,13 +116,9 @@ impl ReportBuilder {
                 threads,
                 Folder::default,
                 |folder, r, frames| folder.add_record_lazy(tool, r, frames),
+                |folder| xml_folder.absorb(folder),
             );
-            match parsed.map(|(folders, read)| {
-                for folder in folders {
-                    xml_folder.absorb(folder);
-                }
-                read
-            }) {
+            match parsed {
                 Ok(read) => {
                     evidence.xml_records = Some(read.records);
                     self.input(name, InputKind::SanitizerXml, tool, read.records);

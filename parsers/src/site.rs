@@ -168,7 +168,7 @@ impl Folder {
     }
 
     /// Folds in a record whose host stack `frames` builds on demand (see
-    /// `sanitizer::xml::parse_lazy`); the stack is built only for a new
+    /// `sanitizer::xml::parse_parallel`); the stack is built only for a new
     /// site, or when the identity needs it (leaks are keyed by where the
     /// memory was allocated).
     pub fn add_record_lazy(

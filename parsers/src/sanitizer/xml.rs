@@ -29,7 +29,7 @@ pub struct XmlRead {
 }
 
 /// Reads a compute-sanitizer XML document, calling `on_record` for each
-/// complete `<record>`.
+/// complete `<record>`, in order.
 ///
 /// Returns an error only when the input is not compute-sanitizer XML (its
 /// root element never opened). Damage after the root opened is returned in
@@ -38,91 +38,77 @@ pub fn parse<R: BufRead>(
     input: R,
     mut on_record: impl FnMut(Record),
 ) -> Result<XmlRead, ParseError> {
-    parse_lazy(input, |mut record, frames| {
-        record.host_frames = frames();
-        on_record(record)
-    })
+    parse_in_blocks(
+        input,
+        BLOCK,
+        1,
+        Vec::new,
+        |records: &mut Vec<Record>, mut record, frames| {
+            record.host_frames = frames();
+            records.push(record);
+        },
+        |records| records.into_iter().for_each(&mut on_record),
+    )
 }
 
-/// Like [`parse`], but each record comes without its host stack, with a
-/// function that builds it: a caller folding repeated records into sites
-/// builds the stack only for a site's first record.
-pub fn parse_lazy<R: BufRead>(
+/// Reads with `threads` threads. The input is cut into blocks of about 4
+/// MiB that end just after a `</record>`; once the root element is open
+/// such blocks are independent, so each is parsed into a sink of its own
+/// (made by `new_sink`, filled by `on_record`, which gets each record
+/// without its host stack and a function that builds it), and the sinks are
+/// handed to `deliver` in input order. Records after damage are not
+/// delivered, as in [`parse`].
+pub fn parse_parallel<R, T, N, F, D>(
     input: R,
-    on_record: impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
-) -> Result<XmlRead, ParseError> {
-    parse_in_blocks(input, BLOCK, on_record)
+    threads: usize,
+    new_sink: N,
+    on_record: F,
+    deliver: D,
+) -> Result<XmlRead, ParseError>
+where
+    R: BufRead,
+    T: Send,
+    N: Fn() -> T + Sync,
+    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
+    D: FnMut(T),
+{
+    parse_in_blocks(input, BLOCK, threads, new_sink, on_record, deliver)
 }
 
-/// [`parse_lazy`] with blocks of `block_size` bytes: tests and fuzzing use
-/// tiny blocks so that every record boundary is a block boundary somewhere.
+/// [`parse_parallel`] with blocks of `block_size` bytes: tests and fuzzing
+/// use tiny blocks so that every record boundary is a block boundary
+/// somewhere.
 #[doc(hidden)]
-pub fn parse_in_blocks<R: BufRead>(
+pub fn parse_in_blocks<R, T, N, F, D>(
     input: R,
     block_size: usize,
-    mut on_record: impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
-) -> Result<XmlRead, ParseError> {
+    threads: usize,
+    new_sink: N,
+    on_record: F,
+    mut deliver: D,
+) -> Result<XmlRead, ParseError>
+where
+    R: BufRead,
+    T: Send,
+    N: Fn() -> T + Sync,
+    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
+    D: FnMut(T),
+{
     let mut blocks = Blocks::new(input, block_size);
     let mut progress = Progress::default();
+    let mut queued: std::collections::VecDeque<Block> = std::collections::VecDeque::new();
+    let parse_into = |block: &Block, record_base: u64| {
+        let mut sink = new_sink();
+        let result = parse_one(block, record_base, &mut |r, f| on_record(&mut sink, r, f));
+        (sink, result)
+    };
     loop {
-        match blocks.next_block() {
-            Ok(Some(block)) => {
-                let result = parse_one(&block, progress.records, &mut on_record);
-                blocks.recycle(block);
-                if progress.absorb(result) {
-                    break;
-                }
-            }
-            Ok(None) => break,
-            Err(e) => {
-                progress.io_error(e, blocks.consumed);
-                break;
-            }
-        }
-    }
-    progress.finish(blocks.consumed)
-}
-
-/// Reads with `threads` threads: blocks are independent once the root
-/// element is open, so each is parsed into a sink of its own (made by
-/// `new_sink`), and the sinks come back in input order for the caller to
-/// merge. Records after a broken block are not delivered, as in [`parse`].
-pub fn parse_parallel<R, T, N, F>(
-    input: R,
-    threads: usize,
-    new_sink: N,
-    on_record: F,
-) -> Result<(Vec<T>, XmlRead), ParseError>
-where
-    R: BufRead,
-    T: Send,
-    N: Fn() -> T + Sync,
-    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
-{
-    parallel_in_blocks(input, BLOCK, threads, new_sink, on_record)
-}
-
-/// [`parse_parallel`] with blocks of `block_size` bytes (see [`parse_in_blocks`]).
-#[doc(hidden)]
-pub fn parallel_in_blocks<R, T, N, F>(
-    input: R,
-    block_size: usize,
-    threads: usize,
-    new_sink: N,
-    on_record: F,
-) -> Result<(Vec<T>, XmlRead), ParseError>
-where
-    R: BufRead,
-    T: Send,
-    N: Fn() -> T + Sync,
-    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
-{
-    let mut blocks = Blocks::new(input, block_size);
-    let mut progress = Progress::default();
-    let mut sinks = Vec::new();
-    'read: loop {
-        let mut batch = Vec::new();
+        let mut batch: Vec<Block> = Vec::new();
         while batch.len() < threads.max(1) {
+            if let Some(block) = queued.pop_front() {
+                batch.push(block);
+                continue;
+            }
             match blocks.next_block() {
                 Ok(Some(block)) => batch.push(block),
                 Ok(None) => break,
@@ -135,48 +121,71 @@ where
         if batch.is_empty() {
             break;
         }
-        let parse_into = |block: &Block| {
-            let mut sink = new_sink();
-            let result = parse_one(block, 0, &mut |r, f| on_record(&mut sink, r, f));
-            (sink, result)
-        };
-        let results: Vec<(T, BlockResult)> = std::thread::scope(|scope| {
-            let others: Vec<_> = batch[1..]
-                .iter()
-                .map(|b| scope.spawn(|| parse_into(b)))
-                .collect();
-            let mut results = vec![parse_into(&batch[0])];
-            for handle in others {
-                results.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                );
-            }
-            results
-        });
-        let mut stop = false;
-        for ((sink, mut result), block) in results.into_iter().zip(batch) {
-            if !stop {
-                if result.stop.is_some() {
-                    // Re-read the broken block alone so its error names the
-                    // record by its index in the whole file.
-                    result = parse_one(&block, progress.records, &mut |_, _| {});
+        let results: Vec<(T, BlockResult)> = if batch.len() == 1 {
+            vec![parse_into(&batch[0], progress.records)]
+        } else {
+            std::thread::scope(|scope| {
+                let others: Vec<_> = batch[1..]
+                    .iter()
+                    .map(|b| scope.spawn(|| parse_into(b, 0)))
+                    .collect();
+                let mut results = vec![parse_into(&batch[0], progress.records)];
+                for handle in others {
+                    results.push(
+                        handle
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    );
                 }
-                sinks.push(sink);
-                stop = progress.absorb(result);
+                results
+            })
+        };
+        let mut batch = batch.into_iter();
+        let mut stop = false;
+        for (sink, mut result) in results {
+            let Some(block) = batch.next() else { break };
+            if result.stop.is_some() && !block.last && block.bytes.len() < MAX_JOINED {
+                // Either real damage or a false boundary (`</record>` text
+                // inside a damaged tag, comment or instruction): parse this
+                // block again joined with the next, until it reads cleanly,
+                // reaches the end of input, or grows too large to hold.
+                let mut joined = block;
+                let next = match batch.next() {
+                    Some(next) => Some(next),
+                    None => blocks.next_block().unwrap_or(None),
+                };
+                match next {
+                    Some(next) => joined.append(next, &mut blocks),
+                    None => joined.last = true,
+                }
+                queued.push_front(joined);
+                queued.extend(batch.by_ref());
+                break;
+            }
+            if result.stop.is_some() && progress.records > 0 {
+                // Re-read the broken block alone so its error names the
+                // record by its index in the whole file.
+                result = parse_one(&block, progress.records, &mut |_, _| {});
             }
             blocks.recycle(block);
+            deliver(sink);
+            if progress.absorb(result) {
+                stop = true;
+                break;
+            }
         }
-        if stop {
-            break 'read;
+        for block in batch {
+            blocks.recycle(block);
         }
-        if progress.io_failed {
+        if stop || progress.io_failed {
             break;
         }
     }
-    progress.finish(blocks.consumed).map(|read| (sinks, read))
+    progress.finish(blocks.consumed)
 }
+
+/// The most a damaged stretch is joined up to before it is taken as damage.
+const MAX_JOINED: usize = 64 << 20;
 
 /// One block of input: bytes that end at a record boundary.
 struct Block {
@@ -187,6 +196,15 @@ struct Block {
     first: bool,
     /// Whether it is the last block.
     last: bool,
+}
+
+impl Block {
+    /// Extends this block with the one after it.
+    fn append<R: BufRead>(&mut self, next: Block, blocks: &mut Blocks<R>) {
+        self.bytes.extend_from_slice(&next.bytes);
+        self.last = next.last;
+        blocks.recycle_bytes(next.bytes);
+    }
 }
 
 /// Splits the input into blocks of about [`BLOCK`] bytes, each ending just
@@ -215,6 +233,12 @@ impl<R: BufRead> Blocks<R> {
             size,
             spare: Vec::new(),
         }
+    }
+
+    /// Returns a block's buffer for reuse.
+    fn recycle_bytes(&mut self, mut bytes: Vec<u8>) {
+        bytes.clear();
+        self.spare.push(bytes);
     }
 
     /// Returns a block's buffer for reuse.
@@ -968,17 +992,16 @@ mod tests {
         block: usize,
         threads: usize,
     ) -> (Vec<u32>, Result<XmlRead, ParseError>) {
-        let parsed = parallel_in_blocks(
+        let mut xs = Vec::new();
+        let read = parse_in_blocks(
             doc.as_bytes(),
             block,
             threads,
             Vec::new,
             |sink: &mut Vec<u32>, r, _| sink.push(r.thread.unwrap().x),
+            |sink| xs.extend(sink),
         );
-        match parsed {
-            Ok((sinks, read)) => (sinks.concat(), Ok(read)),
-            Err(e) => (Vec::new(), Err(e)),
-        }
+        (xs, read)
     }
 
     #[test]
