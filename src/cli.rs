@@ -129,6 +129,23 @@ pub struct OutputArgs {
     /// Example: --report sarif=cudawatch.sarif --report junit=junit.xml
     #[arg(long = "report", value_name = "FORMAT[=PATH]")]
     pub reports: Vec<String>,
+    /// The least severe finding that fails the run (exit 1): uncoalesced
+    /// access is a warning, memory errors are errors.
+    #[arg(long, value_enum, default_value_t = FailOn::Error, env = "CUDAWATCH_FAIL_ON")]
+    pub fail_on: FailOn,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Errors fail.
+    Error,
+    /// Warnings and errors fail.
+    Warning,
+    /// Every finding fails.
+    Note,
+    /// Findings never fail (inconclusive stages still do).
+    Never,
 }
 
 /// A stage of `cudawatch run`.

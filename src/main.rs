@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod errors;
 mod exit_codes;
+mod gate;
 mod gpu_memory;
 mod plan;
 mod progress;

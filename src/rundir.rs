@@ -17,13 +17,12 @@ use std::path::Path;
 
 use cudawatch_parsers::builder::ReportBuilder;
 use cudawatch_parsers::model::{
-    FindingKind, Outcome, ProcessEnd, Report, Severity, StageReport, Tool, ToolSummary,
+    FindingKind, Outcome, ProcessEnd, Report, StageReport, Tool, ToolSummary,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::classify;
 use crate::errors::ExpectedError;
-use crate::exit_codes;
 
 /// What the run was.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -98,9 +97,8 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedEr
     })
 }
 
-/// Builds the report of a run directory from its raw artifacts, and the
-/// exit code it earns.
-pub fn assemble(dir: &Path) -> Result<(Report, i32), ExpectedError> {
+/// Builds the report of a run directory from its raw artifacts.
+pub fn assemble(dir: &Path) -> Result<Report, ExpectedError> {
     let run: RunRecord = read_json(&dir.join("run.json"))?;
     let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
     builder.report_mut().target = run.target.clone();
@@ -218,8 +216,8 @@ pub fn assemble(dir: &Path) -> Result<(Report, i32), ExpectedError> {
         report.warnings.extend(allocator_note(&stages));
     }
     report.stages = stages;
-    let code = exit_code(&report, run.interrupted);
-    Ok((report, code))
+    report.interrupted = run.interrupted;
+    Ok(report)
 }
 
 /// Counts the uncoalesced-access sites folded so far; the builder is the
@@ -256,31 +254,4 @@ fn skipped(tool: Tool, reason: &str) -> StageReport {
         artifacts: Vec::new(),
         gpu_memory_mib: None,
     }
-}
-
-/// The exit code a run's report earns: the worst of its stages.
-pub fn exit_code(report: &Report, interrupted: bool) -> i32 {
-    let mut code = exit_codes::CLEAN;
-    for stage in &report.stages {
-        let stage_code = match stage.outcome {
-            Outcome::Clean | Outcome::Skipped => exit_codes::CLEAN,
-            Outcome::TargetFailed => exit_codes::FINDINGS,
-            Outcome::Findings => {
-                let errors = report.findings.iter().any(|s| {
-                    s.tool == stage.tool && s.severity == Severity::Error && s.suppressed.is_none()
-                });
-                if errors {
-                    exit_codes::FINDINGS
-                } else {
-                    exit_codes::CLEAN
-                }
-            }
-            Outcome::Inconclusive | Outcome::ToolFailed => exit_codes::INCONCLUSIVE,
-        };
-        code = exit_codes::worst(code, stage_code);
-    }
-    if interrupted {
-        code = exit_codes::worst(code, exit_codes::INTERRUPTED);
-    }
-    code
 }

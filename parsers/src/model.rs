@@ -627,6 +627,9 @@ pub struct Report {
     /// What limits trust in this report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// The user stopped the run (Ctrl-C, SIGTERM): later stages did not run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl Report {
@@ -642,6 +645,7 @@ impl Report {
             coalescing: Vec::new(),
             wasteful_lines: Vec::new(),
             warnings: Vec::new(),
+            interrupted: false,
         }
     }
 }

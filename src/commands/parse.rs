@@ -14,6 +14,7 @@ use cudawatch_parsers::model::{InputKind, Report, Tool};
 use crate::cli::ParseArgs;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
+use crate::gate;
 use crate::render::{self, style::Style};
 
 /// Runs `cudawatch parse`; returns the exit code.
@@ -23,28 +24,11 @@ pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
     for error in &errors {
         eprintln!("error: {error}");
     }
-    let mut code = report_exit_code(&report);
+    let mut code = gate::exit_code(&report, args.output.fail_on);
     if !errors.is_empty() {
         code = exit_codes::worst(code, exit_codes::SETUP_ERROR);
     }
     Ok(code)
-}
-
-/// The exit code a report of parsed files earns: findings, or inconclusive
-/// when an input broke off.
-fn report_exit_code(report: &Report) -> i32 {
-    let mut code = exit_codes::CLEAN;
-    if report
-        .findings
-        .iter()
-        .any(|s| s.severity == cudawatch_parsers::model::Severity::Error)
-    {
-        code = exit_codes::FINDINGS;
-    }
-    if !report.warnings.is_empty() {
-        code = exit_codes::worst(code, exit_codes::INCONCLUSIVE);
-    }
-    code
 }
 
 /// A file, what it is, and which tool it belongs to.

@@ -10,6 +10,7 @@ use cudawatch_parsers::model::{Outcome, Tool};
 
 use crate::cli::RunArgs;
 use crate::errors::ExpectedError;
+use crate::gate;
 use crate::gpu_memory::Sampler;
 use crate::plan::{self, Stage, ToolPaths};
 use crate::progress::{Event, Progress};
@@ -48,7 +49,8 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
         .build()
         .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(run_stages(args, &run_dir))?;
-    let (report, code) = rundir::assemble(&run_dir)?;
+    let report = rundir::assemble(&run_dir)?;
+    let code = gate::exit_code(&report, args.output.fail_on);
     render::render(&report, &args.output, style)?;
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
@@ -132,7 +134,7 @@ async fn run_stages(args: &RunArgs, run_dir: &Path) -> Result<(), ExpectedError>
         rundir::write_json(&stage_dir.join("stage.json"), &record)?;
         // Rewrite the report after every stage: a later stage may hang or
         // the user may stop the run, and what finished must not be lost.
-        let (report, _) = rundir::assemble(run_dir)?;
+        let report = rundir::assemble(run_dir)?;
         rundir::write_json(&run_dir.join("report.json"), &report)?;
         let outcome = report
             .stages
@@ -152,7 +154,7 @@ async fn run_stages(args: &RunArgs, run_dir: &Path) -> Result<(), ExpectedError>
             );
             run.interrupted = true;
             rundir::write_json(&run_dir.join("run.json"), &run)?;
-            let (report, _) = rundir::assemble(run_dir)?;
+            let report = rundir::assemble(run_dir)?;
             rundir::write_json(&run_dir.join("report.json"), &report)?;
             break;
         }

@@ -210,6 +210,7 @@ mod tests {
         let output = OutputArgs {
             format: Format::Json,
             reports: vec!["sarif".into()],
+            fail_on: crate::cli::FailOn::Error,
         };
         assert!(
             specs(&output)

@@ -326,3 +326,23 @@ fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
     assert_eq!(stage(&report, "memcheck")["outcome"], "inconclusive");
     assert_eq!(stage(&report, "racecheck")["outcome"], "skipped");
 }
+
+#[test]
+fn fail_on_warning_makes_uncoalesced_access_fail_the_gate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "coalescing",
+        tmp.path(),
+        "ncu",
+        &["--fail-on", "warning"],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let again = run(cudawatch()
+        .args(["report", "--fail-on", "never"])
+        .arg(tmp.path()));
+    assert_eq!(
+        again.code, 0,
+        "the saved run re-judged with another policy: {}",
+        again.stderr
+    );
+}
