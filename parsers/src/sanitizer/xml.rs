@@ -433,6 +433,15 @@ enum Stop {
     Broken(ParseError),
 }
 
+/// Damage once the root element has opened; before that, not this format.
+fn stop_for(state: &State, err: ParseError) -> Stop {
+    if state.started {
+        Stop::Broken(err)
+    } else {
+        Stop::NotThisFormat(err)
+    }
+}
+
 /// Parses one block, which ends at a record boundary (or at the input's end).
 fn parse_block(
     block: &[u8],
@@ -460,13 +469,13 @@ fn parse_block(
             }
         };
         match event {
-            Ok(Event::Start(e)) => state
-                .start(e.name().as_ref(), offset)
-                .map_err(Stop::NotThisFormat)?,
+            Ok(Event::Start(e)) => {
+                let opened = state.start(e.name().as_ref(), offset);
+                opened.map_err(|err| stop_for(state, err))?;
+            }
             Ok(Event::Empty(e)) => {
-                state
-                    .start(e.name().as_ref(), offset)
-                    .map_err(Stop::NotThisFormat)?;
+                let opened = state.start(e.name().as_ref(), offset);
+                opened.map_err(|err| stop_for(state, err))?;
                 state
                     .close(e.name().as_ref(), read, on_record)
                     .map_err(|m| broken(m, state))?;
@@ -632,6 +641,12 @@ impl State {
                 ));
             }
             self.started = true;
+        } else if self.closed {
+            return Err(ParseError::new(
+                ParseErrorKind::Xml(format!("<{name}> after the root element closed")),
+                offset,
+                ROOT,
+            ));
         }
         if self.depth > 0 {
             self.has_child[self.depth - 1] = true;
@@ -998,7 +1013,7 @@ mod tests {
             block,
             threads,
             Vec::new,
-            |sink: &mut Vec<u32>, r, _| sink.push(r.thread.unwrap().x),
+            |sink: &mut Vec<u32>, r, _| sink.push(r.thread.map_or(u32::MAX, |t| t.x)),
             |sink| xs.extend(sink),
         );
         (xs, read)
@@ -1071,6 +1086,37 @@ mod tests {
             assert!(read.broken.is_some(), "block {block}");
             assert_eq!((xs.len() as u64, read.records), (3, 3), "block {block}");
         }
+    }
+
+    #[test]
+    fn a_record_boundary_inside_an_unclosed_instruction_is_healed() {
+        // Found by the fuzzer: `</record>` inside a `<?...` that closes later.
+        let doc = format!(
+            "{}<?pi text </record> more ?>\n{}",
+            document(2).trim_end_matches("</ComputeSanitizerOutput>\n"),
+            "  <record><kind>Leak</kind></record>\n</ComputeSanitizerOutput>\n"
+        );
+        let whole = parse(doc.as_bytes(), |_| {}).unwrap();
+        for block in [1, 16, 64, 1 << 22] {
+            let (xs, read) = threads_of(&doc, block, 2);
+            assert_eq!(read.unwrap(), whole, "block {block}");
+            assert_eq!(xs, vec![0, 1, u32::MAX], "block {block}");
+        }
+    }
+
+    #[test]
+    fn content_after_the_root_closed_is_damage() {
+        // Found by the fuzzer: elements after </ComputeSanitizerOutput>.
+        let doc = "<ComputeSanitizerOutput/>\n<record><kind>Leak</kind></record>\n";
+        let read = parse(doc.as_bytes(), |_| {}).unwrap();
+        assert!(
+            read.broken
+                .unwrap()
+                .to_string()
+                .contains("after the root element closed")
+        );
+        let (_, split) = threads_of(doc, 8, 2);
+        assert!(split.unwrap().broken.is_some());
     }
 
     #[test]
