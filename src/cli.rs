@@ -35,6 +35,10 @@ pub enum Command {
     ///
     /// Example: cudawatch parse memcheck.xml memcheck.stdout ncu-raw.csv
     Parse(ParseArgs),
+    /// Compare two cudawatch JSON reports: new, fixed and unchanged sites.
+    ///
+    /// Example: cudawatch diff nightly-old/report.json nightly-new/report.json
+    Diff(DiffArgs),
     /// Re-render a saved run directory from its raw artifacts.
     ///
     /// Example: cudawatch report cudawatch-runs/20261122-101500-train
@@ -49,6 +53,21 @@ pub struct ParseArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `cudawatch diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The earlier report.
+    pub old: PathBuf,
+    /// The later report.
+    pub new: PathBuf,
+    /// Print the diff as JSON on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// The least severe new finding that fails (exit 1).
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }
 
 /// `cudawatch report`.
@@ -133,6 +152,10 @@ pub struct OutputArgs {
     /// access is a warning, memory errors are errors.
     #[arg(long, value_enum, default_value_t = FailOn::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOn,
+    /// A cudawatch JSON report of an earlier run: findings it already had
+    /// (same site id) are shown but do not fail the gate.
+    #[arg(long, value_name = "REPORT.json", env = "CUDAWATCH_BASELINE")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// `--fail-on`.

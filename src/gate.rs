@@ -18,6 +18,28 @@ impl FailOn {
     }
 }
 
+/// Marks the sites of `report` that `baseline` already had (by their
+/// stable id), so only new ones fail the gate.
+pub fn apply_baseline(report: &mut Report, baseline: &Report) {
+    let known: std::collections::HashSet<&str> =
+        baseline.findings.iter().map(|s| s.id.as_str()).collect();
+    for site in &mut report.findings {
+        site.in_baseline = known.contains(site.id.as_str());
+    }
+}
+
+/// Reads a JSON report written by cudawatch (`report.json`, `--format json`).
+pub fn read_report(path: &std::path::Path) -> Result<Report, crate::errors::ExpectedError> {
+    let text = std::fs::read_to_string(path).map_err(|e| crate::errors::ExpectedError::Input {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| crate::errors::ExpectedError::Input {
+        path: path.display().to_string(),
+        message: format!("not a cudawatch JSON report: {e}"),
+    })
+}
+
 /// The exit code of a report (see `exit_codes` for the ranking).
 pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
     let mut code = exit_codes::CLEAN;
@@ -35,7 +57,7 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
     if report
         .findings
         .iter()
-        .any(|s| s.suppressed.is_none() && fail_on.fails(s.severity))
+        .any(|s| s.suppressed.is_none() && !s.in_baseline && fail_on.fails(s.severity))
     {
         code = worst(code, exit_codes::FINDINGS);
     }
@@ -89,6 +111,25 @@ mod tests {
             exit_code(&report_with(Severity::Note), FailOn::Note),
             exit_codes::FINDINGS
         );
+    }
+
+    #[test]
+    fn findings_already_in_the_baseline_do_not_fail() {
+        let baseline = report_with(Severity::Error);
+        let mut report = report_with(Severity::Error);
+        report.findings[0].id = baseline.findings[0].id.clone();
+        report.findings.push(new_site(
+            Tool::Memcheck,
+            FindingKind::Leak,
+            Severity::Error,
+            "new".into(),
+        ));
+        report.findings[1].id = "leak-new".into();
+        apply_baseline(&mut report, &baseline);
+        assert!(report.findings[0].in_baseline && !report.findings[1].in_baseline);
+        assert_eq!(exit_code(&report, FailOn::Error), exit_codes::FINDINGS);
+        report.findings.pop();
+        assert_eq!(exit_code(&report, FailOn::Error), exit_codes::CLEAN);
     }
 
     #[test]

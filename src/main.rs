@@ -23,6 +23,7 @@ fn main() {
         cli::Command::Run(a) => commands::run::run(a, style),
         cli::Command::Parse(a) => commands::parse::run(a, style),
         cli::Command::Report(a) => commands::report::run(a, style),
+        cli::Command::Diff(a) => commands::diff::run(a, style),
     };
     let code = match result {
         Ok(code) => code,

@@ -357,6 +357,10 @@ pub struct Site {
     /// Set when a suppression rule matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suppressed: Option<String>,
+    /// The site was already in the `--baseline` report, so it does not fail
+    /// the gate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_baseline: bool,
 }
 
 /// Sectors and requests of one direction (loads or stores) of one kernel.

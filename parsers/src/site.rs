@@ -28,6 +28,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         host_frames: Vec::new(),
         unrecognised: Vec::new(),
         suppressed: None,
+        in_baseline: false,
     }
 }
 

@@ -1,5 +1,28 @@
-//! One module per subcommand.
+//! One module per subcommand, and the ending they share.
 
+pub mod diff;
 pub mod parse;
 pub mod report;
 pub mod run;
+
+use cudawatch_parsers::model::Report;
+
+use crate::cli::OutputArgs;
+use crate::errors::ExpectedError;
+use crate::gate;
+use crate::render::{self, style::Style};
+
+/// Marks the baseline's sites, renders every requested format, and returns
+/// the exit code the report earns: the same ending for run, report and parse.
+pub fn conclude(
+    mut report: Report,
+    output: &OutputArgs,
+    style: Style,
+) -> Result<i32, ExpectedError> {
+    if let Some(path) = &output.baseline {
+        let baseline = gate::read_report(path)?;
+        gate::apply_baseline(&mut report, &baseline);
+    }
+    render::render(&report, output, style)?;
+    Ok(gate::exit_code(&report, output.fail_on))
+}

@@ -14,17 +14,15 @@ use cudawatch_parsers::model::{InputKind, Report, Tool};
 use crate::cli::ParseArgs;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::gate;
-use crate::render::{self, style::Style};
+use crate::render::style::Style;
 
 /// Runs `cudawatch parse`; returns the exit code.
 pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
     let (report, errors) = parse_files(&args.files);
-    render::render(&report, &args.output, style)?;
+    let mut code = super::conclude(report, &args.output, style)?;
     for error in &errors {
         eprintln!("error: {error}");
     }
-    let mut code = gate::exit_code(&report, args.output.fail_on);
     if !errors.is_empty() {
         code = exit_codes::worst(code, exit_codes::SETUP_ERROR);
     }

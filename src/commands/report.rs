@@ -2,13 +2,11 @@
 
 use crate::cli::ReportArgs;
 use crate::errors::ExpectedError;
-use crate::gate;
-use crate::render::{self, style::Style};
+use crate::render::style::Style;
 use crate::rundir;
 
 /// Runs `cudawatch report`; returns the exit code.
 pub fn run(args: &ReportArgs, style: Style) -> Result<i32, ExpectedError> {
     let report = rundir::assemble(&args.dir)?;
-    render::render(&report, &args.output, style)?;
-    Ok(gate::exit_code(&report, args.output.fail_on))
+    super::conclude(report, &args.output, style)
 }

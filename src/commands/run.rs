@@ -10,7 +10,6 @@ use cudawatch_parsers::model::{Outcome, Tool};
 
 use crate::cli::RunArgs;
 use crate::errors::ExpectedError;
-use crate::gate;
 use crate::gpu_memory::Sampler;
 use crate::plan::{self, Stage, ToolPaths};
 use crate::progress::{Event, Progress};
@@ -50,8 +49,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
         .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(run_stages(args, &run_dir))?;
     let report = rundir::assemble(&run_dir)?;
-    let code = gate::exit_code(&report, args.output.fail_on);
-    render::render(&report, &args.output, style)?;
+    let code = super::conclude(report, &args.output, style)?;
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
 }

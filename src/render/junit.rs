@@ -63,9 +63,14 @@ impl Exporter for JunitExporter {
                         .map(|l| format!(" at {l}"))
                         .unwrap_or_default()
                 );
-                let body = if site.suppressed.is_some() {
+                let body = if site.suppressed.is_some() || site.in_baseline {
                     skipped += 1;
-                    "<skipped message=\"suppressed\"/>".to_string()
+                    let why = if site.in_baseline {
+                        "in the baseline"
+                    } else {
+                        "suppressed"
+                    };
+                    format!("<skipped message=\"{why}\"/>")
                 } else if site.severity == Severity::Error {
                     failures += 1;
                     format!(

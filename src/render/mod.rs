@@ -211,6 +211,7 @@ mod tests {
             format: Format::Json,
             reports: vec!["sarif".into()],
             fail_on: crate::cli::FailOn::Error,
+            baseline: None,
         };
         assert!(
             specs(&output)

@@ -115,6 +115,9 @@ fn result(site: &Site) -> Value {
             "physicalLocation": { "artifactLocation": artifact, "region": { "startLine": line.max(1) } }
         }]);
     }
+    if site.in_baseline {
+        result["baselineState"] = json!("unchanged");
+    }
     if let Some(reason) = &site.suppressed {
         result["suppressions"] = json!([{ "kind": "external", "justification": reason }]);
     }

@@ -131,6 +131,9 @@ fn findings_table(sites: &[Site]) -> String {
         if site.suppressed.is_some() {
             kind.push_str(" (suppressed)");
         }
+        if site.in_baseline {
+            kind.push_str(" (baseline)");
+        }
         b.push_record([
             (i + 1).to_string(),
             site.tool.name().to_string(),
@@ -338,7 +341,7 @@ fn verdict(report: &Report, style: Style) -> String {
     let errors = report
         .findings
         .iter()
-        .filter(|s| s.severity == Severity::Error && s.suppressed.is_none())
+        .filter(|s| s.severity == Severity::Error && s.suppressed.is_none() && !s.in_baseline)
         .count();
     let inconclusive: Vec<&str> = report
         .stages

@@ -135,3 +135,51 @@ fn two_reports_on_stdout_are_a_usage_error_before_anything_runs() {
         out.stderr
     );
 }
+
+#[test]
+fn a_baseline_keeps_known_findings_from_failing_and_diff_lists_new_and_fixed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json_of = |case: &str| {
+        let path = tmp.path().join(format!("{case}.json"));
+        let dir = sample(case);
+        let out = run(cudawatch()
+            .args(["parse", "--report"])
+            .arg(format!("json={}", path.display()))
+            .arg(dir.join("memcheck.xml"))
+            .arg(dir.join("memcheck.stdout")));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        path
+    };
+    let old = json_of("oob_write");
+    let new = json_of("oob_read");
+    let oob = sample("oob_write");
+    let same = run(cudawatch()
+        .args(["parse", "--baseline"])
+        .arg(&old)
+        .arg(oob.join("memcheck.xml"))
+        .arg(oob.join("memcheck.stdout")));
+    assert_eq!(
+        same.code, 0,
+        "every finding is in the baseline: {}",
+        same.stderr
+    );
+    assert!(same.stderr.contains("(baseline)"), "{}", same.stderr);
+    let diff = run(cudawatch()
+        .args(["diff", "--format", "json"])
+        .arg(&old)
+        .arg(&new));
+    assert_eq!(diff.code, 1, "new findings fail: {}", diff.stderr);
+    let diff: serde_json::Value = serde_json::from_str(&diff.stdout).unwrap();
+    let kernels = |key: &str| -> Vec<String> {
+        diff[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["kernel"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(kernels("new"), vec!["oob_read"]);
+    assert_eq!(kernels("fixed"), vec!["oob_write"]);
+    let reverse = run(cudawatch().args(["diff"]).arg(&old).arg(&old));
+    assert_eq!(reverse.code, 0, "{}", reverse.stderr);
+}
