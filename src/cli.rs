@@ -39,6 +39,17 @@ pub enum Command {
     ///
     /// Example: cudawatch diff nightly-old/report.json nightly-new/report.json
     Diff(DiffArgs),
+    /// Print a shell completion script.
+    ///
+    /// Example: cudawatch completions bash > /etc/bash_completion.d/cudawatch
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    ///
+    /// Example: cudawatch man > /usr/local/share/man/man1/cudawatch.1
+    Man,
     /// Re-render a saved run directory from its raw artifacts.
     ///
     /// Example: cudawatch report cudawatch-runs/20261122-101500-train

@@ -24,6 +24,8 @@ fn main() {
         cli::Command::Parse(a) => commands::parse::run(a, style),
         cli::Command::Report(a) => commands::report::run(a, style),
         cli::Command::Diff(a) => commands::diff::run(a, style),
+        cli::Command::Completions { shell } => commands::help::completions(*shell),
+        cli::Command::Man => commands::help::man(),
     };
     let code = match result {
         Ok(code) => code,

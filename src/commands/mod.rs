@@ -1,6 +1,7 @@
 //! One module per subcommand, and the ending they share.
 
 pub mod diff;
+pub mod help;
 pub mod parse;
 pub mod report;
 pub mod run;

@@ -183,3 +183,30 @@ fn a_baseline_keeps_known_findings_from_failing_and_diff_lists_new_and_fixed() {
     let reverse = run(cudawatch().args(["diff"]).arg(&old).arg(&old));
     assert_eq!(reverse.code, 0, "{}", reverse.stderr);
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_real_flags() {
+    let bash = run(cudawatch().args(["completions", "bash"]));
+    assert_eq!(bash.code, 0, "{}", bash.stderr);
+    assert!(
+        bash.stdout.contains("--fail-on") && bash.stdout.contains("--report"),
+        "bash completion knows the flags"
+    );
+    let man = run(cudawatch().arg("man"));
+    assert!(
+        man.stdout.contains(".TH cudawatch 1"),
+        "{}",
+        &man.stdout[..200.min(man.stdout.len())]
+    );
+    assert!(
+        man.stdout.contains("cudawatch\\-diff"),
+        "the man page lists the subcommands"
+    );
+    let help = run(cudawatch().args(["run", "--help"]));
+    assert!(
+        help.stdout
+            .contains("Example: cudawatch run -- python train.py"),
+        "{}",
+        help.stdout
+    );
+}
