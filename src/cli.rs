@@ -167,6 +167,12 @@ pub struct OutputArgs {
     /// (same site id) are shown but do not fail the gate.
     #[arg(long, value_name = "REPORT.json", env = "CUDAWATCH_BASELINE")]
     pub baseline: Option<PathBuf>,
+    /// Checklist: the most a kernel may waste of its global sectors, in percent.
+    #[arg(long, default_value_t = 50.0, value_name = "PCT")]
+    pub max_wasted_sectors: f64,
+    /// Checklist: the least free GPU memory at the plain run's peak, in percent.
+    #[arg(long, default_value_t = 10.0, value_name = "PCT")]
+    pub min_memory_headroom: f64,
 }
 
 /// `--fail-on`.

@@ -1,7 +1,7 @@
 //! The gate: the exit code a report earns, decided in one place for `run`,
 //! `report` and `parse` alike.
 
-use cudawatch_parsers::model::{Outcome, Report, Severity};
+use cudawatch_parsers::model::{CheckStatus, Outcome, Report, Severity};
 
 use crate::cli::FailOn;
 use crate::exit_codes::{self, worst};
@@ -58,6 +58,14 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
         .findings
         .iter()
         .any(|s| s.suppressed.is_none() && !s.in_baseline && fail_on.fails(s.severity))
+    {
+        code = worst(code, exit_codes::FINDINGS);
+    }
+    if fail_on != FailOn::Never
+        && report
+            .checklist
+            .iter()
+            .any(|i| i.status == CheckStatus::Fail)
     {
         code = worst(code, exit_codes::FINDINGS);
     }

@@ -1,6 +1,7 @@
 //! cudawatch: runs a CUDA program under compute-sanitizer and Nsight
 //! Compute and folds every tool's output into one report.
 
+mod checklist;
 mod classify;
 mod cli;
 mod commands;

@@ -631,6 +631,9 @@ pub struct Report {
     /// What limits trust in this report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// The pre-deployment checklist, judged from everything above (runs only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checklist: Vec<ChecklistItem>,
     /// The user stopped the run (Ctrl-C, SIGTERM): later stages did not run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
@@ -649,7 +652,44 @@ impl Report {
             coalescing: Vec::new(),
             wasteful_lines: Vec::new(),
             warnings: Vec::new(),
+            checklist: Vec::new(),
             interrupted: false,
+        }
+    }
+}
+
+/// One pre-deployment check and its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChecklistItem {
+    /// Stable id, e.g. `memcheck_clean`.
+    pub id: String,
+    /// What is checked, for people.
+    pub title: String,
+    /// The verdict.
+    pub status: CheckStatus,
+    /// Why, in one line.
+    pub evidence: String,
+}
+
+/// A checklist verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// Checked and fine.
+    Pass,
+    /// Checked and not fine.
+    Fail,
+    /// Could not be checked (stage not run, inconclusive, no data).
+    Inconclusive,
+}
+
+impl CheckStatus {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckStatus::Pass => "pass",
+            CheckStatus::Fail => "fail",
+            CheckStatus::Inconclusive => "inconclusive",
         }
     }
 }

@@ -13,7 +13,8 @@ use crate::errors::ExpectedError;
 use crate::gate;
 use crate::render::{self, style::Style};
 
-/// Marks the baseline's sites, renders every requested format, and returns
+/// Marks the baseline's sites, judges the checklist, renders every
+/// requested format, and returns
 /// the exit code the report earns: the same ending for run, report and parse.
 pub fn conclude(
     mut report: Report,
@@ -24,6 +25,11 @@ pub fn conclude(
         let baseline = gate::read_report(path)?;
         gate::apply_baseline(&mut report, &baseline);
     }
+    let thresholds = crate::checklist::Thresholds {
+        max_wasted_sectors_pct: output.max_wasted_sectors,
+        min_memory_headroom_pct: output.min_memory_headroom,
+    };
+    report.checklist = crate::checklist::judge(&report, thresholds);
     render::render(&report, output, style)?;
     Ok(gate::exit_code(&report, output.fail_on))
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{Outcome, Report, Severity, Site, Tool};
+use cudawatch_parsers::model::{CheckStatus, Outcome, Report, Severity, Site, Tool};
 
 use super::Exporter;
 
@@ -97,6 +97,36 @@ impl Exporter for JunitExporter {
                 suites,
                 "\n  <testsuite name=\"cudawatch.{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">{cases}\n  </testsuite>",
                 tool.name()
+            );
+        }
+        if !report.checklist.is_empty() {
+            let mut cases = String::new();
+            let (mut failures, mut errors) = (0, 0);
+            for item in &report.checklist {
+                let body = match item.status {
+                    CheckStatus::Pass => String::new(),
+                    CheckStatus::Fail => {
+                        failures += 1;
+                        format!("<failure message=\"{}\"/>", escape(&item.evidence))
+                    }
+                    CheckStatus::Inconclusive => {
+                        errors += 1;
+                        format!("<error message=\"{}\"/>", escape(&item.evidence))
+                    }
+                };
+                let _ = write!(
+                    cases,
+                    "\n    <testcase classname=\"cudawatch.checklist\" name=\"{}\">{body}</testcase>",
+                    escape(&item.title)
+                );
+            }
+            let tests = report.checklist.len();
+            total_tests += tests;
+            total_failures += failures;
+            total_errors += errors;
+            let _ = write!(
+                suites,
+                "\n  <testsuite name=\"cudawatch.checklist\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">{cases}\n  </testsuite>"
             );
         }
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::Report;
+use cudawatch_parsers::model::{CheckStatus, Report};
 
 use super::Exporter;
 
@@ -26,6 +26,23 @@ impl Exporter for MarkdownExporter {
                     s.outcome.name(),
                     cell(&s.reason),
                     s.seconds.map(|t| format!("{t:.1} s")).unwrap_or_default()
+                );
+            }
+            out.push('\n');
+        }
+        if !report.checklist.is_empty() {
+            out.push_str("### Pre-deployment checklist\n\n| check | status | evidence |\n| --- | --- | --- |\n");
+            for item in &report.checklist {
+                let mark = match item.status {
+                    CheckStatus::Pass => "pass",
+                    CheckStatus::Fail => "**fail**",
+                    CheckStatus::Inconclusive => "*inconclusive*",
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {mark} | {} |",
+                    item.title,
+                    cell(&item.evidence)
                 );
             }
             out.push('\n');

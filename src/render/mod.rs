@@ -212,6 +212,8 @@ mod tests {
             reports: vec!["sarif".into()],
             fail_on: crate::cli::FailOn::Error,
             baseline: None,
+            max_wasted_sectors: 50.0,
+            min_memory_headroom: 10.0,
         };
         assert!(
             specs(&output)

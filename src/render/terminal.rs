@@ -66,6 +66,19 @@ pub fn render(report: &Report, style: Style) -> String {
         );
         out.push_str(&lines_table(report));
     }
+    if !report.checklist.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Pre-deployment checklist"));
+        let mut b = Builder::default();
+        b.push_record(["check", "status", "evidence"]);
+        for item in &report.checklist {
+            b.push_record([
+                item.title.clone(),
+                item.status.name().to_string(),
+                shorten(&item.evidence, 80),
+            ]);
+        }
+        out.push_str(&table(b));
+    }
     if !report.warnings.is_empty() {
         let _ = writeln!(out, "\n{}", style.warn("Warnings"));
         for w in &report.warnings {

@@ -228,8 +228,8 @@ fn ncu_stage_imports_the_profile_and_reports_coalescing() {
     let tmp = tempfile::tempdir().unwrap();
     let out = run(fake_run("coalescing", tmp.path(), "ncu", &[]));
     assert_eq!(
-        out.code, 0,
-        "uncoalesced access is a warning, not a gate failure: {}",
+        out.code, 1,
+        "78% wasted sectors is over the checklist's 50% limit: {}",
         out.stderr
     );
     let report = read_json(&tmp.path().join("report.json"));
@@ -240,6 +240,21 @@ fn ncu_stage_imports_the_profile_and_reports_coalescing() {
         "source page of the wasteful launch imported"
     );
     assert!(out.stderr.contains("wasted sectors"), "{}", out.stderr);
+    let loose = run(cudawatch()
+        .args(["report", "--max-wasted-sectors", "90"])
+        .arg(tmp.path()));
+    assert_eq!(
+        loose.code, 0,
+        "within a looser limit the warning alone does not fail: {}",
+        loose.stderr
+    );
+    let item = |r: &str| {
+        r.lines()
+            .find(|l| l.contains("coalescing within thresholds"))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(item(&out.stderr).contains("fail") && item(&loose.stderr).contains("pass"));
 }
 
 /// Starts `cmd`, waits until the fake logged that it runs `tool`.
