@@ -32,6 +32,25 @@ fn fake_run(case: &str, out_dir: &Path, stages: &str, extra: &[&str]) -> Command
     cmd
 }
 
+/// The stage's raw output, its record and the run's report are on disk,
+/// and the report lists them as the stage's artifacts.
+fn assert_artifacts_kept(dir: &Path, tool: &str) {
+    for file in ["stdout", "stderr", "stage.json"] {
+        assert!(dir.join(tool).join(file).exists(), "{tool}/{file} kept");
+    }
+    let report = read_json(&dir.join("report.json"));
+    let artifacts = stage(&report, tool)["artifacts"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        artifacts
+            .iter()
+            .any(|a| a == &serde_json::json!(format!("{tool}/stdout"))),
+        "{artifacts:?}"
+    );
+}
+
 fn stage<'a>(report: &'a serde_json::Value, tool: &str) -> &'a serde_json::Value {
     report["stages"]
         .as_array()
@@ -113,6 +132,7 @@ fn a_hanging_tool_times_out_and_is_inconclusive_with_its_output_kept() {
             .unwrap()
             .contains("timed out")
     );
+    assert_artifacts_kept(tmp.path(), "memcheck");
 }
 
 #[test]
@@ -127,6 +147,7 @@ fn a_tool_that_ignores_sigterm_is_killed_after_the_grace_period() {
     assert_eq!(record["killed"], true);
     assert_eq!(record["end"]["how"], "signaled");
     assert_eq!(record["end"]["code"], 9);
+    assert_artifacts_kept(tmp.path(), "memcheck");
 }
 
 #[test]
@@ -140,6 +161,7 @@ fn a_crashing_tool_without_a_summary_is_inconclusive() {
         reason.contains("no summary line") && reason.contains("signal 11"),
         "{reason}"
     );
+    assert_artifacts_kept(tmp.path(), "memcheck");
 }
 
 #[test]
@@ -152,6 +174,7 @@ fn truncated_xml_is_inconclusive_and_keeps_the_records_it_had() {
     assert_eq!(stage(&report, "initcheck")["outcome"], "inconclusive");
     let count = report["findings"][0]["count"].as_u64().unwrap();
     assert!(count > 100, "records before the cut were kept: {count}");
+    assert_artifacts_kept(tmp.path(), "initcheck");
 }
 
 #[test]
@@ -166,6 +189,7 @@ fn a_program_that_never_initialises_cuda_is_inconclusive_not_clean() {
             .unwrap()
             .contains("never initialised CUDA")
     );
+    assert_artifacts_kept(tmp.path(), "memcheck");
 }
 
 #[test]
@@ -184,6 +208,7 @@ fn a_grandchild_left_running_is_killed_and_reported() {
             .unwrap()
             .contains("left behind were killed")
     );
+    assert_artifacts_kept(tmp.path(), "memcheck");
 }
 
 #[test]
@@ -221,6 +246,7 @@ fn ncu_profiling_no_kernels_is_inconclusive_though_it_exits_0() {
             .unwrap()
             .contains("profiled no kernels")
     );
+    assert_artifacts_kept(tmp.path(), "ncu");
 }
 
 #[test]
