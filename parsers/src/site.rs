@@ -52,28 +52,15 @@ pub fn simple_kernel_name(name: &str) -> &str {
 /// line, pc and a kind-specific discriminator, hashed. Addresses, threads
 /// and absolute paths stay out, so the id survives reruns and machines.
 pub fn site_id(site: &Site, discriminator: &str) -> String {
-    id_of(
+    let hash = id_hash(
         site.tool,
         &site.kind,
         site.kernel.as_deref(),
         site.location.as_ref(),
         site.pc.as_deref(),
         discriminator,
-    )
-}
-
-fn id_of(
-    tool: Tool,
-    kind: &FindingKind,
-    kernel: Option<&str>,
-    location: Option<&crate::model::SourceLocation>,
-    pc: Option<&str>,
-    discriminator: &str,
-) -> String {
-    id_string(
-        kind,
-        id_hash(tool, kind, kernel, location, pc, discriminator),
-    )
+    );
+    id_string(&site.kind, hash)
 }
 
 fn id_string(kind: &FindingKind, hash: u64) -> String {
