@@ -115,7 +115,7 @@ impl ReportBuilder {
                 reader,
                 threads,
                 Folder::default,
-                |folder, r, frames| folder.add_record_lazy(tool, r, frames),
+                |folder, raw| folder.add_raw(tool, raw),
                 |folder| xml_folder.absorb(folder),
             );
             match parsed {

@@ -56,7 +56,7 @@ pub fn site_id(site: &Site, discriminator: &str) -> String {
         site.tool,
         &site.kind,
         site.kernel.as_deref(),
-        site.location.as_ref(),
+        site.location.as_ref().map(|l| (l.file.as_str(), l.line)),
         site.pc.as_deref(),
         discriminator,
     );
@@ -73,13 +73,13 @@ fn id_hash(
     tool: Tool,
     kind: &FindingKind,
     kernel: Option<&str>,
-    location: Option<&crate::model::SourceLocation>,
+    location: Option<(&str, u32)>,
     pc: Option<&str>,
     discriminator: &str,
 ) -> u64 {
-    let file = location.map_or("", |l| l.file.rsplit('/').next().unwrap_or(&l.file));
+    let file = location.map_or("", |(f, _)| f.rsplit('/').next().unwrap_or(f));
     let mut digits = [0u8; 10];
-    let line = decimal(location.map_or(0, |l| l.line), &mut digits);
+    let line = decimal(location.map_or(0, |(_, l)| l), &mut digits);
     let kernel = kernel.map(simple_kernel_name).unwrap_or("");
     let mut hash = Fnv::default();
     for part in [
@@ -148,28 +148,50 @@ pub struct Folder {
 }
 
 impl Folder {
+    /// Folds in a record as the XML reader holds it: a repeat of a known
+    /// invalid-access or initcheck site only counts and samples, from
+    /// borrowed fields; anything else is built in full first.
+    pub fn add_raw(&mut self, tool: Tool, raw: &crate::sanitizer::xml::RawView<'_>) {
+        if let Some(q) = raw.quick() {
+            let kind = if q.precise {
+                FindingKind::InvalidAccess
+            } else {
+                FindingKind::UninitializedRead
+            };
+            let tool = if tool == Tool::Sanitizer {
+                if q.precise {
+                    Tool::Memcheck
+                } else {
+                    Tool::Initcheck
+                }
+            } else {
+                tool
+            };
+            let hash = id_hash(tool, &kind, q.func, q.file.zip(q.line), q.pc, "");
+            if let Some(&i) = self.by_id.get(&hash) {
+                let existing = &mut self.sites[i];
+                existing.count += 1;
+                if existing.severity < q.severity {
+                    existing.severity = q.severity;
+                }
+                if existing.samples.len() < MAX_SAMPLES {
+                    existing.samples.push(Sample {
+                        thread: q.thread,
+                        block: q.block,
+                        address: q.address,
+                        nearest_allocation: None,
+                    });
+                }
+                return;
+            }
+        }
+        self.add_record(tool, raw.record());
+    }
+
     /// Folds one sanitizer record in. Most records repeat a site already
     /// seen (one record per faulting thread), so the identity is computed
     /// first and a known site only gains a count and perhaps a sample.
     pub fn add_record(&mut self, tool: Tool, record: Record) {
-        self.add_record_lazy(tool, record, &Vec::new);
-    }
-
-    /// Folds in a record whose host stack `frames` builds on demand (see
-    /// `sanitizer::xml::parse_parallel`); the stack is built only for a new
-    /// site, or when the identity needs it (leaks are keyed by where the
-    /// memory was allocated).
-    pub fn add_record_lazy(
-        &mut self,
-        tool: Tool,
-        mut record: Record,
-        frames: &dyn Fn() -> Vec<Frame>,
-    ) {
-        if record.host_frames.is_empty()
-            && matches!(record.kind, RecordKind::Leak | RecordKind::UnusedMemory)
-        {
-            record.host_frames = frames();
-        }
         let tool = if tool == Tool::Sanitizer {
             record.kind.tool().unwrap_or(tool)
         } else {
@@ -180,7 +202,7 @@ impl Folder {
             tool,
             &kind,
             record.func.as_deref(),
-            record.location.as_ref(),
+            record.location.as_ref().map(|l| (l.file.as_str(), l.line)),
             record.pc.as_deref(),
             &discriminator,
         );
@@ -207,9 +229,6 @@ impl Folder {
                 });
             }
             return;
-        }
-        if record.host_frames.is_empty() {
-            record.host_frames = frames();
         }
         let mut site = record_site(tool, record);
         site.id = id_string(&kind, hash);

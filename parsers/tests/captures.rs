@@ -245,3 +245,24 @@ fn every_failing_plain_run_yields_a_finding_and_clean_ones_none() {
         }
     }
 }
+
+#[test]
+fn folding_repeats_from_borrowed_fields_gives_the_same_sites_as_full_records() {
+    use cudawatch_parsers::site::Folder;
+    for (dir, run) in runs(".xml") {
+        let bytes = fs::read(dir.join(format!("{run}.xml"))).unwrap();
+        let mut full = Folder::default();
+        xml::parse(bytes.as_slice(), |r| full.add_record(Tool::Memcheck, r)).unwrap();
+        let mut quick = Folder::default();
+        xml::parse_in_blocks(
+            bytes.as_slice(),
+            4096,
+            2,
+            Folder::default,
+            |folder, raw| folder.add_raw(Tool::Memcheck, raw),
+            |folder| quick.absorb(folder),
+        )
+        .unwrap();
+        assert_eq!(quick.finish(), full.finish(), "{}/{run}", dir.display());
+    }
+}

@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // Tiny blocks and two threads must deliver the same records.
     let mut delivered = 0u64;
-    let split = xml::parse_in_blocks(data, 64, 2, || 0u64, |count: &mut u64, _, _| *count += 1, |count| delivered += count);
+    let split = xml::parse_in_blocks(data, 64, 2, || 0u64, |count: &mut u64, _| *count += 1, |count| delivered += count);
     match (whole, split) {
         (Ok(a), Ok(b)) => {
             assert_eq!(a.records, b.records);

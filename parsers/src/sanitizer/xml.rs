@@ -43,10 +43,7 @@ pub fn parse<R: BufRead>(
         BLOCK,
         1,
         Vec::new,
-        |records: &mut Vec<Record>, mut record, frames| {
-            record.host_frames = frames();
-            records.push(record);
-        },
+        |records: &mut Vec<Record>, raw| records.push(raw.record()),
         |records| records.into_iter().for_each(&mut on_record),
     )
 }
@@ -69,7 +66,7 @@ where
     R: BufRead,
     T: Send,
     N: Fn() -> T + Sync,
-    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
+    F: Fn(&mut T, &RawView<'_>) + Sync,
     D: FnMut(T),
 {
     parse_in_blocks(input, BLOCK, threads, new_sink, on_record, deliver)
@@ -91,7 +88,7 @@ where
     R: BufRead,
     T: Send,
     N: Fn() -> T + Sync,
-    F: Fn(&mut T, Record, &dyn Fn() -> Vec<Frame>) + Sync,
+    F: Fn(&mut T, &RawView<'_>) + Sync,
     D: FnMut(T),
 {
     let mut blocks = Blocks::new(input, block_size);
@@ -99,7 +96,7 @@ where
     let mut queued: std::collections::VecDeque<Block> = std::collections::VecDeque::new();
     let parse_into = |block: &Block, record_base: u64| {
         let mut sink = new_sink();
-        let result = parse_one(block, record_base, &mut |r, f| on_record(&mut sink, r, f));
+        let result = parse_one(block, record_base, &mut |raw| on_record(&mut sink, raw));
         (sink, result)
     };
     loop {
@@ -165,7 +162,7 @@ where
             if result.stop.is_some() && progress.records > 0 {
                 // Re-read the broken block alone so its error names the
                 // record by its index in the whole file.
-                result = parse_one(&block, progress.records, &mut |_, _| {});
+                result = parse_one(&block, progress.records, &mut |_| {});
             }
             blocks.recycle(block);
             deliver(sink);
@@ -305,7 +302,7 @@ struct BlockResult {
 fn parse_one(
     block: &Block,
     record_base: u64,
-    on_record: &mut impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+    on_record: &mut impl FnMut(&RawView<'_>),
 ) -> BlockResult {
     let mut state = if block.first {
         State::default()
@@ -448,7 +445,7 @@ fn parse_block(
     base: u64,
     state: &mut State,
     read: &mut XmlRead,
-    on_record: &mut impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+    on_record: &mut impl FnMut(&RawView<'_>),
 ) -> Result<(), Stop> {
     let mut reader = Reader::from_reader(block);
     // Blocks after the first start inside the root element and the last one
@@ -685,7 +682,7 @@ impl State {
         &mut self,
         name: &[u8],
         read: &mut XmlRead,
-        on_record: &mut impl FnMut(Record, &dyn Fn() -> Vec<Frame>),
+        on_record: &mut impl FnMut(&RawView<'_>),
     ) -> Result<(), String> {
         let open = self
             .depth
@@ -695,9 +692,9 @@ impl State {
         if open.as_bytes() != name {
             return Err(format!("expected </{open}>, found </{}>", utf8(name)));
         }
-        if let Some(record) = self.end() {
+        if self.end() {
             read.records += 1;
-            on_record(record, &|| self.record.host_frames());
+            on_record(&RawView { raw: &self.record });
         }
         if self.depth == 0 {
             self.closed = true;
@@ -705,10 +702,10 @@ impl State {
         Ok(())
     }
 
-    /// Closes the innermost element; returns the record it completed, if any.
-    fn end(&mut self) -> Option<Record> {
+    /// Closes the innermost element; true when that completed a record.
+    fn end(&mut self) -> bool {
         if self.depth == 0 {
-            return None;
+            return false;
         }
         self.depth -= 1;
         let depth = self.depth;
@@ -716,7 +713,7 @@ impl State {
         if depth == 1 && self.name(1) == "record" {
             self.text.clear();
             self.in_record = false;
-            return Some(to_record(&self.record));
+            return true;
         }
         if self.in_record && is_leaf && depth >= 2 {
             let value = self.text.trim();
@@ -755,7 +752,7 @@ impl State {
             }
         }
         self.text.clear();
-        None
+        false
     }
 }
 
@@ -765,6 +762,84 @@ fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// A record as read, before it becomes a [`Record`]: a site's first record
+/// is built in full, while the many repeats of a known site (one record per
+/// faulting thread) are folded from a few borrowed fields.
+pub struct RawView<'a> {
+    raw: &'a RawRecord,
+}
+
+/// The fields of a record that identify its site, borrowed; only for the
+/// kinds whose identity needs nothing more (invalid accesses, uninitialised reads).
+#[derive(Debug, Clone, Copy)]
+pub struct QuickRecord<'a> {
+    /// `Precise` or `Initcheck`.
+    pub precise: bool,
+    /// `Error` unless the record says `Warning`.
+    pub severity: Severity,
+    /// Kernel.
+    pub func: Option<&'a str>,
+    /// Source file.
+    pub file: Option<&'a str>,
+    /// Source line.
+    pub line: Option<u32>,
+    /// Offset in the kernel.
+    pub pc: Option<&'a str>,
+    /// Faulting thread.
+    pub thread: Option<Dim3>,
+    /// Its block.
+    pub block: Option<Dim3>,
+    /// Address accessed.
+    pub address: Option<u64>,
+}
+
+impl RawView<'_> {
+    /// The typed record, host stack included.
+    pub fn record(&self) -> Record {
+        let mut record = to_record(self.raw);
+        record.host_frames = self.raw.host_frames();
+        record
+    }
+
+    /// The identifying fields, for invalid-access and initcheck records.
+    pub fn quick(&self) -> Option<QuickRecord<'_>> {
+        let get = |path: &str| {
+            self.raw
+                .leaves()
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, v)| v.as_str())
+        };
+        let precise = match get("kind")? {
+            "Precise" => true,
+            "Initcheck" => false,
+            _ => return None,
+        };
+        let dim = |[x, y, z]: [&str; 3]| -> Option<Dim3> {
+            Some(Dim3 {
+                x: get(x)?.parse().ok()?,
+                y: get(y)?.parse().ok()?,
+                z: get(z)?.parse().ok()?,
+            })
+        };
+        Some(QuickRecord {
+            precise,
+            severity: if get("level") == Some("Warning") {
+                Severity::Warning
+            } else {
+                Severity::Error
+            },
+            func: get("where/func"),
+            file: get("where/path"),
+            line: get("where/line").and_then(|l| l.parse().ok()),
+            pc: get("where/pc"),
+            thread: dim(["who/threadIdx/x", "who/threadIdx/y", "who/threadIdx/z"]),
+            block: dim(["who/blockIdx/x", "who/blockIdx/y", "who/blockIdx/z"]),
+            address: get("what/address").and_then(parse_u64),
+        })
     }
 }
 
@@ -1013,7 +1088,7 @@ mod tests {
             block,
             threads,
             Vec::new,
-            |sink: &mut Vec<u32>, r, _| sink.push(r.thread.map_or(u32::MAX, |t| t.x)),
+            |sink: &mut Vec<u32>, raw| sink.push(raw.record().thread.map_or(u32::MAX, |t| t.x)),
             |sink| xs.extend(sink),
         );
         (xs, read)
