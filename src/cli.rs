@@ -167,6 +167,10 @@ pub struct OutputArgs {
     /// (same site id) are shown but do not fail the gate.
     #[arg(long, value_name = "REPORT.json", env = "CUDAWATCH_BASELINE")]
     pub baseline: Option<PathBuf>,
+    /// A TOML file of suppression rules: matching findings stay visible as
+    /// suppressed and do not fail the gate; expired rules stop hiding.
+    #[arg(long, value_name = "FILE", env = "CUDAWATCH_SUPPRESSIONS")]
+    pub suppressions: Option<PathBuf>,
     /// Checklist: the most a kernel may waste of its global sectors, in percent.
     #[arg(long, default_value_t = 50.0, value_name = "PCT")]
     pub max_wasted_sectors: f64,

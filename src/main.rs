@@ -14,6 +14,7 @@ mod progress;
 mod render;
 mod rundir;
 mod supervisor;
+mod suppress;
 
 use clap::Parser;
 

@@ -21,6 +21,10 @@ pub fn conclude(
     output: &OutputArgs,
     style: Style,
 ) -> Result<i32, ExpectedError> {
+    if let Some(path) = &output.suppressions {
+        let rules = crate::suppress::load(path)?;
+        crate::suppress::apply(&mut report, &rules, &crate::suppress::today());
+    }
     if let Some(path) = &output.baseline {
         let baseline = gate::read_report(path)?;
         gate::apply_baseline(&mut report, &baseline);

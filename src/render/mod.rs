@@ -212,6 +212,7 @@ mod tests {
             reports: vec!["sarif".into()],
             fail_on: crate::cli::FailOn::Error,
             baseline: None,
+            suppressions: None,
             max_wasted_sectors: 50.0,
             min_memory_headroom: 10.0,
         };

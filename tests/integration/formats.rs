@@ -210,3 +210,60 @@ fn completions_and_man_page_come_from_the_real_flags() {
         help.stdout
     );
 }
+
+#[test]
+fn suppressed_findings_stay_visible_and_do_not_fail_and_a_bad_rule_file_is_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("suppress.toml");
+    std::fs::write(
+        &rules,
+        "[[suppress]]\ntool = \"memcheck\"\nkernel = \"oob_*\"\nreason = \"tracked in BUG-1\"\n\n\
+         [[suppress]]\nkind = \"leak\"\nreason = \"freed by the driver at exit\"\n\n\
+         [[suppress]]\nkind = \"api_error\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
+    )
+    .unwrap();
+    let oob = sample("oob_write");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json", "--suppressions"])
+        .arg(&rules)
+        .arg(oob.join("memcheck.xml")));
+    assert_eq!(
+        out.code, 1,
+        "the expired rule no longer hides the API error: {}",
+        out.stderr
+    );
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let by_kind = |k: &str| {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kind"] == k)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_kind("invalid_access")["suppressed"], "tracked in BUG-1");
+    assert_eq!(by_kind("leak")["suppressed"], "freed by the driver at exit");
+    assert!(by_kind("api_error").get("suppressed").is_none());
+    assert!(
+        out.stderr.contains("(suppressed)") && out.stderr.contains("expired on 2000-01-01"),
+        "{}",
+        out.stderr
+    );
+
+    std::fs::write(&rules, "[[suppress]]\nkind = \"leak\"\n").unwrap();
+    let bad = run(cudawatch()
+        .args(["parse", "--suppressions"])
+        .arg(&rules)
+        .arg(oob.join("memcheck.xml")));
+    assert_eq!(bad.code, 4, "{}", bad.stderr);
+    let line = bad
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap();
+    assert!(
+        line.contains("suppress.toml") && line.contains("reason"),
+        "{line}"
+    );
+}
