@@ -39,6 +39,10 @@ pub enum Command {
     ///
     /// Example: cudawatch diff nightly-old/report.json nightly-new/report.json
     Diff(DiffArgs),
+    /// Append a suppression rule for one finding of a report to a rules file.
+    ///
+    /// Example: cudawatch suppress report.json leak-3f2a9c0d11e4b7a2 --reason "freed at exit" --expires 2027-03-31
+    Suppress(SuppressArgs),
     /// Print a shell completion script.
     ///
     /// Example: cudawatch completions bash > /etc/bash_completion.d/cudawatch
@@ -64,6 +68,24 @@ pub struct ParseArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `cudawatch suppress`.
+#[derive(Debug, clap::Args)]
+pub struct SuppressArgs {
+    /// A cudawatch JSON report.
+    pub report: PathBuf,
+    /// The site's id, as the JSON report gives it.
+    pub site: String,
+    /// Why the finding is accepted.
+    #[arg(long)]
+    pub reason: String,
+    /// Last day the rule applies (YYYY-MM-DD).
+    #[arg(long)]
+    pub expires: Option<String>,
+    /// The rules file to append to.
+    #[arg(long, default_value = "cudawatch-suppress.toml")]
+    pub file: PathBuf,
 }
 
 /// `cudawatch diff`.
@@ -128,6 +150,10 @@ pub struct RunArgs {
     /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
     #[arg(long)]
     pub ncu_kernel: Option<String>,
+    /// A compute-sanitizer suppression XML, passed to every sanitizer stage
+    /// as `--suppressions`.
+    #[arg(long, value_name = "FILE")]
+    pub sanitizer_suppressions: Option<PathBuf>,
     /// compute-sanitizer executable.
     #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,

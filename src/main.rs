@@ -28,6 +28,7 @@ fn main() {
         cli::Command::Diff(a) => commands::diff::run(a, style),
         cli::Command::Completions { shell } => commands::help::completions(*shell),
         cli::Command::Man => commands::help::man(),
+        cli::Command::Suppress(a) => crate::suppress::write_rule(a),
     };
     let code = match result {
         Ok(code) => code,

@@ -216,6 +216,9 @@ fn stage(
             if tool == Tool::Memcheck {
                 argv.extend(["--leak-check".into(), "full".into()]);
             }
+            if let Some(file) = &args.sanitizer_suppressions {
+                argv.extend(["--suppressions".into(), file.clone().into_os_string()]);
+            }
             argv.extend(program);
             argv
         }

@@ -267,3 +267,59 @@ fn suppressed_findings_stay_visible_and_do_not_fail_and_a_bad_rule_file_is_one_l
         "{line}"
     );
 }
+
+#[test]
+fn cudawatch_suppress_writes_a_rule_that_then_suppresses_the_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("report.json");
+    let oob = sample("oob_write");
+    run(cudawatch()
+        .args(["parse", "--report"])
+        .arg(format!("json={}", json.display()))
+        .arg(oob.join("memcheck.xml")));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let id = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "invalid_access")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rules = tmp.path().join("rules.toml");
+    let wrote = run(cudawatch()
+        .args(["suppress"])
+        .arg(&json)
+        .arg(&id)
+        .args([
+            "--reason",
+            "tracked \"upstream\"",
+            "--expires",
+            "2099-12-31",
+            "--file",
+        ])
+        .arg(&rules));
+    assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+    assert!(!wrote.stderr.contains("does not match"), "{}", wrote.stderr);
+    let again = run(cudawatch()
+        .args(["parse", "--format", "json", "--suppressions"])
+        .arg(&rules)
+        .arg(oob.join("memcheck.xml")));
+    let report: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    let site = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(site["suppressed"], "tracked \"upstream\"");
+    let missing = run(cudawatch()
+        .args(["suppress"])
+        .arg(&json)
+        .args(["nope", "--reason", "r", "--file"])
+        .arg(&rules));
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+}

@@ -387,3 +387,23 @@ fn fail_on_warning_makes_uncoalesced_access_fail_the_gate() {
         again.stderr
     );
 }
+
+#[test]
+fn a_sanitizer_suppression_xml_is_passed_to_every_sanitizer_stage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out = run(fake_run(
+        "clean",
+        &tmp.path().join("run"),
+        "memcheck,racecheck",
+        &["--sanitizer-suppressions", "supp.xml"],
+    )
+    .env("FAKE_LOG", &log));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        logged.matches("--suppressions supp.xml").count(),
+        2,
+        "{logged}"
+    );
+}
