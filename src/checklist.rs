@@ -11,6 +11,12 @@ use cudawatch_parsers::model::{
 pub struct Thresholds {
     /// Most excessive global sectors a kernel may move, in percent of all its sectors.
     pub max_wasted_sectors_pct: f64,
+    /// Most excessive sectors one source line may move, in percent of the
+    /// sectors its accesses need; unchecked when `None`.
+    pub max_line_wasted_sectors_pct: Option<f64>,
+    /// Most sectors per request a kernel's loads or stores may need beyond
+    /// the ideal for their width; unchecked when `None`.
+    pub max_excess_sectors_per_request: Option<f64>,
     /// Least free GPU memory at the plain run's peak, in percent of the total.
     pub min_memory_headroom_pct: f64,
 }
@@ -179,30 +185,82 @@ fn coalescing(
     if !stage.is_some_and(ran) || report.coalescing.is_empty() {
         return not_checked(stage);
     }
-    let worst = report
+    // Each threshold gives its worst case and whether that breaks it; the
+    // item fails on any broken one and shows every one that was checked.
+    let mut checks: Vec<(bool, String)> = Vec::new();
+    let max_pct = thresholds.max_wasted_sectors_pct;
+    let worst_kernel = report
         .coalescing
         .iter()
         .filter_map(|k| Some((k, k.excessive_pct()?)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    match worst {
-        Some((k, pct)) if pct > thresholds.max_wasted_sectors_pct => (
-            CheckStatus::Fail,
+    match worst_kernel {
+        Some((k, pct)) => checks.push((
+            pct > max_pct,
             format!(
-                "{} wastes {pct:.0}% of its sectors (limit {:.0}%)",
-                k.kernel, thresholds.max_wasted_sectors_pct
+                "{} wastes {pct:.0}% of its sectors (limit {max_pct:.0}%)",
+                k.kernel
             ),
-        ),
-        Some((k, pct)) => (
-            CheckStatus::Pass,
-            format!(
-                "worst: {} wastes {pct:.0}% (limit {:.0}%)",
-                k.kernel, thresholds.max_wasted_sectors_pct
+        )),
+        None => {
+            return (
+                CheckStatus::Inconclusive,
+                "no kernel had SourceCounters sector totals".into(),
+            );
+        }
+    }
+    if let Some(limit) = thresholds.max_line_wasted_sectors_pct {
+        let worst_line = report
+            .wasteful_lines
+            .iter()
+            .filter(|l| l.theoretical_sectors > 0.0)
+            .map(|l| (l, 100.0 * l.excessive_sectors / l.theoretical_sectors))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        checks.push(match worst_line {
+            Some((l, pct)) => (
+                pct > limit,
+                format!(
+                    "{} in {} wastes {pct:.0}% of its sectors (line limit {limit:.0}%)",
+                    l.location, l.kernel
+                ),
             ),
-        ),
-        None => (
-            CheckStatus::Inconclusive,
-            "no kernel had SourceCounters sector totals".into(),
-        ),
+            None => (
+                false,
+                format!("no line wastes sectors (line limit {limit:.0}%)"),
+            ),
+        });
+    }
+    if let Some(limit) = thresholds.max_excess_sectors_per_request {
+        let worst_access = report
+            .coalescing
+            .iter()
+            .flat_map(|k| {
+                let ideal = k.ideal_sectors_per_request;
+                [("loads", &k.load), ("stores", &k.store)]
+                    .into_iter()
+                    .filter_map(move |(what, stats)| {
+                        Some((k, what, stats.sectors_per_request()? - ideal?))
+                    })
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2));
+        checks.push(match worst_access {
+            Some((k, what, excess)) => (
+                excess > limit,
+                format!(
+                    "{} {what} need {excess:.1} sectors per request beyond the ideal (limit {limit:.1})",
+                    k.kernel
+                ),
+            ),
+            None => (false, "no kernel had sectors per request and an ideal".into()),
+        });
+    }
+    let failed: Vec<&String> = checks.iter().filter(|c| c.0).map(|c| &c.1).collect();
+    if failed.is_empty() {
+        let all: Vec<&str> = checks.iter().map(|c| c.1.as_str()).collect();
+        (CheckStatus::Pass, format!("worst: {}", all.join("; ")))
+    } else {
+        let failed: Vec<&str> = failed.iter().map(|s| s.as_str()).collect();
+        (CheckStatus::Fail, failed.join("; "))
     }
 }
 
@@ -248,6 +306,8 @@ mod tests {
 
     const LIMITS: Thresholds = Thresholds {
         max_wasted_sectors_pct: 50.0,
+        max_line_wasted_sectors_pct: None,
+        max_excess_sectors_per_request: None,
         min_memory_headroom_pct: 10.0,
     };
 
@@ -315,6 +375,95 @@ mod tests {
             status(&loose, "coalescing_within_thresholds"),
             CheckStatus::Pass
         );
+    }
+
+    fn strided_report() -> Report {
+        use cudawatch_parsers::model::{AccessStats, LineSectors, SourceLocation};
+        let mut report = Report::new("t");
+        report.stages = vec![stage(Tool::Ncu, Outcome::Findings)];
+        // gather_strided as ncu measured it on the H100 (sample-reports/coalescing).
+        report.coalescing.push(KernelCoalescing {
+            kernel: "gather_strided".into(),
+            load: AccessStats {
+                requests: Some(131072.0),
+                sectors: Some(4194304.0),
+                bytes_used_pct: Some(12.5),
+            },
+            ideal_sectors_per_request: Some(4.0),
+            excessive_sectors: Some(3670016.0),
+            total_sectors: Some(4718592.0),
+            ..KernelCoalescing::default()
+        });
+        report.wasteful_lines.push(LineSectors {
+            kernel: "gather_strided".into(),
+            location: SourceLocation {
+                file: "coalescing.cu".into(),
+                line: 12,
+            },
+            source: String::new(),
+            access: "Load,Store".into(),
+            excessive_sectors: 3670016.0,
+            theoretical_sectors: 4718592.0,
+            ideal_sectors: 1048576.0,
+        });
+        report
+    }
+
+    #[test]
+    fn a_line_over_its_limit_fails_even_when_the_kernel_share_passes() {
+        let report = strided_report();
+        let kernel_only = Thresholds {
+            max_wasted_sectors_pct: 90.0,
+            ..LIMITS
+        };
+        assert_eq!(
+            status(&judge(&report, kernel_only), "coalescing_within_thresholds"),
+            CheckStatus::Pass
+        );
+        let per_line = Thresholds {
+            max_line_wasted_sectors_pct: Some(50.0),
+            ..kernel_only
+        };
+        let items = judge(&report, per_line);
+        let item = items
+            .iter()
+            .find(|i| i.id == "coalescing_within_thresholds")
+            .unwrap();
+        assert_eq!(item.status, CheckStatus::Fail);
+        assert!(
+            item.evidence.contains("coalescing.cu:12"),
+            "{}",
+            item.evidence
+        );
+        assert!(item.evidence.contains("78%"), "{}", item.evidence);
+    }
+
+    #[test]
+    fn sectors_per_request_beyond_the_ideal_fail_at_their_limit() {
+        let report = strided_report();
+        // Loads need 32 sectors per request where 4 would do: 28 beyond.
+        let judge_at = |limit: f64| {
+            let items = judge(
+                &report,
+                Thresholds {
+                    max_wasted_sectors_pct: 90.0,
+                    max_excess_sectors_per_request: Some(limit),
+                    ..LIMITS
+                },
+            );
+            items
+                .into_iter()
+                .find(|i| i.id == "coalescing_within_thresholds")
+                .unwrap()
+        };
+        let strict = judge_at(8.0);
+        assert_eq!(strict.status, CheckStatus::Fail);
+        assert!(
+            strict.evidence.contains("loads need 28.0 sectors"),
+            "{}",
+            strict.evidence
+        );
+        assert_eq!(judge_at(28.0).status, CheckStatus::Pass);
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub struct Args {
     /// When to colour terminal output (NO_COLOR is honoured under auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, env = "CUDAWATCH_COLOR")]
     pub color: ColorChoice,
+    /// The settings file [default: the first cudawatch.toml in the working
+    /// directory or above it].
+    #[arg(long, global = true, value_name = "FILE", env = "CUDAWATCH_CONFIG")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -54,6 +58,16 @@ pub enum Command {
     ///
     /// Example: cudawatch man > /usr/local/share/man/man1/cudawatch.1
     Man,
+    /// Show every setting as resolved from the command line, the
+    /// environment (CUDAWATCH_*) and cudawatch.toml, and where each came from.
+    ///
+    /// Settings are the long flags of `run`; cudawatch.toml sets them by the
+    /// same names (fail-on = "warning", report = ["sarif=cudawatch.sarif"]),
+    /// paths relative to the file. The command line beats the environment,
+    /// which beats the file.
+    ///
+    /// Example: cudawatch config --fail-on warning
+    Config(ConfigArgs),
     /// Re-render a saved run directory from its raw artifacts.
     ///
     /// Example: cudawatch report cudawatch-runs/20261122-101500-train
@@ -88,6 +102,15 @@ pub struct SuppressArgs {
     pub file: PathBuf,
 }
 
+/// `cudawatch config`. It also takes every setting flag of `run`
+/// (added in `config::command`), to show how they combine.
+#[derive(Debug, clap::Args)]
+pub struct ConfigArgs {
+    /// Print the settings as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `cudawatch diff`.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
@@ -96,10 +119,10 @@ pub struct DiffArgs {
     /// The later report.
     pub new: PathBuf,
     /// Print the diff as JSON on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
     pub format: Format,
     /// The least severe new finding that fails (exit 1).
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    #[arg(long, value_enum, default_value_t = FailOn::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOn,
 }
 
@@ -116,43 +139,43 @@ pub struct ReportArgs {
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Stages to run, in order.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL)]
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
     pub stages: Vec<StageName>,
     /// Where to keep raw artifacts and report.json
     /// [default: cudawatch-runs/<time>-<program>].
-    #[arg(long)]
+    #[arg(long, env = "CUDAWATCH_OUT_DIR")]
     pub out_dir: Option<PathBuf>,
     /// Per-stage timeout in seconds for tool stages [default: 30 × the plain
     /// run's time, at least 120 s; 3600 s when the plain run was skipped].
     #[arg(long, env = "CUDAWATCH_TIMEOUT")]
     pub timeout: Option<f64>,
     /// Timeout of the plain run in seconds.
-    #[arg(long, default_value_t = 3600.0)]
+    #[arg(long, default_value_t = 3600.0, env = "CUDAWATCH_PLAIN_TIMEOUT")]
     pub plain_timeout: f64,
     /// Seconds between SIGTERM and SIGKILL when a stage is stopped.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, env = "CUDAWATCH_GRACE")]
     pub grace: f64,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Stream each stage's output live to stderr as well as to its files.
-    #[arg(long)]
+    #[arg(long, env = "CUDAWATCH_STREAM")]
     pub stream: bool,
     /// Keep PyTorch's caching allocator on under the sanitizers (it hides
     /// out-of-bounds accesses inside its blocks; off by default).
-    #[arg(long)]
+    #[arg(long, env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR")]
     pub keep_caching_allocator: bool,
     /// Most kernel launches ncu profiles in all.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, env = "CUDAWATCH_NCU_LAUNCH_CAP")]
     pub ncu_launch_cap: u32,
     /// Profile every launch, not one per unique kernel and launch configuration.
-    #[arg(long)]
+    #[arg(long, env = "CUDAWATCH_NCU_ALL_LAUNCHES")]
     pub ncu_all_launches: bool,
     /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
-    #[arg(long)]
+    #[arg(long, env = "CUDAWATCH_NCU_KERNEL")]
     pub ncu_kernel: Option<String>,
     /// A compute-sanitizer suppression XML, passed to every sanitizer stage
     /// as `--suppressions`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "CUDAWATCH_SANITIZER_SUPPRESSIONS")]
     pub sanitizer_suppressions: Option<PathBuf>,
     /// compute-sanitizer executable.
     #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
@@ -175,7 +198,7 @@ pub struct RunArgs {
 pub struct OutputArgs {
     /// `table`: tables on stderr; `json`: also the JSON report on stdout
     /// (the same as `--report json=-`).
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
     pub format: Format,
     /// Also write the report as FORMAT (json, sarif, junit, markdown) to
     /// PATH, or to stdout when PATH is `-` or missing; repeatable, at most
@@ -183,7 +206,12 @@ pub struct OutputArgs {
     /// that is set.
     ///
     /// Example: --report sarif=cudawatch.sarif --report junit=junit.xml
-    #[arg(long = "report", value_name = "FORMAT[=PATH]")]
+    #[arg(
+        long = "report",
+        value_name = "FORMAT[=PATH]",
+        value_delimiter = ',',
+        env = "CUDAWATCH_REPORT"
+    )]
     pub reports: Vec<String>,
     /// The least severe finding that fails the run (exit 1): uncoalesced
     /// access is a warning, memory errors are errors.
@@ -198,10 +226,33 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE", env = "CUDAWATCH_SUPPRESSIONS")]
     pub suppressions: Option<PathBuf>,
     /// Checklist: the most a kernel may waste of its global sectors, in percent.
-    #[arg(long, default_value_t = 50.0, value_name = "PCT")]
+    #[arg(
+        long,
+        default_value_t = 50.0,
+        value_name = "PCT",
+        env = "CUDAWATCH_MAX_WASTED_SECTORS"
+    )]
     pub max_wasted_sectors: f64,
+    /// Checklist: the most a single source line may waste of the sectors
+    /// its accesses move, in percent [default: not checked].
+    #[arg(long, value_name = "PCT", env = "CUDAWATCH_MAX_LINE_WASTED_SECTORS")]
+    pub max_line_wasted_sectors: Option<f64>,
+    /// Checklist: the most sectors per request a kernel's loads or stores
+    /// may need beyond the ideal for its access width (4 for 4-byte
+    /// accesses) [default: not checked].
+    #[arg(
+        long,
+        value_name = "SECTORS",
+        env = "CUDAWATCH_MAX_EXCESS_SECTORS_PER_REQUEST"
+    )]
+    pub max_excess_sectors_per_request: Option<f64>,
     /// Checklist: the least free GPU memory at the plain run's peak, in percent.
-    #[arg(long, default_value_t = 10.0, value_name = "PCT")]
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "PCT",
+        env = "CUDAWATCH_MIN_MEMORY_HEADROOM"
+    )]
     pub min_memory_headroom: f64,
 }
 

@@ -48,3 +48,18 @@ impl fmt::Display for ExpectedError {
         }
     }
 }
+
+/// toml's message spans several lines (position, a snippet, the problem);
+/// keeps the position and the problem on one line.
+pub fn toml_one_line(error: &toml::de::Error) -> String {
+    let message = error.to_string();
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if first != last => format!("{first}: {last}"),
+        _ => message.trim().to_string(),
+    }
+}

@@ -5,6 +5,7 @@ mod checklist;
 mod classify;
 mod cli;
 mod commands;
+mod config;
 mod errors;
 mod exit_codes;
 mod gate;
@@ -16,12 +17,18 @@ mod rundir;
 mod supervisor;
 mod suppress;
 
-use clap::Parser;
-
 fn main() {
-    let args = cli::Args::parse();
+    let resolved = match config::parse_command_line(std::env::args_os().collect()) {
+        Ok(resolved) => resolved,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::exit(error.exit_code());
+        }
+    };
+    let args = &resolved.args;
     let style = render::style::Style::from_env(args.color);
     let result = match &args.command {
+        cli::Command::Config(a) => commands::config::run(a, &resolved),
         cli::Command::Run(a) => commands::run::run(a, style),
         cli::Command::Parse(a) => commands::parse::run(a, style),
         cli::Command::Report(a) => commands::report::run(a, style),

@@ -54,23 +54,9 @@ pub fn load(path: &Path) -> Result<Suppressions, ExpectedError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    let rules: Suppressions = toml::from_str(&text).map_err(|e| {
-        // toml's message spans several lines (position, a snippet, the
-        // problem); keep the position and the problem on one line.
-        let message = e.to_string();
-        let lines: Vec<&str> = message
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect();
-        let one_line = match (lines.first(), lines.last()) {
-            (Some(first), Some(last)) if first != last => format!("{first}: {last}"),
-            _ => message.trim().to_string(),
-        };
-        ExpectedError::Input {
-            path: path.display().to_string(),
-            message: one_line,
-        }
+    let rules: Suppressions = toml::from_str(&text).map_err(|e| ExpectedError::Input {
+        path: path.display().to_string(),
+        message: crate::errors::toml_one_line(&e),
     })?;
     for rule in &rules.suppress {
         if let Some(date) = &rule.expires

@@ -55,7 +55,7 @@ pub fn run(args: &DiffArgs, style: Style) -> Result<i32, ExpectedError> {
             target: "stdout".into(),
             message: e.to_string(),
         })?;
-        println!("{text}");
+        crate::render::write_stdout(format!("{text}\n").as_bytes())?;
     }
     let fails = diff
         .new

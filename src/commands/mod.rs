@@ -1,5 +1,6 @@
 //! One module per subcommand, and the ending they share.
 
+pub mod config;
 pub mod diff;
 pub mod help;
 pub mod parse;
@@ -31,6 +32,8 @@ pub fn conclude(
     }
     let thresholds = crate::checklist::Thresholds {
         max_wasted_sectors_pct: output.max_wasted_sectors,
+        max_line_wasted_sectors_pct: output.max_line_wasted_sectors,
+        max_excess_sectors_per_request: output.max_excess_sectors_per_request,
         min_memory_headroom_pct: output.min_memory_headroom,
     };
     report.checklist = crate::checklist::judge(&report, thresholds);

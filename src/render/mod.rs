@@ -122,20 +122,7 @@ pub fn render(
     for spec in &specs {
         let bytes = spec.format.exporter().render(report);
         match &spec.target {
-            Target::Stdout => {
-                let mut stdout = std::io::stdout().lock();
-                match stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
-                    Ok(()) => {}
-                    // A closed pipe (`| head`) is the reader's choice, not an error (ripgrep).
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                    Err(e) => {
-                        return Err(ExpectedError::Write {
-                            target: "stdout".into(),
-                            message: e.to_string(),
-                        });
-                    }
-                }
-            }
+            Target::Stdout => write_stdout(&bytes)?,
             Target::File(path) => {
                 std::fs::write(path, &bytes).map_err(|e| ExpectedError::Write {
                     target: path.display().to_string(),
@@ -179,6 +166,19 @@ pub fn relative_to_cwd(path: &str) -> (String, bool) {
     (path.to_string(), !path.starts_with('/'))
 }
 
+/// Writes machine output to stdout. A closed pipe (`| head`) is the
+/// reader's choice, not an error (ripgrep); anything else is a write error.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), ExpectedError> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(ExpectedError::Write {
+            target: "stdout".into(),
+            message: e.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +214,8 @@ mod tests {
             baseline: None,
             suppressions: None,
             max_wasted_sectors: 50.0,
+            max_line_wasted_sectors: None,
+            max_excess_sectors_per_request: None,
             min_memory_headroom: 10.0,
         };
         assert!(

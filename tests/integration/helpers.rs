@@ -18,6 +18,12 @@ pub fn sample(case: &str) -> PathBuf {
 
 pub fn cudawatch() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudawatch"));
+    // Settings from the developer's shell would change what is tested.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("CUDAWATCH_") {
+            cmd.env_remove(name);
+        }
+    }
     cmd.env_remove("CI")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());

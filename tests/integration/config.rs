@@ -1,0 +1,119 @@
+//! `cudawatch.toml` and `cudawatch config` through the real binary: the
+//! file is found from a subdirectory, and the command line beats the
+//! environment, which beats the file.
+
+use std::path::Path;
+
+use crate::helpers::{cudawatch, json, run, sample};
+
+/// `cudawatch parse` of memcheck's out-of-bounds write (an error) from `cwd`.
+fn parse_oob_write(cwd: &Path) -> std::process::Command {
+    let mut cmd = cudawatch();
+    cmd.current_dir(cwd)
+        .arg("parse")
+        .arg(sample("oob_write").join("memcheck.xml"));
+    cmd
+}
+
+#[test]
+fn the_gate_follows_the_file_then_the_environment_then_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("cudawatch.toml"), "fail-on = \"never\"\n").unwrap();
+    let nested = tmp.path().join("src/kernels");
+    std::fs::create_dir_all(&nested).unwrap();
+
+    let by_file = run(parse_oob_write(&nested));
+    assert_eq!(
+        by_file.code, 0,
+        "the file's fail-on = never: {}",
+        by_file.stderr
+    );
+
+    let mut with_env = parse_oob_write(&nested);
+    with_env.env("CUDAWATCH_FAIL_ON", "error");
+    let by_env = run(with_env);
+    assert_eq!(by_env.code, 1, "the environment beats the file");
+
+    let mut with_flag = parse_oob_write(&nested);
+    with_flag
+        .env("CUDAWATCH_FAIL_ON", "error")
+        .args(["--fail-on", "never"]);
+    assert_eq!(run(with_flag).code, 0, "the command line beats both");
+
+    let mut elsewhere = parse_oob_write(tmp.path().parent().unwrap());
+    elsewhere.env("CUDAWATCH_CONFIG", tmp.path().join("cudawatch.toml"));
+    assert_eq!(run(elsewhere).code, 0, "CUDAWATCH_CONFIG names the file");
+}
+
+#[test]
+fn file_reports_are_written_next_to_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cudawatch.toml"),
+        "report = [\"sarif=out/cudawatch.sarif\", \"junit=out/junit.xml\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(tmp.path().join("out")).unwrap();
+    let nested = tmp.path().join("a");
+    std::fs::create_dir_all(&nested).unwrap();
+    let out = run(parse_oob_write(&nested));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(tmp.path().join("out/cudawatch.sarif").is_file());
+    assert!(tmp.path().join("out/junit.xml").is_file());
+}
+
+#[test]
+fn config_shows_each_setting_and_where_it_came_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("cudawatch.toml");
+    std::fs::write(
+        &file,
+        "# team gate\nfail-on = \"warning\"\nmax-wasted-sectors = 40\ngrace = 9\n",
+    )
+    .unwrap();
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .env("CUDAWATCH_GRACE", "2")
+        .args(["config", "--json", "--max-wasted-sectors", "35"]);
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    assert_eq!(report["config_file"], file.display().to_string());
+    let setting = |key: &str| {
+        report["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["setting"] == key)
+            .unwrap_or_else(|| panic!("{key} listed"))
+            .clone()
+    };
+    assert_eq!(setting("fail-on")["value"], "warning");
+    assert_eq!(
+        setting("fail-on")["origin"],
+        format!("{}:2", file.display())
+    );
+    assert_eq!(setting("max-wasted-sectors")["value"], "35");
+    assert_eq!(setting("max-wasted-sectors")["origin"], "command line");
+    assert_eq!(setting("grace")["value"], "2");
+    assert_eq!(setting("grace")["origin"], "environment CUDAWATCH_GRACE");
+    assert_eq!(setting("min-memory-headroom")["origin"], "default");
+}
+
+#[test]
+fn a_bad_file_is_a_usage_error_naming_line_and_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cudawatch.toml"),
+        "fail-on = \"error\"\nmax-wasted-sector = 40\n",
+    )
+    .unwrap();
+    let out = run(parse_oob_write(tmp.path()));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let line = out.stderr.trim();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(
+        line.contains("cudawatch.toml:2: max-wasted-sector: not a setting"),
+        "{line}"
+    );
+}
