@@ -213,8 +213,7 @@ fn coalescing(
         let worst_line = report
             .wasteful_lines
             .iter()
-            .filter(|l| l.theoretical_sectors > 0.0)
-            .map(|l| (l, 100.0 * l.excessive_sectors / l.theoretical_sectors))
+            .filter_map(|l| Some((l, l.excessive_pct()?)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         checks.push(match worst_line {
             Some((l, pct)) => (

@@ -68,9 +68,10 @@ pub enum Command {
     ///
     /// Example: cudawatch config --fail-on warning
     Config(ConfigArgs),
-    /// Re-render a saved run directory from its raw artifacts.
+    /// Re-render a saved run: a run directory, from its raw artifacts, or
+    /// a JSON report written earlier.
     ///
-    /// Example: cudawatch report cudawatch-runs/20261122-101500-train
+    /// Example: cudawatch report cudawatch-runs/20261122-101500-train --report html=run.html
     Report(ReportArgs),
 }
 
@@ -129,7 +130,8 @@ pub struct DiffArgs {
 /// `cudawatch report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// A run directory written by `cudawatch run`.
+    /// A run directory written by `cudawatch run`, or a cudawatch JSON report.
+    #[arg(value_name = "DIR|REPORT.json")]
     pub dir: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,

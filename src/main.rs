@@ -14,6 +14,7 @@ mod plan;
 mod progress;
 mod render;
 mod rundir;
+mod sources;
 mod supervisor;
 mod suppress;
 

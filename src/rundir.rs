@@ -217,6 +217,7 @@ pub fn assemble(dir: &Path) -> Result<Report, ExpectedError> {
     }
     report.stages = stages;
     report.interrupted = run.interrupted;
+    crate::sources::attach(&mut report);
     Ok(report)
 }
 

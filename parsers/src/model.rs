@@ -301,6 +301,15 @@ pub struct OtherAccess {
     pub pc: Option<String>,
 }
 
+/// A few source lines around a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snippet {
+    /// The number of the first line in `lines`.
+    pub first_line: u32,
+    /// The lines, without their line endings.
+    pub lines: Vec<String>,
+}
+
 /// Findings grouped by site: every record with the same identity folds into
 /// one `Site` with a count, so 1000 per-thread records become one row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -322,6 +331,10 @@ pub struct Site {
     /// Source position of the faulting instruction or failing call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<SourceLocation>,
+    /// The lines around `location`, read where the report was made, so a
+    /// report rendered on another machine still shows the code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<Snippet>,
     /// Offset of the instruction in the kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pc: Option<String>,
@@ -437,6 +450,14 @@ pub struct LineSectors {
     pub theoretical_sectors: f64,
     /// Sectors a coalesced pattern would need.
     pub ideal_sectors: f64,
+}
+
+impl LineSectors {
+    /// Share of the line's sectors beyond the ideal, in percent.
+    pub fn excessive_pct(&self) -> Option<f64> {
+        (self.theoretical_sectors > 0.0)
+            .then(|| 100.0 * self.excessive_sectors / self.theoretical_sectors)
+    }
 }
 
 /// The summary lines a tool printed: the numbers the XML does not carry.

@@ -16,6 +16,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         message,
         kernel: None,
         location: None,
+        snippet: None,
         pc: None,
         count: 1,
         samples: Vec::new(),

@@ -22,6 +22,9 @@ pub fn conclude(
     output: &OutputArgs,
     style: Style,
 ) -> Result<i32, ExpectedError> {
+    // Sources are read here, not in the renderers, so every format shows
+    // the same lines; snippets a saved report already carries are kept.
+    crate::sources::attach(&mut report);
     if let Some(path) = &output.suppressions {
         let rules = crate::suppress::load(path)?;
         crate::suppress::apply(&mut report, &rules, &crate::suppress::today());

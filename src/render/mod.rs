@@ -2,6 +2,7 @@
 //! to stderr; a machine format may claim stdout (`--format json` or
 //! `--report FORMAT=-`), the others go to files.
 
+pub mod describe;
 pub mod json;
 pub mod junit;
 pub mod markdown;

@@ -4,10 +4,11 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{Frame, KernelCoalescing, Outcome, Report, Severity, Site};
+use cudawatch_parsers::model::{Frame, KernelCoalescing, Report, Severity, Site};
 use tabled::builder::Builder;
 use tabled::settings::Style as TableStyle;
 
+use super::describe;
 use super::style::Style;
 
 /// How many findings get a detailed paragraph under the table.
@@ -158,7 +159,7 @@ fn findings_table(sites: &[Site]) -> String {
                 .unwrap_or_else(|| "-".into()),
             site.count.to_string(),
             sample(site),
-            launched_from(site)
+            describe::launched_from(site)
                 .map(|f| shorten(&short_frame(&f), 36))
                 .unwrap_or_else(|| "-".into()),
         ]);
@@ -176,14 +177,6 @@ fn sample(site: &Site) -> String {
             _ => "-".into(),
         })
         .unwrap_or_else(|| "-".into())
-}
-
-/// The Python frame of the user's code if there is one, else the native
-/// frame that launched the kernel.
-fn launched_from(site: &Site) -> Option<Frame> {
-    site.python_frame
-        .clone()
-        .or_else(|| site.launch_frame.clone())
 }
 
 fn short_frame(frame: &Frame) -> String {
@@ -225,29 +218,9 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
         let _ = writeln!(out, "    {bytes} bytes");
     }
     for s in site.samples.iter().take(3) {
-        let mut line = String::new();
-        if let (Some(t), Some(b)) = (s.thread, s.block) {
-            let _ = write!(line, "thread {t} block {b}");
-        }
-        if let Some(a) = s.address {
-            let _ = write!(line, " address {a:#x}");
-        }
-        if let Some(n) = &s.nearest_allocation {
-            let _ = match n.relation.as_str() {
-                "inside" => write!(
-                    line,
-                    ", inside the {}-byte allocation at {:#x}",
-                    n.size, n.base
-                ),
-                rel => write!(
-                    line,
-                    ", {} bytes {rel} the {}-byte allocation at {:#x}",
-                    n.distance, n.size, n.base
-                ),
-            };
-        }
+        let line = describe::sample_line(s);
         if !line.is_empty() {
-            let _ = writeln!(out, "    {}", line.trim());
+            let _ = writeln!(out, "    {line}");
         }
     }
     if let Some(frame) = &site.python_frame {
@@ -256,23 +229,9 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
     if let Some(frame) = &site.launch_frame {
         let _ = writeln!(out, "    host: {}", frame);
     }
-    if let Some(location) = &site.location {
-        out.push_str(&snippet(&location.file, location.line));
-    }
-    out
-}
-
-/// Two lines either side of `line`, if the file can be read here.
-fn snippet(file: &str, line: u32) -> String {
-    let Ok(text) = std::fs::read_to_string(file) else {
-        return String::new();
-    };
-    let line = line as usize;
-    let mut out = String::new();
-    for (i, content) in text.lines().enumerate() {
-        let n = i + 1;
-        if n + 2 >= line && n <= line + 2 {
-            let marker = if n == line { ">" } else { " " };
+    if let (Some(location), Some(snippet)) = (&site.location, &site.snippet) {
+        for (n, content) in (snippet.first_line..).zip(&snippet.lines) {
+            let marker = if n == location.line { ">" } else { " " };
             let _ = writeln!(out, "    {marker} {n:>5} | {content}");
         }
     }
@@ -330,14 +289,9 @@ fn lines_table(report: &Report) -> String {
         "source",
     ]);
     for l in report.wasteful_lines.iter().take(10) {
-        let share = if l.theoretical_sectors > 0.0 {
-            format!(
-                "{:.0}%",
-                100.0 * l.excessive_sectors / l.theoretical_sectors
-            )
-        } else {
-            "-".into()
-        };
+        let share = l
+            .excessive_pct()
+            .map_or_else(|| "-".into(), |p| format!("{p:.0}%"));
         b.push_record([
             short_path(&l.location.file, l.location.line),
             shorten(&l.kernel, 32),
@@ -351,36 +305,24 @@ fn lines_table(report: &Report) -> String {
 }
 
 fn verdict(report: &Report, style: Style) -> String {
-    let errors = report
-        .findings
-        .iter()
-        .filter(|s| s.severity == Severity::Error && s.suppressed.is_none() && !s.in_baseline)
-        .count();
-    let inconclusive: Vec<&str> = report
-        .stages
-        .iter()
-        .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
-        .map(|s| s.tool.name())
-        .collect();
+    let verdict = describe::Verdict::of(report);
     let mut out = String::new();
-    if !inconclusive.is_empty() {
+    if !verdict.inconclusive.is_empty() {
         let _ = writeln!(
             out,
-            "{} {} could not really check the program: not clean",
+            "{} {}",
             style.warn("INCONCLUSIVE:"),
-            inconclusive.join(", ")
+            verdict.inconclusive_line()
         );
     }
-    if errors > 0 {
-        let _ = writeln!(out, "{} {errors} error sites", style.bad("FINDINGS:"));
-    } else if inconclusive.is_empty() && report.warnings.is_empty() {
-        let _ = writeln!(out, "{} no errors found", style.good("CLEAN:"));
-    } else if inconclusive.is_empty() {
-        let _ = writeln!(
-            out,
-            "{} no errors found, with the warnings above",
-            style.good("CLEAN:")
-        );
+    let (label, line) = verdict.findings_line(report);
+    let label = if verdict.errors > 0 {
+        style.bad(label)
+    } else {
+        style.good(label)
+    };
+    if let Some(line) = line {
+        let _ = writeln!(out, "{label} {line}");
     }
     out
 }
