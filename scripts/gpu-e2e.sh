@@ -29,7 +29,8 @@ done
 one() {
   local c=$1 prog
   if [ -f "$SRC/$c.py" ]; then prog=(python3 "$SRC/$c.py"); else prog=("$BIN/$c"); fi
-  "$CW" --color never run --out-dir "$OUTDIR/runs/$c" --timeout "${STAGE_TIMEOUT:-240}" -- "${prog[@]}" \
+  "$CW" --color never run --out-dir "$OUTDIR/runs/$c" --timeout "${STAGE_TIMEOUT:-240}" \
+    --report html="$OUTDIR/$c.html" -- "${prog[@]}" \
     >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
   echo "$c exit=$?" >>"$OUTDIR/exits.txt"
 }

@@ -202,7 +202,7 @@ pub struct OutputArgs {
     /// (the same as `--report json=-`).
     #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
     pub format: Format,
-    /// Also write the report as FORMAT (json, sarif, junit, markdown) to
+    /// Also write the report as FORMAT (json, sarif, junit, markdown, html) to
     /// PATH, or to stdout when PATH is `-` or missing; repeatable, at most
     /// one to stdout. Markdown is appended to $GITHUB_STEP_SUMMARY too when
     /// that is set.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{Frame, Outcome, Report, Sample, Severity, Site};
+use cudawatch_parsers::model::{CheckStatus, Frame, Outcome, Report, Sample, Severity, Site};
 
 /// `thread (232,0,0) block (3,0,0) address 0x7fa5…, 1 bytes after the
 /// 4000-byte allocation at 0x7fa5…`; empty when the sample has nothing.
@@ -47,6 +47,8 @@ pub struct Verdict<'a> {
     pub errors: usize,
     /// Stages that could not really check the program.
     pub inconclusive: Vec<&'a str>,
+    /// Checklist items that fail (they fail the gate too).
+    pub failed_checks: Vec<&'a str>,
 }
 
 impl<'a> Verdict<'a> {
@@ -66,7 +68,18 @@ impl<'a> Verdict<'a> {
                 .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
                 .map(|s| s.tool.name())
                 .collect(),
+            failed_checks: report
+                .checklist
+                .iter()
+                .filter(|i| i.status == CheckStatus::Fail)
+                .map(|i| i.title.as_str())
+                .collect(),
         }
+    }
+
+    /// Whether anything here fails the gate under the default policy.
+    pub fn fails(&self) -> bool {
+        self.errors > 0 || !self.failed_checks.is_empty()
     }
 
     /// The inconclusive sentence (without its label).
@@ -80,8 +93,17 @@ impl<'a> Verdict<'a> {
     /// The label and sentence about findings; `None` when an inconclusive
     /// stage and no errors leave nothing to claim.
     pub fn findings_line(&self, report: &Report) -> (&'static str, Option<String>) {
+        let checks = (!self.failed_checks.is_empty())
+            .then(|| format!("failed checks: {}", self.failed_checks.join(", ")));
         if self.errors > 0 {
-            ("FINDINGS:", Some(format!("{} error sites", self.errors)))
+            let errors = format!("{} error sites", self.errors);
+            let line = match checks {
+                Some(checks) => format!("{errors}; {checks}"),
+                None => errors,
+            };
+            ("FINDINGS:", Some(line))
+        } else if let Some(checks) = checks {
+            ("FAILED:", Some(format!("no error sites, but {checks}")))
         } else if !self.inconclusive.is_empty() {
             ("CLEAN:", None)
         } else if report.warnings.is_empty() {
@@ -93,4 +115,14 @@ impl<'a> Verdict<'a> {
             )
         }
     }
+}
+
+/// `text` cut to `max` characters, with `…` where it was cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
 }

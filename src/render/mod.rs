@@ -3,6 +3,7 @@
 //! `--report FORMAT=-`), the others go to files.
 
 pub mod describe;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -44,6 +45,8 @@ pub enum ReportFormat {
     Junit,
     /// A Markdown summary.
     Markdown,
+    /// One self-contained HTML page.
+    Html,
 }
 
 impl ReportFormat {
@@ -53,6 +56,7 @@ impl ReportFormat {
             ReportFormat::Sarif => Box::new(sarif::SarifExporter),
             ReportFormat::Junit => Box::new(junit::JunitExporter),
             ReportFormat::Markdown => Box::new(markdown::MarkdownExporter),
+            ReportFormat::Html => Box::new(html::HtmlExporter),
         }
     }
 }
@@ -74,9 +78,10 @@ pub fn parse_spec(text: &str) -> Result<ReportSpec, ExpectedError> {
         "sarif" => ReportFormat::Sarif,
         "junit" => ReportFormat::Junit,
         "markdown" | "md" => ReportFormat::Markdown,
+        "html" => ReportFormat::Html,
         other => {
             return Err(ExpectedError::Usage(format!(
-                "unknown report format `{other}` in --report {text}: use json, sarif, junit or markdown"
+                "unknown report format `{other}` in --report {text}: use json, sarif, junit, markdown or html"
             )));
         }
     };

@@ -8,7 +8,7 @@ use cudawatch_parsers::model::{Frame, KernelCoalescing, Report, Severity, Site};
 use tabled::builder::Builder;
 use tabled::settings::Style as TableStyle;
 
-use super::describe;
+use super::describe::{self, shorten};
 use super::style::Style;
 
 /// How many findings get a detailed paragraph under the table.
@@ -316,7 +316,7 @@ fn verdict(report: &Report, style: Style) -> String {
         );
     }
     let (label, line) = verdict.findings_line(report);
-    let label = if verdict.errors > 0 {
+    let label = if verdict.fails() {
         style.bad(label)
     } else {
         style.good(label)
@@ -342,13 +342,4 @@ fn short_path(file: &str, line: u32) -> String {
     } else {
         format!("{file}:{line}")
     }
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
 }

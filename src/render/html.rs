@@ -1,0 +1,448 @@
+//! One self-contained HTML page: the checklist, the stages, every finding
+//! with its source snippet, and an SVG chart of coalescing per kernel.
+//!
+//! No script and no request: a Content-Security-Policy of `default-src
+//! 'none'` (inline styles only) means the page cannot load anything, and a
+//! kernel name that smuggled markup in could not run even if escaping
+//! failed. Every string from the report goes through [`esc`].
+
+use std::fmt::Write as _;
+
+use cudawatch_parsers::model::{
+    KernelCoalescing, LineSectors, Report, Severity, Site, StageReport,
+};
+
+use super::Exporter;
+use super::describe::{self, Verdict};
+
+/// `--report html`.
+pub struct HtmlExporter;
+
+impl Exporter for HtmlExporter {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        let mut out = String::with_capacity(64 * 1024);
+        head(&mut out, report);
+        summary(&mut out, report);
+        checklist(&mut out, report);
+        stages(&mut out, &report.stages);
+        findings(&mut out, &report.findings);
+        coalescing(&mut out, &report.coalescing, &report.wasteful_lines);
+        warnings(&mut out, report);
+        let _ = write!(
+            out,
+            "<footer>cudawatch {} · report schema {}</footer>\n</body>\n</html>\n",
+            esc(&report.cudawatch_version),
+            report.schema_version
+        );
+        out.into_bytes()
+    }
+}
+
+/// Text safe in element content and in quoted attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = r#"
+:root { --fail: #c62828; --warn: #b26a00; --pass: #2e7d32; --muted: #666; --line: #ddd; --bg: #fafafa; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1.5em; color: #1a1a1a; }
+h1 { margin: 0 0 .2em; font-size: 1.6em; } h2 { margin-top: 1.8em; border-bottom: 1px solid var(--line); padding-bottom: .2em; }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
+.target { color: var(--muted); overflow-wrap: anywhere; }
+.verdict { font-weight: 600; padding: .5em .8em; border-radius: 6px; margin: .4em 0; }
+.verdict.fail { background: #fdecea; color: var(--fail); } .verdict.inconclusive { background: #fff4e0; color: var(--warn); }
+.verdict.pass { background: #e8f5e9; color: var(--pass); }
+table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid var(--line); vertical-align: top; }
+td { overflow-wrap: anywhere; } th { background: var(--bg); }
+.badge { display: inline-block; min-width: 6.5em; text-align: center; border-radius: 4px; padding: .05em .5em; font-size: .85em; font-weight: 600; color: #fff; }
+.badge.pass, .badge.clean { background: var(--pass); } .badge.fail, .badge.error, .badge.findings, .badge.target_failed { background: var(--fail); }
+.badge.inconclusive, .badge.warning, .badge.tool_failed { background: var(--warn); } .badge.note, .badge.skipped { background: #757575; }
+.finding { border: 1px solid var(--line); border-left: 5px solid #757575; border-radius: 6px; padding: .6em 1em; margin: .8em 0; }
+.finding.error { border-left-color: var(--fail); } .finding.warning { border-left-color: var(--warn); }
+.finding.accepted { opacity: .7; } .finding h3 { margin: 0 0 .3em; font-size: 1.05em; overflow-wrap: anywhere; }
+.finding dl { display: grid; grid-template-columns: 9em 1fr; gap: .15em .8em; margin: .4em 0; }
+.finding dt { color: var(--muted); } .finding dd { margin: 0; overflow-wrap: anywhere; }
+pre.snippet { background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: .4em 0; overflow-x: auto; }
+pre.snippet span { display: block; padding: 0 .8em; white-space: pre; } pre.snippet .hit { background: #fdecea; font-weight: 600; }
+.chart text { font: 12px system-ui, sans-serif; fill: #1a1a1a; } .chart .label { font-weight: 600; }
+.chart .used { fill: #90a4ae; } .chart .wasted { fill: var(--fail); } .chart .unknown { fill: #e0e0e0; }
+.legend span { display: inline-block; width: .9em; height: .9em; vertical-align: middle; margin: 0 .3em 0 1em; }
+footer { margin-top: 3em; color: var(--muted); font-size: .85em; }
+"#;
+
+fn head(out: &mut String, report: &Report) {
+    let target = report.target.join(" ");
+    let title = if target.is_empty() {
+        "cudawatch report".to_string()
+    } else {
+        format!("cudawatch: {target}")
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>cudawatch</h1>\n",
+        esc(&title)
+    );
+    if !target.is_empty() {
+        let _ = writeln!(out, "<p class=\"target\"><code>{}</code></p>", esc(&target));
+    }
+    out.push_str("</header>\n");
+}
+
+fn summary(out: &mut String, report: &Report) {
+    let verdict = Verdict::of(report);
+    out.push_str("<section id=\"verdict\">\n");
+    if !verdict.inconclusive.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"verdict inconclusive\">INCONCLUSIVE: {}</p>",
+            esc(&verdict.inconclusive_line())
+        );
+    }
+    let (label, line) = verdict.findings_line(report);
+    if let Some(line) = line {
+        let class = if verdict.fails() { "fail" } else { "pass" };
+        let _ = writeln!(
+            out,
+            "<p class=\"verdict {class}\">{} {}</p>",
+            esc(label),
+            esc(&line)
+        );
+    }
+    if report.interrupted {
+        out.push_str("<p class=\"verdict inconclusive\">The run was interrupted: later stages did not run.</p>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+fn checklist(out: &mut String, report: &Report) {
+    if report.checklist.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section id=\"checklist\">\n<h2>Pre-deployment checklist</h2>\n<table>\n\
+         <thead><tr><th>check</th><th>status</th><th>evidence</th></tr></thead>\n<tbody>\n",
+    );
+    for item in &report.checklist {
+        let status = item.status.name();
+        let _ = writeln!(
+            out,
+            "<tr data-check=\"{}\"><td>{}</td><td><span class=\"badge {status}\">{status}</span></td><td>{}</td></tr>",
+            esc(&item.id),
+            esc(&item.title),
+            esc(&item.evidence)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn stages(out: &mut String, stages: &[StageReport]) {
+    if stages.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section id=\"stages\">\n<h2>Stages</h2>\n<table>\n\
+         <thead><tr><th>stage</th><th>outcome</th><th>why</th><th>exit</th><th>time</th></tr></thead>\n<tbody>\n",
+    );
+    for stage in stages {
+        let outcome = stage.outcome.name();
+        let mut why = stage.reason.clone();
+        if let Some((peak, total)) = stage.gpu_memory_mib {
+            let _ = write!(why, "; peak GPU memory {peak} of {total} MiB");
+        }
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td><span class=\"badge {}\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            stage.tool.name(),
+            outcome.replace(' ', "_"),
+            outcome,
+            esc(&why),
+            stage.end.map(|e| esc(&e.to_string())).unwrap_or_default(),
+            stage
+                .seconds
+                .map(|s| format!("{s:.1} s"))
+                .unwrap_or_default()
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn findings(out: &mut String, sites: &[Site]) {
+    let _ = writeln!(
+        out,
+        "<section id=\"findings\">\n<h2>Findings by site ({})</h2>",
+        sites.len()
+    );
+    if sites.is_empty() {
+        out.push_str("<p>None.</p>\n");
+    }
+    for (i, site) in sites.iter().enumerate() {
+        finding(out, i + 1, site);
+    }
+    out.push_str("</section>\n");
+}
+
+fn finding(out: &mut String, n: usize, site: &Site) {
+    let severity = match site.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    let accepted = site.suppressed.is_some() || site.in_baseline;
+    let _ = writeln!(
+        out,
+        "<article class=\"finding {severity}{}\" id=\"{}\">\n<h3>{n}. <span class=\"badge {severity}\">{severity}</span> {} <span class=\"mono\">{}</span> · {}</h3>",
+        if accepted { " accepted" } else { "" },
+        esc(&site.id),
+        esc(&site.message),
+        esc(site.kind.id()),
+        site.tool.name()
+    );
+    out.push_str("<dl>\n");
+    let mut row = |name: &str, value: String| {
+        if !value.is_empty() {
+            let _ = writeln!(out, "<dt>{name}</dt><dd>{value}</dd>");
+        }
+    };
+    row(
+        "kernel",
+        site.kernel
+            .as_deref()
+            .map(|k| format!("<code>{}</code>", esc(k)))
+            .unwrap_or_default(),
+    );
+    row(
+        "where",
+        site.location
+            .as_ref()
+            .map(|l| format!("<code>{}</code>", esc(&l.to_string())))
+            .unwrap_or_default(),
+    );
+    row("count", site.count.to_string());
+    row(
+        "threads",
+        site.samples
+            .iter()
+            .take(3)
+            .map(|s| esc(&describe::sample_line(s)))
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("<br>"),
+    );
+    if let Some(other) = &site.other {
+        let at = other
+            .location
+            .as_ref()
+            .map(|l| format!(" at <code>{}</code>", esc(&l.to_string())))
+            .unwrap_or_default();
+        row("other access", format!("{}{at}", esc(&other.access)));
+    }
+    row(
+        "hazards",
+        site.hazards.map(|h| h.to_string()).unwrap_or_default(),
+    );
+    row(
+        "bytes",
+        site.bytes.map(|b| b.to_string()).unwrap_or_default(),
+    );
+    row("error", site.error.as_deref().map(esc).unwrap_or_default());
+    row(
+        "launched from",
+        describe::launched_from(site)
+            .map(|f| format!("<code>{}</code>", esc(&f.to_string())))
+            .unwrap_or_default(),
+    );
+    row(
+        "suppressed",
+        site.suppressed.as_deref().map(esc).unwrap_or_default(),
+    );
+    if site.in_baseline {
+        row("baseline", "already in the baseline report".into());
+    }
+    out.push_str("</dl>\n");
+    if let (Some(location), Some(snippet)) = (&site.location, &site.snippet) {
+        out.push_str("<pre class=\"snippet\">");
+        for (line, text) in (snippet.first_line..).zip(&snippet.lines) {
+            let class = if line == location.line {
+                " class=\"hit\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<span{class}>{line:>5} | {}</span>", esc(text));
+        }
+        out.push_str("</pre>\n");
+    }
+    out.push_str("</article>\n");
+}
+
+fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSectors]) {
+    if kernels.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"coalescing\">\n<h2>Global-memory coalescing per kernel</h2>\n");
+    out.push_str(
+        "<p class=\"legend\">Share of each kernel's global sectors:<span class=\"used\" style=\"background:#90a4ae\"></span>needed\
+         <span style=\"background:#c62828\"></span>wasted (beyond the ideal for its access width)</p>\n",
+    );
+    out.push_str(&chart(kernels));
+    out.push_str(
+        "<table>\n<thead><tr><th>kernel</th><th>grid × block</th><th>loads sectors/request</th>\
+         <th>stores sectors/request</th><th>ideal</th><th>wasted</th></tr></thead>\n<tbody>\n",
+    );
+    for k in kernels {
+        let f = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.1}"));
+        let _ = writeln!(
+            out,
+            "<tr><td><code>{}</code></td><td>{} × {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&k.kernel),
+            esc(&k.grid),
+            esc(&k.block),
+            f(k.load.sectors_per_request()),
+            f(k.store.sectors_per_request()),
+            f(k.ideal_sectors_per_request),
+            k.excessive_pct()
+                .map_or_else(|| "-".into(), |p| format!("{p:.0}%"))
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+    if !lines.is_empty() {
+        out.push_str(
+            "<h3>Source lines that waste the most sectors</h3>\n<table>\n<thead><tr><th>where</th>\
+             <th>kernel</th><th>wasted</th><th>access</th><th>source</th></tr></thead>\n<tbody>\n",
+        );
+        for l in lines.iter().take(20) {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{} sectors ({})</td><td>{}</td><td><code>{}</code></td></tr>",
+                esc(&l.location.to_string()),
+                esc(&l.kernel),
+                l.excessive_sectors,
+                l.excessive_pct()
+                    .map_or_else(|| "-".into(), |p| format!("{p:.0}%")),
+                esc(&l.access),
+                esc(&l.source)
+            );
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// One horizontal bar per kernel: the needed share of its sectors, then
+/// the wasted share, with sectors per request beside it.
+fn chart(kernels: &[KernelCoalescing]) -> String {
+    const WIDTH: f64 = 1000.0;
+    const BAR: f64 = 600.0;
+    const ROW: f64 = 46.0;
+    let height = ROW * kernels.len() as f64 + 8.0;
+    let mut svg = format!(
+        "<svg class=\"chart\" role=\"img\" aria-label=\"Wasted global sectors per kernel\" \
+         viewBox=\"0 0 {WIDTH} {height}\" width=\"100%\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+    );
+    for (i, k) in kernels.iter().enumerate() {
+        let y = 4.0 + ROW * i as f64;
+        let name = describe::shorten(&k.kernel, 110);
+        let _ = writeln!(
+            svg,
+            "<g class=\"kernel\" data-kernel=\"{}\"><title>{}</title>\n<text class=\"label\" x=\"0\" y=\"{}\">{}</text>",
+            esc(&k.kernel),
+            esc(&k.kernel),
+            y + 13.0,
+            esc(&name)
+        );
+        let bar_y = y + 19.0;
+        match k.excessive_pct() {
+            Some(pct) => {
+                let wasted = BAR * pct.clamp(0.0, 100.0) / 100.0;
+                let _ = writeln!(
+                    svg,
+                    "<rect class=\"used\" x=\"0\" y=\"{bar_y}\" width=\"{:.1}\" height=\"16\"/>\
+                     <rect class=\"wasted\" x=\"{:.1}\" y=\"{bar_y}\" width=\"{wasted:.1}\" height=\"16\" data-pct=\"{pct:.1}\"/>",
+                    BAR - wasted,
+                    BAR - wasted
+                );
+                let spr = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.1}"));
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{}\" y=\"{}\">{pct:.0}% wasted · sectors/request ld {} st {} (ideal {})</text>",
+                    BAR + 10.0,
+                    bar_y + 12.5,
+                    spr(k.load.sectors_per_request()),
+                    spr(k.store.sectors_per_request()),
+                    spr(k.ideal_sectors_per_request)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    svg,
+                    "<rect class=\"unknown\" x=\"0\" y=\"{bar_y}\" width=\"{BAR}\" height=\"16\"/>\
+                     <text x=\"{}\" y=\"{}\">no sector totals (SourceCounters)</text>",
+                    BAR + 10.0,
+                    bar_y + 12.5
+                );
+            }
+        }
+        svg.push_str("</g>\n");
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn warnings(out: &mut String, report: &Report) {
+    if report.warnings.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n");
+    for w in &report.warnings {
+        let _ = writeln!(
+            out,
+            "<li><strong>{}</strong>: {}</li>",
+            esc(&w.source),
+            esc(&w.message)
+        );
+    }
+    out.push_str("</ul>\n</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudawatch_parsers::model::{FindingKind, Tool};
+    use cudawatch_parsers::site::new_site;
+
+    #[test]
+    fn markup_in_names_is_escaped_everywhere() {
+        let mut report = Report::new("<b>prog</b>");
+        let mut site = new_site(
+            Tool::Memcheck,
+            FindingKind::InvalidAccess,
+            Severity::Error,
+            "write of size 4 \"<img src=x onerror=alert(1)>\"".into(),
+        );
+        site.kernel = Some("<script>alert(1)</script>".into());
+        report.findings.push(site);
+        report.coalescing.push(KernelCoalescing {
+            kernel: "<script>alert(2)</script>".into(),
+            ..KernelCoalescing::default()
+        });
+        let html = String::from_utf8(HtmlExporter.render(&report)).unwrap();
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("<b>prog"), "{html}");
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("data-kernel=\"&lt;script&gt;alert(2)&lt;/script&gt;\""));
+    }
+}
