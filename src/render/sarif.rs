@@ -48,7 +48,10 @@ fn run(report: &Report, tool: Tool, sites: &[&Site]) -> Value {
         .map(|k| {
             json!({
                 "id": k.id(),
-                "name": k.id(),
+                // SARIF wants `name` readable and different from the opaque
+                // `id` (the official validator warns otherwise, SARIF1001).
+                // (`leak` vs `Leak` still counts as identical), hence the tool.
+                "name": format!("{}{}", pascal_case(tool.name()), pascal_case(k.id())),
                 "shortDescription": { "text": description(k) },
                 "defaultConfiguration": { "level": if **k == FindingKind::UncoalescedAccess { "warning" } else { "error" } },
             })
@@ -147,4 +150,17 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::UncoalescedAccess => "Global memory accesses waste sectors",
         FindingKind::Unrecognised => "A tool record cudawatch does not know",
     }
+}
+
+/// `invalid_access` → `InvalidAccess`.
+fn pascal_case(id: &str) -> String {
+    id.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
 }

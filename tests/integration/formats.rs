@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::helpers::{cudawatch, root, run, sample};
+use crate::helpers::{cudawatch, node_tools_ready, root, run, sample};
 
 /// `cudawatch parse` of the oob_write memcheck capture and the coalescing
 /// ncu pages, with extra arguments.
@@ -27,6 +27,53 @@ fn python(script: &str, args: &[&std::path::Path]) -> std::process::Output {
         .args(args)
         .output()
         .expect("python3 runs")
+}
+
+#[test]
+fn the_official_sarif_validator_passes_every_real_run_without_a_warning() {
+    let validator =
+        root().join("tests/node/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
+    if !node_tools_ready("@microsoft/sarif-multitool", &validator) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(root().join("docs/examples")).unwrap() {
+        let path = entry.unwrap().path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(case) = name.strip_suffix(".report.json") else {
+            continue;
+        };
+        let sarif = tmp.path().join(format!("{case}.sarif"));
+        let mut cmd = cudawatch();
+        cmd.current_dir(tmp.path())
+            .arg("report")
+            .arg(&path)
+            .args(["--report", &format!("sarif={}", sarif.display())]);
+        let out = run(cmd);
+        assert!(sarif.is_file(), "{case}: {}", out.stderr);
+        files.push(sarif);
+    }
+    assert_eq!(files.len(), 18, "every example run");
+    let log = tmp.path().join("validation.sarif");
+    let out = Command::new(&validator)
+        .arg("validate")
+        .args(&files)
+        .arg("--output")
+        .arg(&log)
+        .output()
+        .expect("Sarif.Multitool runs (chmod u+x it if npm skipped its install script)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Done. 18 files scanned."), "{text}");
+    // Errors and warnings are printed one per line as `path(line,col): level CODE: ...`.
+    let problems: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(": error ") || l.contains(": warning "))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

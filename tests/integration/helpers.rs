@@ -86,3 +86,20 @@ pub fn json(output: &Output) -> serde_json::Value {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read json")).expect("parse json")
 }
+
+/// Whether `tests/node` has its tools installed (`npm ci` there) and
+/// `extra` exists; where they are missing the caller skips, unless
+/// CUDAWATCH_REQUIRE_TEST_TOOLS is set (`.ci/run` sets it after installing
+/// them), where that is a failure.
+pub fn node_tools_ready(what: &str, extra: &Path) -> bool {
+    let ready = root().join("tests/node/node_modules").is_dir() && extra.exists();
+    if !ready {
+        assert!(
+            std::env::var_os("CUDAWATCH_REQUIRE_TEST_TOOLS").is_none(),
+            "CUDAWATCH_REQUIRE_TEST_TOOLS is set but {what} ({}) or tests/node/node_modules is missing",
+            extra.display()
+        );
+        eprintln!("skipped: {what} is not installed (cd tests/node && npm ci)");
+    }
+    ready
+}

@@ -6,5 +6,6 @@
 mod config;
 mod formats;
 mod helpers;
+mod html;
 mod parse;
 mod run;
