@@ -9,3 +9,4 @@ mod helpers;
 mod html;
 mod parse;
 mod run;
+mod snapshots;
