@@ -117,3 +117,55 @@ fn a_bad_file_is_a_usage_error_naming_line_and_key() {
         "{line}"
     );
 }
+
+#[test]
+fn coalescing_thresholds_from_the_file_and_the_environment_decide_a_real_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The H100 run's strided gather wastes 78% of its sectors, needs 32
+    // sectors per load request where 4 would do, all on coalescing.cu:12.
+    std::fs::write(
+        tmp.path().join("cudawatch.toml"),
+        "max-wasted-sectors = 80\n",
+    )
+    .unwrap();
+    let report = crate::helpers::root().join("docs/examples/coalescing.report.json");
+    let gate = |env: &[(&str, &str)]| {
+        let mut cmd = cudawatch();
+        cmd.current_dir(tmp.path())
+            .arg("report")
+            .arg(&report)
+            .args(["--format", "json"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = run(cmd);
+        let item = json(&out)["checklist"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == "coalescing_within_thresholds")
+            .unwrap()
+            .clone();
+        (out.code, item)
+    };
+    let (code, item) = gate(&[]);
+    assert_eq!((code, item["status"].as_str()), (0, Some("pass")), "{item}");
+    let (code, item) = gate(&[("CUDAWATCH_MAX_EXCESS_SECTORS_PER_REQUEST", "8")]);
+    assert_eq!((code, item["status"].as_str()), (1, Some("fail")), "{item}");
+    assert!(
+        item["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("loads need 28.0 sectors per request beyond the ideal (limit 8.0)"),
+        "{item}"
+    );
+    let (code, item) = gate(&[("CUDAWATCH_MAX_LINE_WASTED_SECTORS", "50")]);
+    assert_eq!(code, 1);
+    assert!(
+        item["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("coalescing.cu:12"),
+        "{item}"
+    );
+}

@@ -1,0 +1,75 @@
+//! The pre-deployment checklist on real H100 runs (docs/examples/): each
+//! planted bug fails the item that names it, the clean program passes every
+//! item, and a stage that crashed leaves its items inconclusive.
+
+use crate::helpers::{cudawatch, json, root, run};
+
+/// The checklist statuses, by item id, of a saved real run.
+fn checklist(case: &str) -> Vec<(String, String)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .arg("report")
+        .arg(root().join(format!("docs/examples/{case}.report.json")))
+        .args(["--format", "json"]);
+    let out = run(cmd);
+    json(&out)["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap().to_string(),
+                i["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn status(items: &[(String, String)], id: &str) -> String {
+    items
+        .iter()
+        .find(|(i, _)| i == id)
+        .unwrap_or_else(|| panic!("{id} in the checklist"))
+        .1
+        .clone()
+}
+
+#[test]
+fn each_planted_bug_fails_its_own_checklist_item() {
+    for (case, item) in [
+        ("oob_write", "memcheck_clean"),
+        ("smem_race", "racecheck_clean"),
+        ("uninit_read", "initcheck_clean"),
+        ("divergent_barrier", "synccheck_clean"),
+        ("leak", "no_leaks"),
+        ("api_error", "no_cuda_api_errors"),
+        ("invalid_launch", "launch_configurations_valid"),
+        ("coalescing", "coalescing_within_thresholds"),
+        ("torch_oom", "memory_headroom"),
+        ("device_assert", "plain_run_exits_cleanly"),
+        ("triton_hidden_oob", "memcheck_clean"),
+    ] {
+        assert_eq!(status(&checklist(case), item), "fail", "{case}: {item}");
+    }
+}
+
+#[test]
+fn the_clean_program_passes_every_item() {
+    let items = checklist("clean");
+    assert_eq!(items.len(), 10);
+    for (id, status) in items {
+        assert_eq!(status, "pass", "{id}");
+    }
+}
+
+#[test]
+fn a_stage_that_crashed_leaves_its_items_inconclusive_not_passed() {
+    // memcheck crashed in the PyTorch training step ("dereferencing Unified
+    // Memory from the host"): it checked only up to the crash.
+    let items = checklist("torch_train_clean");
+    for id in ["memcheck_clean", "no_leaks", "no_cuda_api_errors"] {
+        assert_eq!(status(&items, id), "inconclusive", "{id}");
+    }
+    assert_eq!(status(&items, "plain_run_exits_cleanly"), "pass");
+}
