@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use cudawatch_parsers::model::{FindingKind, Report, Severity, Site, Tool};
+use cudawatch_parsers::model::{
+    FindingKind, Outcome, ProcessEnd, Report, Severity, Site, StageReport, Tool,
+};
 use serde_json::{Value, json};
 
 use super::{Exporter, relative_to_cwd};
@@ -28,11 +30,21 @@ impl Exporter for SarifExporter {
             .iter()
             .map(|(tool, sites)| run(report, *tool, sites))
             .collect();
-        let log = json!({
+        let mut log = json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
             "runs": runs,
         });
+        // SARIF has no place for a checklist; the log's property bag keeps
+        // it with the results, the same items every other format shows.
+        if !report.checklist.is_empty() {
+            let items: Vec<Value> = report
+                .checklist
+                .iter()
+                .map(|i| json!({ "id": i.id, "title": i.title, "status": i.status.name(), "evidence": i.evidence }))
+                .collect();
+            log["properties"] = json!({ "checklist": items });
+        }
         let mut bytes = serde_json::to_vec_pretty(&log).unwrap_or_default();
         bytes.push(b'\n');
         bytes
@@ -58,7 +70,7 @@ fn run(report: &Report, tool: Tool, sites: &[&Site]) -> Value {
         })
         .collect();
     let results: Vec<Value> = sites.iter().map(|s| result(s)).collect();
-    json!({
+    let mut run = json!({
         "tool": { "driver": {
             "name": format!("cudawatch-{}", tool.name()),
             "version": report.cudawatch_version,
@@ -66,9 +78,38 @@ fn run(report: &Report, tool: Tool, sites: &[&Site]) -> Value {
             "rules": rules,
         }},
         "automationDetails": { "id": format!("cudawatch/{}/", tool.name()) },
-        "originalUriBaseIds": { "%SRCROOT%": { "uri": "file:///" } },
+        // Left for the consumer to resolve (code scanning: the checkout),
+        // rather than pinned to this machine's directory.
+        "originalUriBaseIds": { "%SRCROOT%": {
+            "description": { "text": "The directory cudawatch ran in: the repository root in CI" }
+        }},
         "results": results,
-    })
+    });
+    if let Some(stage) = report.stages.iter().find(|s| s.tool == tool) {
+        run["invocations"] = json!([invocation(stage)]);
+    }
+    run
+}
+
+/// How the stage ended: a stage that could not really check the program
+/// is not a successful execution, and says why where code scanning shows
+/// tool status.
+fn invocation(stage: &StageReport) -> Value {
+    let checked = !matches!(stage.outcome, Outcome::Inconclusive | Outcome::ToolFailed);
+    let mut invocation = json!({
+        "executionSuccessful": checked,
+        "properties": { "outcome": stage.outcome.name(), "reason": stage.reason },
+    });
+    if let Some(ProcessEnd::Exited(code)) = stage.end {
+        invocation["exitCode"] = json!(code);
+    }
+    if !checked {
+        invocation["toolExecutionNotifications"] = json!([{
+            "level": "error",
+            "message": { "text": format!("{} {}: {}", stage.tool.name(), stage.outcome.name(), stage.reason) },
+        }]);
+    }
+    invocation
 }
 
 fn result(site: &Site) -> Value {

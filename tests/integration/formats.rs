@@ -370,3 +370,47 @@ fn cudawatch_suppress_writes_a_rule_that_then_suppresses_the_site() {
         .arg(&rules));
     assert_eq!(missing.code, 2, "{}", missing.stderr);
 }
+
+#[test]
+fn sarif_carries_the_checklist_and_an_inconclusive_stage_is_not_a_successful_execution() {
+    // The real PyTorch training step: memcheck crashed under the tool.
+    let tmp = tempfile::tempdir().unwrap();
+    let sarif = tmp.path().join("out.sarif");
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .arg("report")
+        .arg(root().join("docs/examples/torch_train_clean.report.json"))
+        .args(["--report", &format!("sarif={}", sarif.display())]);
+    let out = run(cmd);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let checklist = log["properties"]["checklist"].as_array().unwrap();
+    assert_eq!(checklist.len(), 10);
+    let memcheck_item = checklist
+        .iter()
+        .find(|i| i["id"] == "memcheck_clean")
+        .unwrap();
+    assert_eq!(memcheck_item["status"], "inconclusive");
+    let invocation = |tool: &str| {
+        log["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["tool"]["driver"]["name"] == format!("cudawatch-{tool}"))
+            .unwrap()["invocations"][0]
+            .clone()
+    };
+    let memcheck = invocation("memcheck");
+    assert_eq!(memcheck["executionSuccessful"], false);
+    assert!(
+        memcheck["toolExecutionNotifications"][0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("memcheck inconclusive: the program crashed under the tool"),
+        "{memcheck}"
+    );
+    let racecheck = invocation("racecheck");
+    assert_eq!(racecheck["executionSuccessful"], true);
+    assert_eq!(racecheck["exitCode"], 0);
+}
