@@ -155,7 +155,10 @@ fn not_checked(stage: Option<&StageReport>) -> (CheckStatus, String) {
             CheckStatus::Inconclusive,
             format!("{}: {}", s.tool.name(), s.reason),
         ),
-        None => (CheckStatus::Inconclusive, "the stage was not run".into()),
+        None => (
+            CheckStatus::Skipped,
+            "its stage was not selected (--stages)".into(),
+        ),
     }
 }
 
@@ -293,7 +296,9 @@ fn headroom(
         }
         _ => (
             CheckStatus::Inconclusive,
-            "GPU memory was not sampled (no NVML or nvidia-smi)".into(),
+            "the program's GPU memory was never sampled: no NVML or nvidia-smi, \
+             or it held GPU memory for less than one sampling interval"
+                .into(),
         ),
     }
 }
@@ -330,7 +335,7 @@ mod tests {
     }
 
     #[test]
-    fn a_clean_run_passes_and_unrun_stages_are_inconclusive() {
+    fn a_clean_run_passes_unselected_stages_are_skipped_and_unreached_ones_inconclusive() {
         let mut report = Report::new("t");
         report.stages = vec![
             stage(Tool::Plain, Outcome::Clean),
@@ -340,12 +345,19 @@ mod tests {
         assert_eq!(status(&items, "plain_run_exits_cleanly"), CheckStatus::Pass);
         assert_eq!(status(&items, "memcheck_clean"), CheckStatus::Pass);
         assert_eq!(status(&items, "no_leaks"), CheckStatus::Pass);
-        assert_eq!(status(&items, "racecheck_clean"), CheckStatus::Inconclusive);
+        assert_eq!(status(&items, "racecheck_clean"), CheckStatus::Skipped);
         assert_eq!(
             status(&items, "coalescing_within_thresholds"),
-            CheckStatus::Inconclusive
+            CheckStatus::Skipped
         );
         assert_eq!(status(&items, "memory_headroom"), CheckStatus::Pass);
+        // An interrupted run lists the stages it never reached: inconclusive.
+        let mut interrupted = report.clone();
+        interrupted
+            .stages
+            .push(stage(Tool::Racecheck, Outcome::Skipped));
+        let items = judge(&interrupted, LIMITS);
+        assert_eq!(status(&items, "racecheck_clean"), CheckStatus::Inconclusive);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Peak GPU memory of the program during the plain run: the memory of every
-//! process in its process group, summed over GPUs, sampled twice a second,
-//! against the total of the GPUs it used. NVML first (nvml-wrapper loads
+//! process in its process group, summed over GPUs, sampled every 100 ms
+//! (NVML) or 500 ms (nvidia-smi, a process per sample), against the total
+//! of the GPUs it used. A program never seen on a GPU has no figure: "0 MiB"
+//! would pass a headroom check that nothing measured. NVML first (nvml-wrapper loads
 //! libnvidia-ml.so at run time), `nvidia-smi` when NVML cannot be loaded;
 //! without either there is simply no figure.
 //!
@@ -14,7 +16,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-const INTERVAL: Duration = Duration::from_millis(500);
+/// NVML answers in about a millisecond; nvidia-smi is a process start.
+const NVML_INTERVAL: Duration = Duration::from_millis(100);
+const NVIDIA_SMI_INTERVAL: Duration = Duration::from_millis(500);
 
 /// A running sampler.
 pub struct Sampler {
@@ -23,11 +27,10 @@ pub struct Sampler {
     thread: JoinHandle<Option<(u64, u64)>>,
 }
 
-/// One reading: MiB used per process id, and the total of each GPU a
-/// listed process used.
+/// One reading: MiB used per (GPU, process id), and each GPU's total MiB.
 struct Reading {
-    used_by_pid: Vec<(u32, u64)>,
-    total_by_gpu: HashMap<u32, u64>,
+    used: Vec<(String, u32, u64)>,
+    total_by_gpu: HashMap<String, u64>,
 }
 
 impl Sampler {
@@ -59,21 +62,26 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Option<(u64, u64)> {
         let group = pgid.load(Ordering::Relaxed);
         if group != 0 {
             let reading = source.read()?;
-            let mine: Vec<&(u32, u64)> = reading
-                .used_by_pid
+            let mine: Vec<&(String, u32, u64)> = reading
+                .used
                 .iter()
-                .filter(|(pid, _)| in_group(*pid, group))
+                .filter(|(_, pid, _)| in_group(*pid, group))
                 .collect();
-            let used: u64 = mine.iter().map(|(_, mib)| mib).sum();
-            let total: u64 = reading.total_by_gpu.values().sum();
-            if !mine.is_empty() || peak.is_none() {
-                peak = Some((
-                    peak.map_or(used, |(p, _)| p.max(used)),
-                    total.max(peak.map_or(0, |(_, t)| t)),
-                ));
+            if !mine.is_empty() {
+                let used: u64 = mine.iter().map(|(_, _, mib)| mib).sum();
+                let gpus: std::collections::HashSet<&String> =
+                    mine.iter().map(|(gpu, _, _)| gpu).collect();
+                let total: u64 = gpus
+                    .iter()
+                    .filter_map(|gpu| reading.total_by_gpu.get(*gpu))
+                    .sum();
+                peak = Some(match peak {
+                    Some((p, t)) => (p.max(used), t.max(total)),
+                    None => (used, total),
+                });
             }
         }
-        std::thread::sleep(INTERVAL);
+        std::thread::sleep(source.interval());
     }
     peak
 }
@@ -99,6 +107,14 @@ impl Source {
         Source::NvidiaSmi
     }
 
+    fn interval(&self) -> Duration {
+        match self {
+            #[cfg(feature = "nvml")]
+            Source::Nvml(_) => NVML_INTERVAL,
+            Source::NvidiaSmi => NVIDIA_SMI_INTERVAL,
+        }
+    }
+
     fn read(&self) -> Option<Reading> {
         match self {
             #[cfg(feature = "nvml")]
@@ -112,21 +128,21 @@ impl Source {
 fn read_nvml(nvml: &nvml_wrapper::Nvml) -> Option<Reading> {
     use nvml_wrapper::enums::device::UsedGpuMemory;
     let mut reading = Reading {
-        used_by_pid: Vec::new(),
+        used: Vec::new(),
         total_by_gpu: HashMap::new(),
     };
     for index in 0..nvml.device_count().ok()? {
         let device = nvml.device_by_index(index).ok()?;
+        let gpu = index.to_string();
         let total = device.memory_info().ok()?.total / (1024 * 1024);
         for process in device.running_compute_processes().unwrap_or_default() {
             if let UsedGpuMemory::Used(bytes) = process.used_gpu_memory {
                 reading
-                    .used_by_pid
-                    .push((process.pid, bytes / (1024 * 1024)));
-                reading.total_by_gpu.insert(index, total);
+                    .used
+                    .push((gpu.clone(), process.pid, bytes / (1024 * 1024)));
             }
         }
-        reading.total_by_gpu.entry(index).or_insert(total);
+        reading.total_by_gpu.insert(gpu, total);
     }
     Some(reading)
 }
@@ -144,34 +160,34 @@ fn read_nvidia_smi() -> Option<Reading> {
             .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let totals = run(&[
-        "--query-gpu=index,memory.total",
+        "--query-gpu=uuid,memory.total",
         "--format=csv,noheader,nounits",
     ])?;
     let apps = run(&[
-        "--query-compute-apps=pid,used_memory",
+        "--query-compute-apps=gpu_uuid,pid,used_memory",
         "--format=csv,noheader,nounits",
     ])?;
     Some(parse_nvidia_smi(&totals, &apps))
 }
 
-/// `0, 81559` per GPU and `1234, 520` per process.
+/// `GPU-8f3c…, 81559` per GPU and `GPU-8f3c…, 1234, 520` per process.
 fn parse_nvidia_smi(totals: &str, apps: &str) -> Reading {
-    let pairs = |text: &str| -> Vec<(u64, u64)> {
-        text.lines()
-            .filter_map(|l| {
-                let (a, b) = l.split_once(',')?;
-                Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
-            })
-            .collect()
-    };
+    let fields =
+        |line: &str| -> Vec<String> { line.split(',').map(|f| f.trim().to_string()).collect() };
     Reading {
-        used_by_pid: pairs(apps)
-            .into_iter()
-            .map(|(pid, mib)| (pid as u32, mib))
+        used: apps
+            .lines()
+            .filter_map(|l| match fields(l).as_slice() {
+                [gpu, pid, mib] => Some((gpu.clone(), pid.parse().ok()?, mib.parse().ok()?)),
+                _ => None,
+            })
             .collect(),
-        total_by_gpu: pairs(totals)
-            .into_iter()
-            .map(|(i, t)| (i as u32, t))
+        total_by_gpu: totals
+            .lines()
+            .filter_map(|l| match fields(l).as_slice() {
+                [gpu, total] => Some((gpu.clone(), total.parse().ok()?)),
+                _ => None,
+            })
             .collect(),
     }
 }
@@ -182,9 +198,15 @@ mod tests {
 
     #[test]
     fn nvidia_smi_lines_are_read_per_process_and_per_gpu() {
-        let r = parse_nvidia_smi("0, 81559\n1, 81559\n", "1234, 520\n99, 14\n[N/A], 3\n");
-        assert_eq!(r.used_by_pid, vec![(1234, 520), (99, 14)]);
-        assert_eq!(r.total_by_gpu.values().sum::<u64>(), 2 * 81559);
+        let r = parse_nvidia_smi(
+            "GPU-a, 81559\nGPU-b, 143771\n",
+            "GPU-a, 1234, 520\nGPU-b, 99, 14\nGPU-a, [N/A], 3\n",
+        );
+        assert_eq!(
+            r.used,
+            vec![("GPU-a".into(), 1234, 520), ("GPU-b".into(), 99, 14)]
+        );
+        assert_eq!(r.total_by_gpu["GPU-b"], 143771);
     }
 
     #[test]

@@ -700,8 +700,12 @@ pub enum CheckStatus {
     Pass,
     /// Checked and not fine.
     Fail,
-    /// Could not be checked (stage not run, inconclusive, no data).
+    /// Could not be checked: its stage ran but was inconclusive, the run
+    /// was interrupted first, or there was no data.
     Inconclusive,
+    /// Not checked because its stage was not selected (`--stages`): a
+    /// choice, not a failure, and never a pass.
+    Skipped,
 }
 
 impl CheckStatus {
@@ -711,6 +715,7 @@ impl CheckStatus {
             CheckStatus::Pass => "pass",
             CheckStatus::Fail => "fail",
             CheckStatus::Inconclusive => "inconclusive",
+            CheckStatus::Skipped => "skipped",
         }
     }
 }

@@ -49,6 +49,8 @@ pub struct Verdict<'a> {
     pub inconclusive: Vec<&'a str>,
     /// Checklist items that fail (they fail the gate too).
     pub failed_checks: Vec<&'a str>,
+    /// Checklist items that could not be checked.
+    pub unchecked: Vec<&'a str>,
 }
 
 impl<'a> Verdict<'a> {
@@ -68,12 +70,8 @@ impl<'a> Verdict<'a> {
                 .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
                 .map(|s| s.tool.name())
                 .collect(),
-            failed_checks: report
-                .checklist
-                .iter()
-                .filter(|i| i.status == CheckStatus::Fail)
-                .map(|i| i.title.as_str())
-                .collect(),
+            failed_checks: titles(report, CheckStatus::Fail),
+            unchecked: titles(report, CheckStatus::Inconclusive),
         }
     }
 
@@ -106,15 +104,28 @@ impl<'a> Verdict<'a> {
             ("FAILED:", Some(format!("no error sites, but {checks}")))
         } else if !self.inconclusive.is_empty() {
             ("CLEAN:", None)
-        } else if report.warnings.is_empty() {
-            ("CLEAN:", Some("no errors found".into()))
         } else {
-            (
-                "CLEAN:",
-                Some("no errors found, with the warnings above".into()),
-            )
+            // Clean as far as it was checked: say what was not.
+            let mut line = String::from("no errors found");
+            if !report.warnings.is_empty() {
+                line.push_str(", with the warnings above");
+            }
+            if !self.unchecked.is_empty() {
+                line.push_str(&format!("; not checked: {}", self.unchecked.join(", ")));
+            }
+            ("CLEAN:", Some(line))
         }
     }
+}
+
+/// The titles of the checklist items with this status.
+fn titles(report: &Report, status: CheckStatus) -> Vec<&str> {
+    report
+        .checklist
+        .iter()
+        .filter(|i| i.status == status)
+        .map(|i| i.title.as_str())
+        .collect()
 }
 
 /// `text` cut to `max` characters, with `…` where it was cut.

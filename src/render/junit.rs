@@ -101,7 +101,7 @@ impl Exporter for JunitExporter {
         }
         if !report.checklist.is_empty() {
             let mut cases = String::new();
-            let (mut failures, mut errors) = (0, 0);
+            let (mut failures, mut errors, mut skipped) = (0, 0, 0);
             for item in &report.checklist {
                 let body = match item.status {
                     CheckStatus::Pass => String::new(),
@@ -112,6 +112,10 @@ impl Exporter for JunitExporter {
                     CheckStatus::Inconclusive => {
                         errors += 1;
                         format!("<error message=\"{}\"/>", escape(&item.evidence))
+                    }
+                    CheckStatus::Skipped => {
+                        skipped += 1;
+                        format!("<skipped message=\"{}\"/>", escape(&item.evidence))
                     }
                 };
                 let _ = write!(
@@ -126,7 +130,7 @@ impl Exporter for JunitExporter {
             total_errors += errors;
             let _ = write!(
                 suites,
-                "\n  <testsuite name=\"cudawatch.checklist\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">{cases}\n  </testsuite>"
+                "\n  <testsuite name=\"cudawatch.checklist\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">{cases}\n  </testsuite>"
             );
         }
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

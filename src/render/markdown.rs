@@ -37,6 +37,7 @@ impl Exporter for MarkdownExporter {
                     CheckStatus::Pass => "pass",
                     CheckStatus::Fail => "**fail**",
                     CheckStatus::Inconclusive => "*inconclusive*",
+                    CheckStatus::Skipped => "skipped",
                 };
                 let _ = writeln!(
                     out,

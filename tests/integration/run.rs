@@ -407,3 +407,35 @@ fn a_sanitizer_suppression_xml_is_passed_to_every_sanitizer_stage() {
         "{logged}"
     );
 }
+
+#[test]
+fn unselected_stages_are_skipped_in_the_checklist_and_do_not_fail_the_gate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let junit = tmp.path().join("junit.xml");
+    let out = run(fake_run(
+        "clean",
+        &tmp.path().join("run"),
+        "plain,memcheck",
+        &["--report", &format!("junit={}", junit.display())],
+    ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let suite = xml
+        .lines()
+        .find(|l| l.contains("name=\"cudawatch.checklist\""))
+        .unwrap();
+    // racecheck, initcheck, synccheck and coalescing were not selected; the
+    // headroom could not be measured without a GPU: that one is an error.
+    assert!(
+        suite.contains("failures=\"0\" errors=\"1\" skipped=\"4\""),
+        "{suite}"
+    );
+    assert!(xml.contains("<error message=\"the program&apos;s GPU memory was never sampled"));
+    assert!(xml.contains("<skipped message=\"its stage was not selected (--stages)\"/>"));
+    assert!(
+        out.stderr
+            .contains("CLEAN: no errors found; not checked: GPU memory headroom"),
+        "{}",
+        out.stderr
+    );
+}

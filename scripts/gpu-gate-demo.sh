@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The CI gate as docs/ci.md sets it up, on the GPU machine: a project with a
+# cudawatch.toml at its root, cudawatch started from a subdirectory, the
+# policy and report paths coming from the file, one threshold from the
+# environment. Keeps `cudawatch config`, the terminal report, the exit code
+# and every report file in OUTDIR.
+#
+# Usage: scripts/gpu-gate-demo.sh OUTDIR   (needs target/release/cudawatch)
+set -uo pipefail
+OUTDIR=$(mkdir -p "${1:?usage: gpu-gate-demo.sh OUTDIR}" && cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CW=$ROOT/target/release/cudawatch
+export PATH=$PATH:/usr/local/cuda/bin
+PROJECT=$(mktemp -d)
+mkdir -p "$PROJECT/build" "$PROJECT/reports"
+nvcc -lineinfo -arch=sm_90 -o "$PROJECT/build/coalescing" "$ROOT/tests/gpu/coalescing.cu"
+cat >"$PROJECT/cudawatch.toml" <<'TOML'
+fail-on = "error"
+stages = ["plain", "memcheck", "racecheck", "ncu"]
+report = ["sarif=reports/cudawatch.sarif", "junit=reports/junit.xml",
+          "markdown=reports/summary.md", "html=reports/cudawatch.html"]
+max-wasted-sectors = 90
+max-line-wasted-sectors = 50
+TOML
+cp "$PROJECT/cudawatch.toml" "$OUTDIR/cudawatch.toml"
+cd "$PROJECT/build"
+export CUDAWATCH_MIN_MEMORY_HEADROOM=20
+"$CW" --color never config >"$OUTDIR/config.txt" 2>&1
+"$CW" --color never run --out-dir "$PROJECT/run" -- ./coalescing >"$OUTDIR/run.txt" 2>&1
+echo "exit=$?" >>"$OUTDIR/run.txt"
+cp "$PROJECT"/reports/* "$OUTDIR/"
