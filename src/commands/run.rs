@@ -33,8 +33,9 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
     if args.program.is_empty() {
         return Err(ExpectedError::NoProgram);
     }
-    // A bad --report must fail now, not after an hour of sanitizers.
-    render::specs(&args.output)?;
+    // A bad --report, or one that cannot be written, must fail now, not
+    // after an hour of sanitizers.
+    render::check_targets(&args.output)?;
     let run_dir = args
         .out_dir
         .clone()

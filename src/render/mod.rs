@@ -125,22 +125,62 @@ pub fn render(
     // A closed stderr is not worth failing the run for; the exports and the
     // run directory still carry everything.
     let _ = std::io::stderr().lock().write_all(table.as_bytes());
+    // One export that cannot be written must not cost the others: write
+    // them all, then report the first failure.
+    let mut first_error = None;
     for spec in &specs {
         let bytes = spec.format.exporter().render(report);
-        match &spec.target {
-            Target::Stdout => write_stdout(&bytes)?,
-            Target::File(path) => {
-                std::fs::write(path, &bytes).map_err(|e| ExpectedError::Write {
-                    target: path.display().to_string(),
-                    message: e.to_string(),
-                })?
-            }
+        let written = match &spec.target {
+            Target::Stdout => write_stdout(&bytes),
+            Target::File(path) => write_file(path, &bytes),
+        };
+        let summary = if spec.format == ReportFormat::Markdown {
+            append_step_summary(&bytes)
+        } else {
+            Ok(())
+        };
+        if let Err(error) = written.and(summary) {
+            first_error.get_or_insert(error);
         }
-        if spec.format == ReportFormat::Markdown {
-            append_step_summary(&bytes)?;
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Checks before a long run that every file target can be written
+/// (creating missing parent directories, as writing it will).
+pub fn check_targets(output: &OutputArgs) -> Result<(), ExpectedError> {
+    for spec in specs(output)? {
+        if let Target::File(path) = &spec.target {
+            create_parent(path)?;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| write_error(path, e))?;
         }
     }
     Ok(())
+}
+
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ExpectedError> {
+    create_parent(path)?;
+    std::fs::write(path, bytes).map_err(|e| write_error(path, e))
+}
+
+fn create_parent(path: &std::path::Path) -> Result<(), ExpectedError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).map_err(|e| write_error(dir, e))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn write_error(path: &std::path::Path, e: std::io::Error) -> ExpectedError {
+    ExpectedError::Write {
+        target: path.display().to_string(),
+        message: e.to_string(),
+    }
 }
 
 /// GitHub Actions shows `$GITHUB_STEP_SUMMARY` on the run's page.

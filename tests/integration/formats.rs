@@ -184,6 +184,34 @@ fn two_reports_on_stdout_are_a_usage_error_before_anything_runs() {
 }
 
 #[test]
+fn an_unwritable_report_fails_before_the_run_and_never_costs_the_other_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A regular file where a directory should be: cannot be created.
+    let blocker = tmp.path().join("blocker");
+    std::fs::write(&blocker, "").unwrap();
+    let bad = format!("sarif={}/x.sarif", blocker.display());
+    let marker = tmp.path().join("ran");
+    let out = run(cudawatch()
+        .args(["run", "--report", &bad, "--", "touch"])
+        .arg(&marker));
+    assert_eq!(out.code, 5, "{}", out.stderr);
+    assert!(!marker.exists(), "the program must not have run");
+    assert!(out.stderr.contains("cannot write"), "{}", out.stderr);
+
+    // Rendering: the good reports are written (their missing directory
+    // created) though the bad one fails.
+    let good = tmp.path().join("reports/deep/cudawatch.html");
+    let out = parse_captures(&[
+        "--report",
+        &bad,
+        "--report",
+        &format!("html={}", good.display()),
+    ]);
+    assert_eq!(out.code, 5, "{}", out.stderr);
+    assert!(good.is_file(), "{}", out.stderr);
+}
+
+#[test]
 fn a_baseline_keeps_known_findings_from_failing_and_diff_lists_new_and_fixed() {
     let tmp = tempfile::tempdir().unwrap();
     let json_of = |case: &str| {
