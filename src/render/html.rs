@@ -78,6 +78,7 @@ pre.snippet span { display: block; padding: 0 .8em; white-space: pre; } pre.snip
 .chart text { font: 12px system-ui, sans-serif; fill: #1a1a1a; } .chart .label { font-weight: 600; }
 .chart .used { fill: #90a4ae; } .chart .wasted { fill: var(--fail); } .chart .unknown { fill: #e0e0e0; }
 .legend span { display: inline-block; width: .9em; height: .9em; vertical-align: middle; margin: 0 .3em 0 1em; }
+details { margin: .3em 0; } details ol { margin: .3em 0; font-size: .85em; overflow-wrap: anywhere; }
 footer { margin-top: 3em; color: var(--muted); font-size: .85em; }
 "#;
 
@@ -273,6 +274,17 @@ fn finding(out: &mut String, n: usize, site: &Site) {
         row("baseline", "already in the baseline report".into());
     }
     out.push_str("</dl>\n");
+    if site.host_frames.len() > 1 {
+        let _ = write!(
+            out,
+            "<details><summary>host backtrace ({} frames)</summary><ol class=\"mono\">",
+            site.host_frames.len()
+        );
+        for frame in &site.host_frames {
+            let _ = write!(out, "<li>{}</li>", esc(&frame.to_string()));
+        }
+        out.push_str("</ol></details>\n");
+    }
     if let (Some(location), Some(snippet)) = (&site.location, &site.snippet) {
         out.push_str("<pre class=\"snippet\">");
         for (line, text) in (snippet.first_line..).zip(&snippet.lines) {

@@ -125,6 +125,7 @@ fn a_kernel_named_script_renders_as_text() {
     let mut report = read_json(&root().join("docs/examples/coalescing.report.json"));
     for site in report["findings"].as_array_mut().unwrap() {
         site["kernel"] = evil.into();
+        site["location"]["file"] = format!("/src/{evil}.cu").into();
     }
     for kernel in report["coalescing"].as_array_mut().unwrap() {
         kernel["kernel"] = evil.into();
@@ -145,6 +146,13 @@ fn a_kernel_named_script_renders_as_text() {
         "no img request"
     );
     assert_eq!(shown["findings"][0]["kernel"], evil, "shown as text");
+    assert!(
+        shown["body_text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("/src/{evil}.cu:12")),
+        "the path shows as text too"
+    );
     assert_eq!(shown["chart"][0]["label"], evil);
     assert!(shown["title"].as_str().unwrap().contains(evil));
 }
