@@ -309,12 +309,18 @@ fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSecto
         "<p class=\"legend\">Share of each kernel's global sectors:<span class=\"used\" style=\"background:#90a4ae\"></span>needed\
          <span style=\"background:#c62828\"></span>wasted (beyond the ideal for its access width)</p>\n",
     );
-    out.push_str(&chart(kernels));
+    // Worst first, as in the terminal table: the kernel to fix leads.
+    let mut kernels: Vec<&KernelCoalescing> = kernels.iter().collect();
+    kernels.sort_by(|a, b| {
+        let waste = |k: &KernelCoalescing| k.excessive_pct().unwrap_or(-1.0);
+        waste(b).total_cmp(&waste(a))
+    });
+    out.push_str(&chart(&kernels));
     out.push_str(
         "<table>\n<thead><tr><th>kernel</th><th>grid × block</th><th>loads sectors/request</th>\
          <th>stores sectors/request</th><th>ideal</th><th>wasted</th></tr></thead>\n<tbody>\n",
     );
-    for k in kernels {
+    for k in &kernels {
         let f = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.1}"));
         let _ = writeln!(
             out,
@@ -355,7 +361,7 @@ fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSecto
 
 /// One horizontal bar per kernel: the needed share of its sectors, then
 /// the wasted share, with sectors per request beside it.
-fn chart(kernels: &[KernelCoalescing]) -> String {
+fn chart(kernels: &[&KernelCoalescing]) -> String {
     const WIDTH: f64 = 1000.0;
     const BAR: f64 = 600.0;
     const ROW: f64 = 46.0;
