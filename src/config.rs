@@ -84,10 +84,11 @@ pub struct Resolved {
 pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError> {
     // A first pass only to learn `--config`; the second pass, with the
     // file's defaults, is the one that counts (and prints help or errors).
-    let explicit = command()
-        .try_get_matches_from(&raw)
-        .ok()
-        .and_then(|m| config_flag(&m));
+    // (A first pass that fails, e.g. on `--help`, still honours the variable.)
+    let explicit = match command().try_get_matches_from(&raw) {
+        Ok(m) => config_flag(&m),
+        Err(_) => std::env::var_os("CUDAWATCH_CONFIG").map(PathBuf::from),
+    };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let file = match locate(explicit, &cwd) {
         Some(path) => Some(load(&path, &command())?),
