@@ -4,7 +4,7 @@
 //! No script and no request: a Content-Security-Policy of `default-src
 //! 'none'` (inline styles only) means the page cannot load anything, and a
 //! kernel name that smuggled markup in could not run even if escaping
-//! failed. Every string from the report goes through [`esc`].
+//! failed. Every string from the report goes through [`escape_markup`].
 
 use std::fmt::Write as _;
 
@@ -12,8 +12,8 @@ use cudawatch_parsers::model::{
     KernelCoalescing, LineSectors, Report, Severity, Site, StageReport,
 };
 
-use super::Exporter;
 use super::describe::{self, Verdict};
+use super::{Exporter, escape_markup};
 
 /// `--report html`.
 pub struct HtmlExporter;
@@ -31,27 +31,11 @@ impl Exporter for HtmlExporter {
         let _ = write!(
             out,
             "<footer>cudawatch {} · report schema {}</footer>\n</body>\n</html>\n",
-            esc(&report.cudawatch_version),
+            escape_markup(&report.cudawatch_version),
             report.schema_version
         );
         out.into_bytes()
     }
-}
-
-/// Text safe in element content and in quoted attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 const STYLE: &str = r#"
@@ -95,10 +79,14 @@ fn head(out: &mut String, report: &Report) {
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>cudawatch</h1>\n",
-        esc(&title)
+        escape_markup(&title)
     );
     if !target.is_empty() {
-        let _ = writeln!(out, "<p class=\"target\"><code>{}</code></p>", esc(&target));
+        let _ = writeln!(
+            out,
+            "<p class=\"target\"><code>{}</code></p>",
+            escape_markup(&target)
+        );
     }
     out.push_str("</header>\n");
 }
@@ -110,7 +98,7 @@ fn summary(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "<p class=\"verdict inconclusive\">INCONCLUSIVE: {}</p>",
-            esc(&verdict.inconclusive_line())
+            escape_markup(&verdict.inconclusive_line())
         );
     }
     let (label, line) = verdict.findings_line(report);
@@ -119,8 +107,8 @@ fn summary(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "<p class=\"verdict {class}\">{} {}</p>",
-            esc(label),
-            esc(&line)
+            escape_markup(label),
+            escape_markup(&line)
         );
     }
     if report.interrupted {
@@ -142,9 +130,9 @@ fn checklist(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "<tr data-check=\"{}\"><td>{}</td><td><span class=\"badge {status}\">{status}</span></td><td>{}</td></tr>",
-            esc(&item.id),
-            esc(&item.title),
-            esc(&item.evidence)
+            escape_markup(&item.id),
+            escape_markup(&item.title),
+            escape_markup(&item.evidence)
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
@@ -170,8 +158,11 @@ fn stages(out: &mut String, stages: &[StageReport]) {
             stage.tool.name(),
             outcome.replace(' ', "_"),
             outcome,
-            esc(&why),
-            stage.end.map(|e| esc(&e.to_string())).unwrap_or_default(),
+            escape_markup(&why),
+            stage
+                .end
+                .map(|e| escape_markup(&e.to_string()))
+                .unwrap_or_default(),
             stage
                 .seconds
                 .map(|s| format!("{s:.1} s"))
@@ -207,9 +198,9 @@ fn finding(out: &mut String, n: usize, site: &Site) {
         out,
         "<article class=\"finding {severity}{}\" id=\"{}\">\n<h3>{n}. <span class=\"badge {severity}\">{severity}</span> {} <span class=\"mono\">{}</span> · {}</h3>",
         if accepted { " accepted" } else { "" },
-        esc(&site.id),
-        esc(&site.message),
-        esc(site.kind.id()),
+        escape_markup(&site.id),
+        escape_markup(&site.message),
+        escape_markup(site.kind.id()),
         site.tool.name()
     );
     out.push_str("<dl>\n");
@@ -222,14 +213,14 @@ fn finding(out: &mut String, n: usize, site: &Site) {
         "kernel",
         site.kernel
             .as_deref()
-            .map(|k| format!("<code>{}</code>", esc(k)))
+            .map(|k| format!("<code>{}</code>", escape_markup(k)))
             .unwrap_or_default(),
     );
     row(
         "where",
         site.location
             .as_ref()
-            .map(|l| format!("<code>{}</code>", esc(&l.to_string())))
+            .map(|l| format!("<code>{}</code>", escape_markup(&l.to_string())))
             .unwrap_or_default(),
     );
     row("count", site.count.to_string());
@@ -238,7 +229,7 @@ fn finding(out: &mut String, n: usize, site: &Site) {
         site.samples
             .iter()
             .take(3)
-            .map(|s| esc(&describe::sample_line(s)))
+            .map(|s| escape_markup(&describe::sample_line(s)))
             .filter(|s| !s.is_empty())
             .collect::<Vec<_>>()
             .join("<br>"),
@@ -247,9 +238,12 @@ fn finding(out: &mut String, n: usize, site: &Site) {
         let at = other
             .location
             .as_ref()
-            .map(|l| format!(" at <code>{}</code>", esc(&l.to_string())))
+            .map(|l| format!(" at <code>{}</code>", escape_markup(&l.to_string())))
             .unwrap_or_default();
-        row("other access", format!("{}{at}", esc(&other.access)));
+        row(
+            "other access",
+            format!("{}{at}", escape_markup(&other.access)),
+        );
     }
     row(
         "hazards",
@@ -259,16 +253,22 @@ fn finding(out: &mut String, n: usize, site: &Site) {
         "bytes",
         site.bytes.map(|b| b.to_string()).unwrap_or_default(),
     );
-    row("error", site.error.as_deref().map(esc).unwrap_or_default());
+    row(
+        "error",
+        site.error.as_deref().map(escape_markup).unwrap_or_default(),
+    );
     row(
         "launched from",
         describe::launched_from(site)
-            .map(|f| format!("<code>{}</code>", esc(&f.to_string())))
+            .map(|f| format!("<code>{}</code>", escape_markup(&f.to_string())))
             .unwrap_or_default(),
     );
     row(
         "suppressed",
-        site.suppressed.as_deref().map(esc).unwrap_or_default(),
+        site.suppressed
+            .as_deref()
+            .map(escape_markup)
+            .unwrap_or_default(),
     );
     if site.in_baseline {
         row("baseline", "already in the baseline report".into());
@@ -281,7 +281,7 @@ fn finding(out: &mut String, n: usize, site: &Site) {
             site.host_frames.len()
         );
         for frame in &site.host_frames {
-            let _ = write!(out, "<li>{}</li>", esc(&frame.to_string()));
+            let _ = write!(out, "<li>{}</li>", escape_markup(&frame.to_string()));
         }
         out.push_str("</ol></details>\n");
     }
@@ -293,7 +293,11 @@ fn finding(out: &mut String, n: usize, site: &Site) {
             } else {
                 ""
             };
-            let _ = write!(out, "<span{class}>{line:>5} | {}</span>", esc(text));
+            let _ = write!(
+                out,
+                "<span{class}>{line:>5} | {}</span>",
+                escape_markup(text)
+            );
         }
         out.push_str("</pre>\n");
     }
@@ -325,9 +329,9 @@ fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSecto
         let _ = writeln!(
             out,
             "<tr><td><code>{}</code></td><td>{} × {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&k.kernel),
-            esc(&k.grid),
-            esc(&k.block),
+            escape_markup(&k.kernel),
+            escape_markup(&k.grid),
+            escape_markup(&k.block),
             f(k.load.sectors_per_request()),
             f(k.store.sectors_per_request()),
             f(k.ideal_sectors_per_request),
@@ -345,13 +349,13 @@ fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSecto
             let _ = writeln!(
                 out,
                 "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{} sectors ({})</td><td>{}</td><td><code>{}</code></td></tr>",
-                esc(&l.location.to_string()),
-                esc(&l.kernel),
+                escape_markup(&l.location.to_string()),
+                escape_markup(&l.kernel),
                 l.excessive_sectors,
                 l.excessive_pct()
                     .map_or_else(|| "-".into(), |p| format!("{p:.0}%")),
-                esc(&l.access),
-                esc(&l.source)
+                escape_markup(&l.access),
+                escape_markup(&l.source)
             );
         }
         out.push_str("</tbody>\n</table>\n");
@@ -376,10 +380,10 @@ fn chart(kernels: &[&KernelCoalescing]) -> String {
         let _ = writeln!(
             svg,
             "<g class=\"kernel\" data-kernel=\"{}\"><title>{}</title>\n<text class=\"label\" x=\"0\" y=\"{}\">{}</text>",
-            esc(&k.kernel),
-            esc(&k.kernel),
+            escape_markup(&k.kernel),
+            escape_markup(&k.kernel),
             y + 13.0,
-            esc(&name)
+            escape_markup(&name)
         );
         let bar_y = y + 19.0;
         match k.excessive_pct() {
@@ -428,8 +432,8 @@ fn warnings(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "<li><strong>{}</strong>: {}</li>",
-            esc(&w.source),
-            esc(&w.message)
+            escape_markup(&w.source),
+            escape_markup(&w.message)
         );
     }
     out.push_str("</ul>\n</section>\n");

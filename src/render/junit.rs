@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use cudawatch_parsers::model::{CheckStatus, Outcome, Report, Severity, Site, Tool};
 
-use super::Exporter;
+use super::{Exporter, escape_markup};
 
 /// `--report junit`.
 pub struct JunitExporter;
@@ -34,22 +34,22 @@ impl Exporter for JunitExporter {
                     Outcome::Clean => String::new(),
                     Outcome::Skipped => {
                         skipped += 1;
-                        format!("<skipped message=\"{}\"/>", escape(&stage.reason))
+                        format!("<skipped message=\"{}\"/>", escape_markup(&stage.reason))
                     }
                     Outcome::Findings | Outcome::TargetFailed => {
                         failures += 1;
-                        format!("<failure message=\"{}\"/>", escape(&stage.reason))
+                        format!("<failure message=\"{}\"/>", escape_markup(&stage.reason))
                     }
                     Outcome::Inconclusive | Outcome::ToolFailed => {
                         errors += 1;
-                        format!("<error message=\"{}\"/>", escape(&stage.reason))
+                        format!("<error message=\"{}\"/>", escape_markup(&stage.reason))
                     }
                 };
                 let _ = write!(
                     cases,
                     "\n    <testcase classname=\"cudawatch.{0}\" name=\"{1}\" time=\"{time:.3}\">{body}</testcase>",
                     tool.name(),
-                    escape(&name)
+                    escape_markup(&name)
                 );
             }
             for site in &sites {
@@ -75,19 +75,19 @@ impl Exporter for JunitExporter {
                     failures += 1;
                     format!(
                         "<failure message=\"{}\" type=\"{}\">{}</failure>",
-                        escape(&site.message),
+                        escape_markup(&site.message),
                         site.kind.id(),
-                        escape(&details(site))
+                        escape_markup(&details(site))
                     )
                 } else {
                     // Warnings pass, with the finding in the output.
-                    format!("<system-out>{}</system-out>", escape(&details(site)))
+                    format!("<system-out>{}</system-out>", escape_markup(&details(site)))
                 };
                 let _ = write!(
                     cases,
                     "\n    <testcase classname=\"cudawatch.{}\" name=\"{}\">{body}</testcase>",
                     tool.name(),
-                    escape(name.trim())
+                    escape_markup(name.trim())
                 );
             }
             total_tests += tests;
@@ -107,21 +107,21 @@ impl Exporter for JunitExporter {
                     CheckStatus::Pass => String::new(),
                     CheckStatus::Fail => {
                         failures += 1;
-                        format!("<failure message=\"{}\"/>", escape(&item.evidence))
+                        format!("<failure message=\"{}\"/>", escape_markup(&item.evidence))
                     }
                     CheckStatus::Inconclusive => {
                         errors += 1;
-                        format!("<error message=\"{}\"/>", escape(&item.evidence))
+                        format!("<error message=\"{}\"/>", escape_markup(&item.evidence))
                     }
                     CheckStatus::Skipped => {
                         skipped += 1;
-                        format!("<skipped message=\"{}\"/>", escape(&item.evidence))
+                        format!("<skipped message=\"{}\"/>", escape_markup(&item.evidence))
                     }
                 };
                 let _ = write!(
                     cases,
                     "\n    <testcase classname=\"cudawatch.checklist\" name=\"{}\">{body}</testcase>",
-                    escape(&item.title)
+                    escape_markup(&item.title)
                 );
             }
             let tests = report.checklist.len();
@@ -153,23 +153,4 @@ fn details(site: &Site) -> String {
         let _ = write!(text, "\nlaunched from {frame}");
     }
     text
-}
-
-/// Escapes text for XML attributes and content; drops characters XML 1.0
-/// cannot carry at all.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 => {}
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -225,6 +225,25 @@ pub fn write_stdout(bytes: &[u8]) -> Result<(), ExpectedError> {
     }
 }
 
+/// Escapes text for XML and HTML content and quoted attributes (JUnit and
+/// the HTML report); drops control characters XML 1.0 cannot carry at all.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
