@@ -447,7 +447,8 @@ mod tests {
 
     #[test]
     fn markup_in_names_is_escaped_everywhere() {
-        let mut report = Report::new("<b>prog</b>");
+        let mut report = Report::new("0.1.0");
+        report.target = vec!["<b>prog</b>".into()];
         let mut site = new_site(
             Tool::Memcheck,
             FindingKind::InvalidAccess,
@@ -464,6 +465,7 @@ mod tests {
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("<b>prog"), "{html}");
+        assert!(html.contains("<title>cudawatch: &lt;b&gt;prog&lt;/b&gt;</title>"));
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(html.contains("data-kernel=\"&lt;script&gt;alert(2)&lt;/script&gt;\""));
     }
