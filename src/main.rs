@@ -1,25 +1,26 @@
 //! cudawatch: runs a CUDA program under compute-sanitizer and Nsight
 //! Compute and folds every tool's output into one report.
+//!
+//! The folders follow the data: `cli` (arguments, settings, commands) →
+//! `plan` and `tools` (what to run) → `supervisor` (running it) → `rundir`
+//! (what it left, assembled into a report) → `judge` (what it adds up to)
+//! → `render` (every format). See `docs/architecture.md`.
 
-mod checklist;
-mod classify;
 mod cli;
-mod commands;
-mod config;
 mod errors;
 mod exit_codes;
-mod gate;
-mod gpu_memory;
+mod judge;
 mod plan;
-mod progress;
 mod render;
 mod rundir;
-mod sources;
 mod supervisor;
-mod suppress;
+mod tools;
+
+use cli::args::Command;
+use cli::commands;
 
 fn main() {
-    let resolved = match config::parse_command_line(std::env::args_os().collect()) {
+    let resolved = match cli::config_file::parse_command_line(std::env::args_os().collect()) {
         Ok(resolved) => resolved,
         Err(error) => {
             eprintln!("error: {error}");
@@ -27,16 +28,16 @@ fn main() {
         }
     };
     let args = &resolved.args;
-    let style = render::style::Style::from_env(args.color);
+    let style = render::style::Style::from_env(cli::settings::color(args.color));
     let result = match &args.command {
-        cli::Command::Config(a) => commands::config::run(a, &resolved),
-        cli::Command::Run(a) => commands::run::run(a, style),
-        cli::Command::Parse(a) => commands::parse::run(a, style),
-        cli::Command::Report(a) => commands::report::run(a, style),
-        cli::Command::Diff(a) => commands::diff::run(a, style),
-        cli::Command::Completions { shell } => commands::help::completions(*shell),
-        cli::Command::Man => commands::help::man(),
-        cli::Command::Suppress(a) => crate::suppress::write_rule(a),
+        Command::Config(a) => commands::config::run(a, &resolved),
+        Command::Run(a) => commands::run::run(a, style),
+        Command::Parse(a) => commands::parse::run(a, style),
+        Command::Report(a) => commands::report::run(a, style),
+        Command::Diff(a) => commands::diff::run(a, style),
+        Command::Completions { shell } => commands::help::completions(*shell),
+        Command::Man => commands::help::man(),
+        Command::Suppress(a) => commands::suppress::run(a),
     };
     let code = match result {
         Ok(code) => code,

@@ -49,6 +49,7 @@ pub struct NcuEvidence {
 }
 
 /// Builds a [`Report`] from tool outputs.
+#[derive(Clone)]
 pub struct ReportBuilder {
     report: Report,
     folder: Folder,

@@ -5,7 +5,8 @@
 //! `cudawatch` binary runs the tools and renders; this crate only reads.
 //!
 //! ```
-//! use cudawatch_parsers::{builder::ReportBuilder, model::Tool};
+//! use cudawatch_model::Tool;
+//! use cudawatch_parsers::builder::ReportBuilder;
 //!
 //! let text = b"========= COMPUTE-SANITIZER\n\
 //! ========= Invalid __global__ write of size 4 bytes\n\
@@ -27,8 +28,10 @@
 pub mod builder;
 pub mod detect;
 pub mod error;
-pub mod model;
 pub mod ncu;
 pub mod program;
 pub mod sanitizer;
 pub mod site;
+
+// The model has a crate of its own; parsers fill it.
+use cudawatch_model as model;

@@ -142,7 +142,7 @@ impl Fnv {
 }
 
 /// Sites, merged by id as records arrive.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Folder {
     sites: Vec<Site>,
     by_id: HashMap<u64, usize>,

@@ -4,8 +4,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use cudawatch_model::Tool;
 use cudawatch_parsers::sanitizer::{RecordKind, text, xml};
-use cudawatch_parsers::{model::Tool, ncu, program};
+use cudawatch_parsers::{ncu, program};
 
 fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-reports")
@@ -105,7 +106,7 @@ fn text_and_xml_of_one_run_agree_with_the_tools_own_summary() {
             );
             let warnings = records
                 .iter()
-                .filter(|r| r.severity == cudawatch_parsers::model::Severity::Warning)
+                .filter(|r| r.severity == cudawatch_model::Severity::Warning)
                 .count();
             assert_eq!(
                 warnings as u64,

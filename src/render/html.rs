@@ -8,22 +8,22 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{
-    KernelCoalescing, LineSectors, Report, Severity, Site, StageReport,
+use cudawatch_model::{
+    Judgement, KernelCoalescing, LineSectors, Report, Severity, Site, StageReport, VerdictLabel,
 };
 
-use super::describe::{self, Verdict};
+use super::describe;
 use super::{Exporter, escape_markup};
 
 /// `--report html`.
 pub struct HtmlExporter;
 
 impl Exporter for HtmlExporter {
-    fn render(&self, report: &Report) -> Vec<u8> {
+    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
         let mut out = String::with_capacity(64 * 1024);
         head(&mut out, report);
-        summary(&mut out, report);
-        checklist(&mut out, report);
+        summary(&mut out, judgement);
+        checklist(&mut out, judgement);
         stages(&mut out, &report.stages);
         findings(&mut out, &report.findings);
         coalescing(&mut out, &report.coalescing, &report.wasteful_lines);
@@ -91,41 +91,33 @@ fn head(out: &mut String, report: &Report) {
     out.push_str("</header>\n");
 }
 
-fn summary(out: &mut String, report: &Report) {
-    let verdict = Verdict::of(report);
+fn summary(out: &mut String, judgement: &Judgement) {
     out.push_str("<section id=\"verdict\">\n");
-    if !verdict.inconclusive.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p class=\"verdict inconclusive\">INCONCLUSIVE: {}</p>",
-            escape_markup(&verdict.inconclusive_line())
-        );
-    }
-    let (label, line) = verdict.findings_line(report);
-    if let Some(line) = line {
-        let class = if verdict.fails() { "fail" } else { "pass" };
+    for line in &judgement.verdict {
+        let class = match line.label {
+            VerdictLabel::Clean | VerdictLabel::Passed => "pass",
+            VerdictLabel::Findings | VerdictLabel::Failed => "fail",
+            VerdictLabel::Inconclusive | VerdictLabel::Interrupted => "inconclusive",
+        };
         let _ = writeln!(
             out,
             "<p class=\"verdict {class}\">{} {}</p>",
-            escape_markup(label),
-            escape_markup(&line)
+            line.label.heading(),
+            escape_markup(&line.text)
         );
-    }
-    if report.interrupted {
-        out.push_str("<p class=\"verdict inconclusive\">The run was interrupted: later stages did not run.</p>\n");
     }
     out.push_str("</section>\n");
 }
 
-fn checklist(out: &mut String, report: &Report) {
-    if report.checklist.is_empty() {
+fn checklist(out: &mut String, judgement: &Judgement) {
+    if judgement.checklist.is_empty() {
         return;
     }
     out.push_str(
         "<section id=\"checklist\">\n<h2>Pre-deployment checklist</h2>\n<table>\n\
          <thead><tr><th>check</th><th>status</th><th>evidence</th></tr></thead>\n<tbody>\n",
     );
-    for item in &report.checklist {
+    for item in &judgement.checklist {
         let status = item.status.name();
         let _ = writeln!(
             out,
@@ -442,7 +434,7 @@ fn warnings(out: &mut String, report: &Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cudawatch_parsers::model::{FindingKind, Tool};
+    use cudawatch_model::{FindingKind, Tool};
     use cudawatch_parsers::site::new_site;
 
     #[test]
@@ -461,7 +453,11 @@ mod tests {
             kernel: "<script>alert(2)</script>".into(),
             ..KernelCoalescing::default()
         });
-        let html = String::from_utf8(HtmlExporter.render(&report)).unwrap();
+        let html = String::from_utf8(HtmlExporter.render(
+            &report,
+            &crate::judge::judge(&report, &crate::judge::Policy::default()),
+        ))
+        .unwrap();
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("<b>prog"), "{html}");

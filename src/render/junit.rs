@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{CheckStatus, Outcome, Report, Severity, Site, Tool};
+use cudawatch_model::{CheckStatus, Judgement, Outcome, Report, Severity, Site, Tool};
 
 use super::{Exporter, escape_markup};
 
@@ -12,7 +12,7 @@ use super::{Exporter, escape_markup};
 pub struct JunitExporter;
 
 impl Exporter for JunitExporter {
-    fn render(&self, report: &Report) -> Vec<u8> {
+    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
         let mut tools: Vec<Tool> = report.stages.iter().map(|s| s.tool).collect();
         for site in &report.findings {
             if !tools.contains(&site.tool) {
@@ -99,10 +99,10 @@ impl Exporter for JunitExporter {
                 tool.name()
             );
         }
-        if !report.checklist.is_empty() {
+        if !judgement.checklist.is_empty() {
             let mut cases = String::new();
             let (mut failures, mut errors, mut skipped) = (0, 0, 0);
-            for item in &report.checklist {
+            for item in &judgement.checklist {
                 let body = match item.status {
                     CheckStatus::Pass => String::new(),
                     CheckStatus::Fail => {
@@ -124,7 +124,7 @@ impl Exporter for JunitExporter {
                     escape_markup(&item.title)
                 );
             }
-            let tests = report.checklist.len();
+            let tests = judgement.checklist.len();
             total_tests += tests;
             total_failures += failures;
             total_errors += errors;

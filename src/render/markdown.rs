@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{CheckStatus, Report};
+use cudawatch_model::{CheckStatus, Judgement, Report};
 
 use super::Exporter;
 
@@ -11,8 +11,11 @@ use super::Exporter;
 pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
-    fn render(&self, report: &Report) -> Vec<u8> {
+    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
         let mut out = String::from("## cudawatch\n\n");
+        for line in &judgement.verdict {
+            let _ = writeln!(out, "**{}** {}\n", line.label.heading(), cell(&line.text));
+        }
         if !report.target.is_empty() {
             let _ = writeln!(out, "`{}`\n", cell(&report.target.join(" ")));
         }
@@ -30,9 +33,9 @@ impl Exporter for MarkdownExporter {
             }
             out.push('\n');
         }
-        if !report.checklist.is_empty() {
+        if !judgement.checklist.is_empty() {
             out.push_str("### Pre-deployment checklist\n\n| check | status | evidence |\n| --- | --- | --- |\n");
-            for item in &report.checklist {
+            for item in &judgement.checklist {
                 let mark = match item.status {
                     CheckStatus::Pass => "pass",
                     CheckStatus::Fail => "**fail**",

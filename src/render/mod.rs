@@ -14,15 +14,14 @@ pub mod terminal;
 use std::io::Write;
 use std::path::PathBuf;
 
-use cudawatch_parsers::model::Report;
+use cudawatch_model::{Judgement, Report};
 
-use crate::cli::{Format, OutputArgs};
 use crate::errors::ExpectedError;
 
 /// A machine-readable format: one function from the report to bytes.
 pub trait Exporter {
     /// Renders the whole report.
-    fn render(&self, report: &Report) -> Vec<u8>;
+    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8>;
 }
 
 /// Where one export goes.
@@ -93,43 +92,52 @@ pub fn parse_spec(text: &str) -> Result<ReportSpec, ExpectedError> {
     Ok(ReportSpec { format, target })
 }
 
-/// The exports the flags ask for; fails on a bad spec or two claims on stdout.
-pub fn specs(output: &OutputArgs) -> Result<Vec<ReportSpec>, ExpectedError> {
-    let mut specs: Vec<ReportSpec> = output
-        .reports
-        .iter()
-        .map(|r| parse_spec(r))
-        .collect::<Result<_, _>>()?;
-    if output.format == Format::Json {
-        specs.push(ReportSpec {
-            format: ReportFormat::Json,
-            target: Target::Stdout,
-        });
+/// Where the report goes: the exports asked for, checked.
+#[derive(Debug, Clone, Default)]
+pub struct OutputSettings {
+    /// Every export, at most one of them on stdout.
+    pub reports: Vec<ReportSpec>,
+}
+
+impl OutputSettings {
+    /// The exports `--report` values and `--format json` ask for; fails on
+    /// a bad spec or two claims on stdout.
+    pub fn new(reports: &[String], json_on_stdout: bool) -> Result<OutputSettings, ExpectedError> {
+        let mut specs: Vec<ReportSpec> = reports
+            .iter()
+            .map(|r| parse_spec(r))
+            .collect::<Result<_, _>>()?;
+        if json_on_stdout {
+            specs.push(ReportSpec {
+                format: ReportFormat::Json,
+                target: Target::Stdout,
+            });
+        }
+        if specs.iter().filter(|s| s.target == Target::Stdout).count() > 1 {
+            return Err(ExpectedError::Usage(
+                "only one report can go to stdout: give the others a path, e.g. --report sarif=cudawatch.sarif".into(),
+            ));
+        }
+        Ok(OutputSettings { reports: specs })
     }
-    if specs.iter().filter(|s| s.target == Target::Stdout).count() > 1 {
-        return Err(ExpectedError::Usage(
-            "only one report can go to stdout: give the others a path, e.g. --report sarif=cudawatch.sarif".into(),
-        ));
-    }
-    Ok(specs)
 }
 
 /// Renders the report: tables on stderr always, then every export.
 pub fn render(
     report: &Report,
-    output: &OutputArgs,
+    judgement: &Judgement,
+    output: &OutputSettings,
     style: style::Style,
 ) -> Result<(), ExpectedError> {
-    let specs = specs(output)?;
-    let table = terminal::render(report, style);
+    let table = terminal::render(report, judgement, style);
     // A closed stderr is not worth failing the run for; the exports and the
     // run directory still carry everything.
     let _ = std::io::stderr().lock().write_all(table.as_bytes());
     // One export that cannot be written must not cost the others: write
     // them all, then report the first failure.
     let mut first_error = None;
-    for spec in &specs {
-        let bytes = spec.format.exporter().render(report);
+    for spec in &output.reports {
+        let bytes = spec.format.exporter().render(report, judgement);
         let written = match &spec.target {
             Target::Stdout => write_stdout(&bytes),
             Target::File(path) => write_file(path, &bytes),
@@ -148,8 +156,8 @@ pub fn render(
 
 /// Checks before a long run that every file target can be written
 /// (creating missing parent directories, as writing it will).
-pub fn check_targets(output: &OutputArgs) -> Result<(), ExpectedError> {
-    for spec in specs(output)? {
+pub fn check_targets(output: &OutputSettings) -> Result<(), ExpectedError> {
+    for spec in &output.reports {
         if let Target::File(path) = &spec.target {
             create_parent(path)?;
             std::fs::OpenOptions::new()
@@ -272,19 +280,8 @@ mod tests {
 
     #[test]
     fn two_reports_on_stdout_are_refused() {
-        let output = OutputArgs {
-            format: Format::Json,
-            reports: vec!["sarif".into()],
-            fail_on: crate::cli::FailOn::Error,
-            baseline: None,
-            suppressions: None,
-            max_wasted_sectors: 50.0,
-            max_line_wasted_sectors: None,
-            max_excess_sectors_per_request: None,
-            min_memory_headroom: 10.0,
-        };
         assert!(
-            specs(&output)
+            OutputSettings::new(&["sarif".into()], true)
                 .unwrap_err()
                 .to_string()
                 .contains("only one report can go to stdout")

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use cudawatch_parsers::model::{
-    FindingKind, Outcome, ProcessEnd, Report, Severity, Site, StageReport, Tool,
+use cudawatch_model::{
+    FindingKind, Judgement, Outcome, ProcessEnd, Report, Severity, Site, StageReport, Tool,
 };
 use serde_json::{Value, json};
 
@@ -16,7 +16,7 @@ use super::{Exporter, relative_to_cwd};
 pub struct SarifExporter;
 
 impl Exporter for SarifExporter {
-    fn render(&self, report: &Report) -> Vec<u8> {
+    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
         let mut by_tool: BTreeMap<Tool, Vec<&Site>> = BTreeMap::new();
         for site in &report.findings {
             by_tool.entry(site.tool).or_default().push(site);
@@ -37,8 +37,8 @@ impl Exporter for SarifExporter {
         });
         // SARIF has no place for a checklist; the log's property bag keeps
         // it with the results, the same items every other format shows.
-        if !report.checklist.is_empty() {
-            let items: Vec<Value> = report
+        if !judgement.checklist.is_empty() {
+            let items: Vec<Value> = judgement
                 .checklist
                 .iter()
                 .map(|i| json!({ "id": i.id, "title": i.title, "status": i.status.name(), "evidence": i.evidence }))

@@ -2,7 +2,16 @@
 
 use std::io::IsTerminal;
 
-use crate::cli::ColorChoice;
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// Colour when stderr is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
 
 /// Whether to colour, decided once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

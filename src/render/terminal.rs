@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_parsers::model::{Frame, KernelCoalescing, Report, Severity, Site};
+use cudawatch_model::{Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel};
 use tabled::builder::Builder;
 use tabled::settings::Style as TableStyle;
 
@@ -17,7 +17,7 @@ const DETAILED: usize = 5;
 const CELL: usize = 48;
 
 /// The whole human report as a string.
-pub fn render(report: &Report, style: Style) -> String {
+pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
     let mut out = String::new();
     if !report.target.is_empty() {
         let _ = writeln!(
@@ -67,11 +67,11 @@ pub fn render(report: &Report, style: Style) -> String {
         );
         out.push_str(&lines_table(report));
     }
-    if !report.checklist.is_empty() {
+    if !judgement.checklist.is_empty() {
         let _ = writeln!(out, "\n{}", style.bold("Pre-deployment checklist"));
         let mut b = Builder::default();
         b.push_record(["check", "status", "evidence"]);
-        for item in &report.checklist {
+        for item in &judgement.checklist {
             b.push_record([
                 item.title.clone(),
                 item.status.name().to_string(),
@@ -87,7 +87,7 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     out.push('\n');
-    out.push_str(&verdict(report, style));
+    out.push_str(&verdict(judgement, style));
     out
 }
 
@@ -118,7 +118,7 @@ fn stages_table(report: &Report) -> String {
 }
 
 /// The stage's reason, with the program's peak GPU memory where it was sampled.
-fn stage_why(stage: &cudawatch_parsers::model::StageReport) -> String {
+fn stage_why(stage: &cudawatch_model::StageReport) -> String {
     match stage.gpu_memory_mib {
         Some((peak, total)) => format!("{}; peak GPU memory {peak} of {total} MiB", stage.reason),
         None => stage.reason.clone(),
@@ -304,25 +304,16 @@ fn lines_table(report: &Report) -> String {
     table(b)
 }
 
-fn verdict(report: &Report, style: Style) -> String {
-    let verdict = describe::Verdict::of(report);
+fn verdict(judgement: &Judgement, style: Style) -> String {
     let mut out = String::new();
-    if !verdict.inconclusive.is_empty() {
-        let _ = writeln!(
-            out,
-            "{} {}",
-            style.warn("INCONCLUSIVE:"),
-            verdict.inconclusive_line()
-        );
-    }
-    let (label, line) = verdict.findings_line(report);
-    let label = if verdict.fails() {
-        style.bad(label)
-    } else {
-        style.good(label)
-    };
-    if let Some(line) = line {
-        let _ = writeln!(out, "{label} {line}");
+    for line in &judgement.verdict {
+        let heading = line.label.heading();
+        let label = match line.label {
+            VerdictLabel::Clean | VerdictLabel::Passed => style.good(heading),
+            VerdictLabel::Findings | VerdictLabel::Failed => style.bad(heading),
+            VerdictLabel::Inconclusive | VerdictLabel::Interrupted => style.warn(heading),
+        };
+        let _ = writeln!(out, "{label} {}", line.text);
     }
     out
 }

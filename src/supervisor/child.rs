@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use cudawatch_parsers::model::ProcessEnd;
+use cudawatch_model::ProcessEnd;
 use rustix::process::Signal;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;

@@ -1,10 +1,13 @@
-//! The only async code: running one child at a time under a timeout, with
-//! its output drained to files, Ctrl-C forwarded, and the whole process
-//! group cleaned up. See `docs/signal-handling.md`.
+//! The only async code: the stage loop, running one child at a time under
+//! a timeout, with its output drained to files, Ctrl-C forwarded, and the
+//! whole process group cleaned up. See `docs/signal-handling.md`.
 
 pub mod child;
+pub mod events;
+pub mod gpu_memory;
 pub mod group;
 pub mod signals;
+pub mod stage_loop;
 
-pub use child::{ChildSpec, supervise};
-pub use signals::Signals;
+pub use events::StageEvent;
+pub use stage_loop::run;

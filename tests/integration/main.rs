@@ -8,6 +8,7 @@ mod config;
 mod formats;
 mod helpers;
 mod html;
+mod judging;
 mod parse;
 mod run;
 mod snapshots;

@@ -8,7 +8,7 @@ use crate::helpers::{cudawatch, finish, read_json, root, run, sample};
 
 /// A run of `case` with both fakes, the plain stage replaying the case's
 /// plain capture.
-fn fake_run(case: &str, out_dir: &Path, stages: &str, extra: &[&str]) -> Command {
+pub fn fake_run(case: &str, out_dir: &Path, stages: &str, extra: &[&str]) -> Command {
     let dir = sample(case);
     let mut cmd = cudawatch();
     cmd.env("FAKE_CASE", &dir)
@@ -209,6 +209,14 @@ fn a_grandchild_left_running_is_killed_and_reported() {
             .contains("left behind were killed")
     );
     assert_artifacts_kept(tmp.path(), "memcheck");
+    // The grandchild ignored SIGTERM; it must really be gone, not only reported.
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .filter(|c| c.contains(&marker))
+        .collect();
+    assert!(survivors.is_empty(), "still running: {survivors:?}");
 }
 
 #[test]
@@ -299,9 +307,23 @@ fn start_and_wait_for(cmd: &mut Command, log: &Path, tool: &str) -> std::process
         waited += Duration::from_millis(20);
         assert!(waited < Duration::from_secs(20), "the fake never started");
     }
-    // Let the fake install its traps.
-    std::thread::sleep(Duration::from_millis(200));
     child
+}
+
+/// Waits until the fake has logged `line` (it logs each signal it gets).
+fn wait_for_log(log: &Path, line: &str) {
+    let mut waited = Duration::ZERO;
+    while !std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .contains(line)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+        waited += Duration::from_millis(20);
+        assert!(
+            waited < Duration::from_secs(20),
+            "the fake never logged {line:?}"
+        );
+    }
 }
 
 fn interrupt(child: &std::process::Child) {
@@ -327,7 +349,9 @@ fn a_second_ctrl_c_kills_a_tool_that_ignores_the_first() {
     let child = start_and_wait_for(&mut cmd, &log, "memcheck");
     let started = std::time::Instant::now();
     interrupt(&child);
-    std::thread::sleep(Duration::from_millis(300));
+    // The first signal was forwarded and ignored: only now is the second
+    // one a second one (two signals sent at once can arrive as one).
+    wait_for_log(&log, "ignored a signal");
     interrupt(&child);
     let out = finish(child);
     assert!(

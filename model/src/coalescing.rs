@@ -1,0 +1,89 @@
+//! Global-memory coalescing: per kernel launch and per source line.
+
+use serde::{Deserialize, Serialize};
+
+use crate::SourceLocation;
+
+/// Sectors and requests of one direction (loads or stores) of one kernel.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AccessStats {
+    /// Warp-level requests (`l1tex__t_requests_pipe_lsu_mem_global_op_*.sum`).
+    pub requests: Option<f64>,
+    /// 32-byte sectors (`l1tex__t_sectors_pipe_lsu_mem_global_op_*.sum`).
+    pub sectors: Option<f64>,
+    /// Share of each fetched sector the threads used, in percent.
+    pub bytes_used_pct: Option<f64>,
+}
+
+impl AccessStats {
+    /// Sectors per request, when both were measured and requests were made.
+    pub fn sectors_per_request(&self) -> Option<f64> {
+        match (self.sectors, self.requests) {
+            (Some(s), Some(r)) if r > 0.0 => Some(s / r),
+            _ => None,
+        }
+    }
+}
+
+/// Global-memory coalescing of one profiled kernel launch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelCoalescing {
+    /// ncu's launch ID within its report.
+    pub launch_id: u64,
+    /// Demangled kernel name.
+    pub kernel: String,
+    /// Grid size, e.g. `(16384, 1, 1)`.
+    pub grid: String,
+    /// Block size, e.g. `(256, 1, 1)`.
+    pub block: String,
+    /// Global loads.
+    pub load: AccessStats,
+    /// Global stores.
+    pub store: AccessStats,
+    /// Kernel duration in nanoseconds.
+    pub duration_ns: Option<f64>,
+    /// Sectors per request a fully coalesced access of this kernel's widest
+    /// access size would need (4 for 4-byte accesses, 16 for 16-byte ones).
+    pub ideal_sectors_per_request: Option<f64>,
+    /// Sectors moved beyond the ideal (SourceCounters).
+    pub excessive_sectors: Option<f64>,
+    /// All global sectors the kernel moved (SourceCounters).
+    pub total_sectors: Option<f64>,
+}
+
+impl KernelCoalescing {
+    /// Share of sectors that were wasted, in percent.
+    pub fn excessive_pct(&self) -> Option<f64> {
+        match (self.excessive_sectors, self.total_sectors) {
+            (Some(e), Some(t)) if t > 0.0 => Some(100.0 * e / t),
+            _ => None,
+        }
+    }
+}
+
+/// Wasted sectors attributed to one source line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineSectors {
+    /// The kernel the line belongs to.
+    pub kernel: String,
+    /// Where it is.
+    pub location: SourceLocation,
+    /// The line's text, as ncu imported it.
+    pub source: String,
+    /// `Load`, `Store` or both.
+    pub access: String,
+    /// Sectors beyond the ideal.
+    pub excessive_sectors: f64,
+    /// Sectors the line's accesses need at their pattern.
+    pub theoretical_sectors: f64,
+    /// Sectors a coalesced pattern would need.
+    pub ideal_sectors: f64,
+}
+
+impl LineSectors {
+    /// Share of the line's sectors beyond the ideal, in percent.
+    pub fn excessive_pct(&self) -> Option<f64> {
+        (self.theoretical_sectors > 0.0)
+            .then(|| 100.0 * self.excessive_sectors / self.theoretical_sectors)
+    }
+}

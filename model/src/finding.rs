@@ -1,0 +1,367 @@
+//! What a finding is: its tool, kind and severity, where it happened, and
+//! the site that folds every record of the same identity.
+
+use serde::{Deserialize, Serialize};
+
+/// The tool (or pass) that produced a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    /// The program run plainly, with `CUDA_LAUNCH_BLOCKING=1`.
+    Plain,
+    /// compute-sanitizer's memcheck (with leak checking).
+    Memcheck,
+    /// compute-sanitizer's racecheck.
+    Racecheck,
+    /// compute-sanitizer's initcheck.
+    Initcheck,
+    /// compute-sanitizer's synccheck.
+    Synccheck,
+    /// A compute-sanitizer output whose tool could not be told from the file.
+    Sanitizer,
+    /// Nsight Compute.
+    Ncu,
+}
+
+impl Tool {
+    /// The name used on the command line and in file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Plain => "plain",
+            Tool::Memcheck => "memcheck",
+            Tool::Racecheck => "racecheck",
+            Tool::Initcheck => "initcheck",
+            Tool::Synccheck => "synccheck",
+            Tool::Sanitizer => "sanitizer",
+            Tool::Ncu => "ncu",
+        }
+    }
+
+    /// The compute-sanitizer tools, in the order cudawatch runs them.
+    pub const SANITIZERS: [Tool; 4] = [
+        Tool::Memcheck,
+        Tool::Racecheck,
+        Tool::Initcheck,
+        Tool::Synccheck,
+    ];
+
+    /// Parses a tool name as written by [`Tool::name`].
+    pub fn from_name(name: &str) -> Option<Tool> {
+        [
+            Tool::Plain,
+            Tool::Memcheck,
+            Tool::Racecheck,
+            Tool::Initcheck,
+            Tool::Synccheck,
+            Tool::Sanitizer,
+            Tool::Ncu,
+        ]
+        .into_iter()
+        .find(|t| t.name() == name)
+    }
+}
+
+impl std::fmt::Display for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What kind of problem a finding is. The snake_case name is also the rule id
+/// used by machine formats, so it must stay stable.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// A kernel read or wrote memory it does not own (memcheck `Precise`).
+    InvalidAccess,
+    /// A hardware exception in a kernel, e.g. a failed device assert (memcheck `Imprecise`).
+    DeviceException,
+    /// A CUDA API call returned an error.
+    ApiError,
+    /// Device memory allocated and never freed.
+    Leak,
+    /// A kernel read device memory that nothing wrote (initcheck).
+    UninitializedRead,
+    /// An allocation that was never used (initcheck `--track-unused-memory`).
+    UnusedMemory,
+    /// A barrier misused, e.g. `__syncthreads()` in divergent code (synccheck).
+    BarrierError,
+    /// A shared-memory race between two accesses (racecheck analysis).
+    Race,
+    /// One shared-memory hazard between two threads (racecheck hazard report).
+    Hazard,
+    /// A CUDA error reported by the program itself.
+    CudaError,
+    /// A device-side assert that failed, as the program printed it.
+    DeviceAssert,
+    /// The framework ran out of GPU memory.
+    OutOfMemory,
+    /// A cuBLAS, cuDNN, cuFFT, cuSOLVER, cuSPARSE, cuRAND or NCCL status error.
+    LibraryError,
+    /// The program was not built for this GPU ("no kernel image is available").
+    NoKernelImage,
+    /// The CUDA driver is older than the runtime or toolkit needs.
+    DriverVersion,
+    /// The program raised a Python exception.
+    PythonException,
+    /// A kernel whose global accesses waste sectors (Nsight Compute).
+    UncoalescedAccess,
+    /// A record of a kind cudawatch does not know yet; kept, never dropped.
+    Unrecognised,
+}
+
+impl FindingKind {
+    /// The stable rule id, e.g. `invalid_access`.
+    pub fn id(&self) -> &'static str {
+        match self {
+            FindingKind::InvalidAccess => "invalid_access",
+            FindingKind::DeviceException => "device_exception",
+            FindingKind::ApiError => "api_error",
+            FindingKind::Leak => "leak",
+            FindingKind::UninitializedRead => "uninitialized_read",
+            FindingKind::UnusedMemory => "unused_memory",
+            FindingKind::BarrierError => "barrier_error",
+            FindingKind::Race => "race",
+            FindingKind::Hazard => "hazard",
+            FindingKind::CudaError => "cuda_error",
+            FindingKind::DeviceAssert => "device_assert",
+            FindingKind::OutOfMemory => "out_of_memory",
+            FindingKind::LibraryError => "library_error",
+            FindingKind::NoKernelImage => "no_kernel_image",
+            FindingKind::DriverVersion => "driver_version",
+            FindingKind::PythonException => "python_exception",
+            FindingKind::UncoalescedAccess => "uncoalesced_access",
+            FindingKind::Unrecognised => "unrecognised",
+        }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Worth knowing (e.g. a performance hint).
+    Note,
+    /// Suspicious but possibly intended (e.g. warp-level racecheck warnings).
+    Warning,
+    /// A defect.
+    Error,
+}
+
+/// A thread or block index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Dim3 {
+    /// x
+    pub x: u32,
+    /// y
+    pub y: u32,
+    /// z
+    pub z: u32,
+}
+
+impl std::fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({},{},{})", self.x, self.y, self.z)
+    }
+}
+
+/// A source position.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SourceLocation {
+    /// The file as the tool printed it (absolute in XML, base name in text).
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+impl std::fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// One frame of a host backtrace. Python frames have a file and line and no
+/// module; native frames have a module and pc.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Frame {
+    /// Function name; stripped native frames have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub func: Option<String>,
+    /// Shared object or executable of a native frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    /// Source file of a Python frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Line of a Python frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Offset of a native frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc: Option<String>,
+}
+
+impl Frame {
+    /// Whether this is a Python frame (file and line, no native module).
+    pub fn is_python(&self) -> bool {
+        self.module.is_none() && self.file.is_some()
+    }
+
+    /// Whether the frame belongs to the CUDA driver, runtime, libc or the
+    /// compiler's launch stubs: never where a user wants to look first.
+    pub fn is_runtime(&self) -> bool {
+        let func = self.func.as_deref().unwrap_or("");
+        let module = self.module.as_deref().unwrap_or("");
+        let base = module.rsplit('/').next().unwrap_or(module);
+        func.is_empty()
+            || func.starts_with("cu")
+            || func.starts_with("libcudart_static")
+            || func.starts_with("__cudaLaunchKernel")
+            || func.starts_with("__device_stub")
+            || func.starts_with("__libc")
+            || func == "_start"
+            || base.starts_with("libcuda.so")
+            || base.starts_with("libcudart.so")
+            || base.starts_with("libc.so")
+            || base.starts_with("libpython")
+            || (self.is_python() && is_library_python_file(self.file.as_deref().unwrap_or("")))
+    }
+}
+
+fn is_library_python_file(file: &str) -> bool {
+    file.contains("site-packages/") || file.contains("/lib/python3") || file.starts_with('<')
+}
+
+impl std::fmt::Display for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let func = self.func.as_deref().unwrap_or("??");
+        match (&self.file, self.line, &self.module) {
+            (Some(file), Some(line), _) => write!(f, "{func} in {file}:{line}"),
+            (_, _, Some(module)) => {
+                let base = module.rsplit('/').next().unwrap_or(module);
+                write!(f, "{func} in {base}")
+            }
+            _ => f.write_str(func),
+        }
+    }
+}
+
+/// Where an address lies relative to the allocation nearest to it, as
+/// memcheck prints it. "Nearest" is a hint, not ownership: memcheck also
+/// names runtime-internal allocations the program never made.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NearestAllocation {
+    /// `after`, `before` or `inside`.
+    pub relation: String,
+    /// Bytes past the end (after) or before the start (before); 0 inside.
+    pub distance: u64,
+    /// Base address of the allocation.
+    pub base: u64,
+    /// Size of the allocation in bytes.
+    pub size: u64,
+}
+
+/// One thread that hit a site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Thread index within the block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<Dim3>,
+    /// Block index within the grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<Dim3>,
+    /// The faulting address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
+    /// Where the address lies relative to the nearest allocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest_allocation: Option<NearestAllocation>,
+}
+
+/// The second access of a race: racecheck reports pairs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OtherAccess {
+    /// `Read` or `Write`.
+    pub access: String,
+    /// Where it happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<SourceLocation>,
+    /// Offset in the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc: Option<String>,
+}
+
+/// A few source lines around a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snippet {
+    /// The number of the first line in `lines`.
+    pub first_line: u32,
+    /// The lines, without their line endings.
+    pub lines: Vec<String>,
+}
+
+/// Findings grouped by site: every record with the same identity folds into
+/// one `Site` with a count, so 1000 per-thread records become one row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Site {
+    /// Stable identity: survives address, thread and run changes, so
+    /// baselines and suppressions can name it.
+    pub id: String,
+    /// Which tool found it.
+    pub tool: Tool,
+    /// What kind of problem it is.
+    pub kind: FindingKind,
+    /// How bad it is.
+    pub severity: Severity,
+    /// One line saying what happened.
+    pub message: String,
+    /// The kernel, as the tool named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Source position of the faulting instruction or failing call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<SourceLocation>,
+    /// The lines around `location`, read where the report was made, so a
+    /// report rendered on another machine still shows the code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<Snippet>,
+    /// Offset of the instruction in the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc: Option<String>,
+    /// How many records folded into this site.
+    pub count: u64,
+    /// The first few threads that hit it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Sample>,
+    /// The other side of a race.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other: Option<OtherAccess>,
+    /// Bytes involved (leaks, unused allocations, OOM requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Hazards behind a racecheck analysis record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hazards: Option<u64>,
+    /// The error name, e.g. `cudaErrorIllegalAddress` or `CUBLAS_STATUS_INVALID_VALUE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The innermost Python frame in the user's own code, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python_frame: Option<Frame>,
+    /// The innermost native frame outside the CUDA runtime and libc.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_frame: Option<Frame>,
+    /// The whole host backtrace of the first record, innermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_frames: Vec<Frame>,
+    /// Fields of the tool's record that cudawatch does not interpret.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrecognised: Vec<(String, String)>,
+    /// Set when a suppression rule matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<String>,
+    /// The site was already in the `--baseline` report, so it does not fail
+    /// the gate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_baseline: bool,
+}

@@ -1,0 +1,85 @@
+//! What went into a report: the files read, the summary lines a tool
+//! printed, and warnings that limit trust.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Tool;
+
+/// The summary lines a tool printed: the numbers the XML does not carry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSummary {
+    /// `ERROR SUMMARY: N errors`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u64>,
+    /// `N errors were not printed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_printed: Option<u64>,
+    /// `LEAK SUMMARY: B bytes leaked in K allocations`: (B, K).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaked: Option<(u64, u64)>,
+    /// `RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)`: (H, E, W).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub racecheck: Option<(u64, u64, u64)>,
+    /// Tool lines that say the check did not really happen, verbatim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<String>,
+    /// `Target application returned an error`.
+    #[serde(default)]
+    pub target_failed: bool,
+    /// ncu printed `No kernels were profiled`.
+    #[serde(default)]
+    pub no_kernels_profiled: bool,
+    /// Kernel launches ncu said it profiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernels_profiled: Option<u64>,
+}
+
+impl ToolSummary {
+    /// Whether any summary line was seen at all: a sanitizer run that
+    /// printed none did not finish.
+    pub fn has_closing_line(&self) -> bool {
+        self.errors.is_some() || self.racecheck.is_some()
+    }
+}
+
+/// One input that went into the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    /// Path as given.
+    pub path: String,
+    /// What cudawatch took it for.
+    pub kind: InputKind,
+    /// The tool it belongs to.
+    pub tool: Tool,
+    /// Records or rows read from it.
+    pub records: u64,
+}
+
+/// The kinds of file cudawatch reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// compute-sanitizer `--xml --save` output.
+    SanitizerXml,
+    /// compute-sanitizer text output (stdout or `--log-file`).
+    SanitizerText,
+    /// `ncu --import --csv --page raw`.
+    NcuRaw,
+    /// `ncu --import --csv --page details`.
+    NcuDetails,
+    /// `ncu --import --csv --page source --print-source cuda,sass`.
+    NcuSource,
+    /// ncu's own console output (`==PROF==` lines).
+    NcuLog,
+    /// A program's stderr or stdout.
+    ProgramOutput,
+}
+
+/// Something that limits what the report can be trusted for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The file or stage it is about.
+    pub source: String,
+    /// One line a user can act on.
+    pub message: String,
+}

@@ -1,0 +1,92 @@
+//! How each stage of a run ended: the process, and the outcome judged from it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Tool, ToolSummary};
+
+/// How a stage ended, ranked from best to worst for the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The stage ran and found nothing.
+    Clean,
+    /// The stage was not run (not selected, or the run stopped first).
+    Skipped,
+    /// The target program failed on its own (plain run), with nothing else to say.
+    TargetFailed,
+    /// The stage ran and found problems.
+    Findings,
+    /// The stage could not really check anything: the tool is missing, never
+    /// attached, timed out, or left truncated output. Never clean.
+    Inconclusive,
+    /// The tool itself broke (bad flags, crashed).
+    ToolFailed,
+}
+
+impl Outcome {
+    /// Lower-case name for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Clean => "clean",
+            Outcome::Skipped => "skipped",
+            Outcome::TargetFailed => "target failed",
+            Outcome::Findings => "findings",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::ToolFailed => "tool failed",
+        }
+    }
+}
+
+/// How a process ended, as data rather than a platform `ExitStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "how", content = "code", rename_all = "snake_case")]
+pub enum ProcessEnd {
+    /// Exit code.
+    Exited(i32),
+    /// Killed by this signal number.
+    Signaled(i32),
+    /// Never started (the tool could not be spawned).
+    NotStarted,
+}
+
+impl std::fmt::Display for ProcessEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProcessEnd::Exited(code) => write!(f, "exit {code}"),
+            ProcessEnd::Signaled(sig) => write!(f, "signal {sig}"),
+            ProcessEnd::NotStarted => f.write_str("not started"),
+        }
+    }
+}
+
+/// One stage of a run, as the report tells it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageReport {
+    /// The tool of the stage.
+    pub tool: Tool,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Why, in one line a user can act on.
+    pub reason: String,
+    /// The process's end, if it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<ProcessEnd>,
+    /// Wall time in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    /// The command line, as run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    /// Environment cudawatch set for this stage, `NAME=value`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// The summary lines the tool printed.
+    #[serde(default)]
+    pub summary: ToolSummary,
+    /// Raw artifacts kept for this stage, relative to the run directory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<String>,
+    /// Peak GPU memory used during the stage, in MiB, and the total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_memory_mib: Option<(u64, u64)>,
+}

@@ -1,0 +1,377 @@
+//! The command line, as clap derives it. Kept close to the flags: turning
+//! them into the settings each part takes happens in `settings.rs`.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Runs a CUDA program under compute-sanitizer and Nsight Compute and folds
+/// every tool's output into one report.
+#[derive(Debug, Parser)]
+#[command(name = "cudawatch", version, about, long_about = None)]
+pub struct Args {
+    /// When to colour terminal output (NO_COLOR is honoured under auto).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, global = true, env = "CUDAWATCH_COLOR")]
+    pub color: ColorArg,
+    /// The settings file [default: the first cudawatch.toml in the working
+    /// directory or above it].
+    #[arg(long, global = true, value_name = "FILE", env = "CUDAWATCH_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a program plainly, under every compute-sanitizer tool and under
+    /// ncu, and print one combined report.
+    ///
+    /// Example: cudawatch run -- python train.py --lr 3e-4
+    ///
+    /// cudawatch's own flags go before `--`; everything after it is the
+    /// program and its arguments.
+    Run(RunArgs),
+    /// Fold tool outputs captured earlier (sanitizer XML or text, ncu CSV
+    /// pages, a program's stderr) into one report; kinds are detected from
+    /// content.
+    ///
+    /// Example: cudawatch parse memcheck.xml memcheck.stdout ncu-raw.csv
+    Parse(ParseArgs),
+    /// Compare two cudawatch JSON reports: new, fixed and unchanged sites.
+    ///
+    /// Example: cudawatch diff nightly-old/report.json nightly-new/report.json
+    Diff(DiffArgs),
+    /// Append a suppression rule for one finding of a report to a rules file.
+    ///
+    /// Example: cudawatch suppress report.json leak-3f2a9c0d11e4b7a2 --reason "freed at exit" --expires 2027-03-31
+    Suppress(SuppressArgs),
+    /// Print a shell completion script.
+    ///
+    /// Example: cudawatch completions bash > /etc/bash_completion.d/cudawatch
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    ///
+    /// Example: cudawatch man > /usr/local/share/man/man1/cudawatch.1
+    Man,
+    /// Show every setting as resolved from the command line, the
+    /// environment (CUDAWATCH_*) and cudawatch.toml, and where each came from.
+    ///
+    /// Settings are the long flags of `run`; cudawatch.toml sets them by the
+    /// same names (fail-on = "warning", report = ["sarif=cudawatch.sarif"]),
+    /// paths relative to the file. The command line beats the environment,
+    /// which beats the file.
+    ///
+    /// Example: cudawatch config --fail-on warning
+    Config(ConfigArgs),
+    /// Re-render a saved run: a run directory, from its raw artifacts, or
+    /// a JSON report written earlier.
+    ///
+    /// Example: cudawatch report cudawatch-runs/20261122-101500-train --report html=run.html
+    Report(ReportArgs),
+}
+
+/// `cudawatch parse`.
+#[derive(Debug, clap::Args)]
+pub struct ParseArgs {
+    /// Files to read.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `cudawatch suppress`.
+#[derive(Debug, clap::Args)]
+pub struct SuppressArgs {
+    /// A cudawatch JSON report.
+    pub report: PathBuf,
+    /// The site's id, as the JSON report gives it.
+    pub site: String,
+    /// Why the finding is accepted.
+    #[arg(long)]
+    pub reason: String,
+    /// Last day the rule applies (YYYY-MM-DD).
+    #[arg(long)]
+    pub expires: Option<String>,
+    /// The rules file to append to.
+    #[arg(long, default_value = "cudawatch-suppress.toml")]
+    pub file: PathBuf,
+}
+
+/// `cudawatch config`. It also takes every setting flag of `run`
+/// (added in `config::command`), to show how they combine.
+#[derive(Debug, clap::Args)]
+pub struct ConfigArgs {
+    /// Print the settings as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `cudawatch diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The earlier report.
+    pub old: PathBuf,
+    /// The later report.
+    pub new: PathBuf,
+    /// Print the diff as JSON on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
+    pub format: Format,
+    /// The least severe new finding that fails (exit 1).
+    #[arg(long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
+    pub fail_on: FailOnArg,
+}
+
+/// `cudawatch report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A run directory written by `cudawatch run`, or a cudawatch JSON report.
+    #[arg(value_name = "DIR|REPORT.json")]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `cudawatch run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Stages to run, in order.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
+    pub stages: Vec<StageName>,
+    /// Where to keep raw artifacts and report.json
+    /// [default: cudawatch-runs/<time>-<program>].
+    #[arg(long, env = "CUDAWATCH_OUT_DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Per-stage timeout in seconds for tool stages [default: 40 × the plain
+    /// run's time, at least 120 s; 3600 s when the plain run was skipped].
+    #[arg(long, value_parser = seconds, env = "CUDAWATCH_TIMEOUT")]
+    pub timeout: Option<f64>,
+    /// Timeout of the plain run in seconds.
+    #[arg(long, default_value_t = 3600.0, value_parser = seconds, env = "CUDAWATCH_PLAIN_TIMEOUT")]
+    pub plain_timeout: f64,
+    /// Seconds between SIGTERM and SIGKILL when a stage is stopped.
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, env = "CUDAWATCH_GRACE")]
+    pub grace: f64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Stream each stage's output live to stderr as well as to its files.
+    #[arg(long, env = "CUDAWATCH_STREAM")]
+    pub stream: bool,
+    /// Keep PyTorch's caching allocator on under the sanitizers (it hides
+    /// out-of-bounds accesses inside its blocks; off by default).
+    #[arg(long, env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR")]
+    pub keep_caching_allocator: bool,
+    /// Most kernel launches ncu profiles in all.
+    #[arg(long, default_value_t = 50, env = "CUDAWATCH_NCU_LAUNCH_CAP")]
+    pub ncu_launch_cap: u32,
+    /// Profile every launch, not one per unique kernel and launch configuration.
+    #[arg(long, env = "CUDAWATCH_NCU_ALL_LAUNCHES")]
+    pub ncu_all_launches: bool,
+    /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
+    #[arg(long, env = "CUDAWATCH_NCU_KERNEL")]
+    pub ncu_kernel: Option<String>,
+    /// A compute-sanitizer suppression XML, passed to every sanitizer stage
+    /// as `--suppressions`.
+    #[arg(long, value_name = "FILE", env = "CUDAWATCH_SANITIZER_SUPPRESSIONS")]
+    pub sanitizer_suppressions: Option<PathBuf>,
+    /// compute-sanitizer executable.
+    #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
+    pub compute_sanitizer: Option<PathBuf>,
+    /// ncu executable.
+    #[arg(long, env = "CUDAWATCH_NCU")]
+    pub ncu: Option<PathBuf>,
+    /// The program and its arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM"
+    )]
+    pub program: Vec<OsString>,
+}
+
+/// Where the report goes, shared by `run`, `parse` and `report`.
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// `table`: tables on stderr; `json`: also the JSON report on stdout
+    /// (the same as `--report json=-`).
+    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
+    pub format: Format,
+    /// Also write the report as FORMAT (json, sarif, junit, markdown, html) to
+    /// PATH, or to stdout when PATH is `-` or missing; repeatable, at most
+    /// one to stdout. Markdown is appended to $GITHUB_STEP_SUMMARY too when
+    /// that is set.
+    ///
+    /// Example: --report sarif=cudawatch.sarif --report junit=junit.xml
+    #[arg(
+        long = "report",
+        value_name = "FORMAT[=PATH]",
+        value_delimiter = ',',
+        env = "CUDAWATCH_REPORT"
+    )]
+    pub reports: Vec<String>,
+    /// The least severe finding that fails the run (exit 1): uncoalesced
+    /// access is a warning, memory errors are errors.
+    #[arg(long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
+    pub fail_on: FailOnArg,
+    /// A cudawatch JSON report of an earlier run: findings it already had
+    /// (same site id) are shown but do not fail the gate.
+    #[arg(long, value_name = "REPORT.json", env = "CUDAWATCH_BASELINE")]
+    pub baseline: Option<PathBuf>,
+    /// A TOML file of suppression rules: matching findings stay visible as
+    /// suppressed and do not fail the gate; expired rules stop hiding.
+    #[arg(long, value_name = "FILE", env = "CUDAWATCH_SUPPRESSIONS")]
+    pub suppressions: Option<PathBuf>,
+    /// Checklist: the most a kernel may waste of its global sectors, in percent.
+    #[arg(
+        long,
+        default_value_t = 50.0,
+        value_parser = percent,
+        value_name = "PCT",
+        env = "CUDAWATCH_MAX_WASTED_SECTORS"
+    )]
+    pub max_wasted_sectors: f64,
+    /// Checklist: the most a single source line may waste of the sectors
+    /// its accesses move, in percent [default: not checked].
+    #[arg(long, value_name = "PCT", value_parser = percent, env = "CUDAWATCH_MAX_LINE_WASTED_SECTORS")]
+    pub max_line_wasted_sectors: Option<f64>,
+    /// Checklist: the most sectors per request a kernel's loads or stores
+    /// may need beyond the ideal for its access width (4 for 4-byte
+    /// accesses) [default: not checked].
+    #[arg(
+        long,
+        value_name = "SECTORS",
+        value_parser = non_negative,
+        env = "CUDAWATCH_MAX_EXCESS_SECTORS_PER_REQUEST"
+    )]
+    pub max_excess_sectors_per_request: Option<f64>,
+    /// Checklist: the least free GPU memory at the plain run's peak, in percent.
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_parser = percent,
+        value_name = "PCT",
+        env = "CUDAWATCH_MIN_MEMORY_HEADROOM"
+    )]
+    pub min_memory_headroom: f64,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// Errors fail.
+    Error,
+    /// Warnings and errors fail.
+    Warning,
+    /// Every finding fails.
+    Note,
+    /// Findings never fail (inconclusive stages still do).
+    Never,
+}
+
+/// A stage of `cudawatch run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StageName {
+    /// The program with CUDA_LAUNCH_BLOCKING=1.
+    Plain,
+    /// compute-sanitizer memcheck with leak checking.
+    Memcheck,
+    /// compute-sanitizer racecheck.
+    Racecheck,
+    /// compute-sanitizer initcheck.
+    Initcheck,
+    /// compute-sanitizer synccheck.
+    Synccheck,
+    /// Nsight Compute coalescing metrics.
+    Ncu,
+}
+
+impl StageName {
+    /// Every stage in run order.
+    pub const ALL: [StageName; 6] = [
+        StageName::Plain,
+        StageName::Memcheck,
+        StageName::Racecheck,
+        StageName::Initcheck,
+        StageName::Synccheck,
+        StageName::Ncu,
+    ];
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Tables on stderr.
+    Table,
+    /// The JSON report on stdout (and the tables on stderr).
+    Json,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// Colour when stderr is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The longest time limit accepted: a year. Larger values cannot be
+/// represented as deadlines, and no stage should wait that long.
+const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A number of seconds: finite, not negative, at most a year. Checked where
+/// the value is parsed, so flags, `CUDAWATCH_*` and `cudawatch.toml` all
+/// get the same one-line error instead of a panic later.
+fn seconds(text: &str) -> Result<f64, String> {
+    let value = non_negative(text)?;
+    if value > MAX_SECONDS {
+        return Err(format!("{value} seconds is more than a year"));
+    }
+    Ok(value)
+}
+
+/// A percentage from 0 to 100.
+fn percent(text: &str) -> Result<f64, String> {
+    let value = non_negative(text)?;
+    if value > 100.0 {
+        return Err(format!("{value} is not a percentage from 0 to 100"));
+    }
+    Ok(value)
+}
+
+/// A finite number, not negative (`nan` and `inf` would silently turn a
+/// check off).
+fn non_negative(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("`{text}` must be a finite number, 0 or more"));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_that_would_disable_a_check_or_overflow_a_deadline_are_refused() {
+        for bad in ["nan", "inf", "-1", "1e308", "x"] {
+            assert!(seconds(bad).is_err(), "{bad}");
+        }
+        assert_eq!(seconds("2.5"), Ok(2.5));
+        assert!(percent("101").is_err() && percent("NaN").is_err());
+        assert_eq!(percent("90"), Ok(90.0));
+        assert!(non_negative("-inf").is_err());
+    }
+}

@@ -1,0 +1,69 @@
+//! `cudawatch config`: every setting as resolved, and where it came from.
+
+use clap::CommandFactory;
+use serde::Serialize;
+use tabled::settings::Style as TableStyle;
+use tabled::{Table, Tabled};
+
+use crate::cli::args::{Args, ConfigArgs};
+use crate::cli::config_file::{self as config, Resolved};
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+
+/// One resolved setting.
+#[derive(Debug, Serialize, Tabled)]
+struct Row {
+    setting: String,
+    value: String,
+    #[tabled(rename = "from")]
+    origin: String,
+}
+
+/// Prints the table on stderr (JSON on stdout with `--json`).
+pub fn run(args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError> {
+    let root = Args::command();
+    let config_matches = resolved
+        .matches
+        .subcommand_matches("config")
+        .expect("dispatched on the config subcommand");
+    let rows: Vec<Row> = config::setting_args(&root)
+        .into_iter()
+        .map(|arg| {
+            let id = arg.get_id().as_str();
+            // `--color` is global: its value lives in the root's matches.
+            let matches = if arg.is_global_set() {
+                &resolved.matches
+            } else {
+                config_matches
+            };
+            let value = matches
+                .get_raw(id)
+                .map(|values| {
+                    values
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .unwrap_or_else(|| "(unset)".into());
+            Row {
+                setting: arg.get_long().expect("settings have long flags").into(),
+                value,
+                origin: config::origin(matches, arg, resolved.file.as_ref()).to_string(),
+            }
+        })
+        .collect();
+    let file = match &resolved.file {
+        Some(f) => f.path.display().to_string(),
+        None => format!("none ({} not found here or above)", config::FILE_NAME),
+    };
+    if args.json {
+        let json = serde_json::json!({ "config_file": resolved.file.as_ref().map(|f| &f.path), "settings": rows });
+        let text = serde_json::to_string_pretty(&json).expect("serialisable");
+        crate::render::write_stdout(format!("{text}\n").as_bytes())?;
+    } else {
+        eprintln!("config file: {file}");
+        eprintln!("{}", Table::new(&rows).with(TableStyle::sharp()));
+        eprintln!("precedence: command line > environment > config file > default");
+    }
+    Ok(exit_codes::CLEAN)
+}

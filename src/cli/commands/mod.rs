@@ -1,0 +1,34 @@
+//! One module per subcommand, and the ending they share.
+
+pub mod config;
+pub mod diff;
+pub mod help;
+pub mod parse;
+pub mod report;
+pub mod run;
+pub mod suppress;
+
+use cudawatch_model::Report;
+
+use crate::exit_codes;
+use crate::judge::{self, Policy};
+use crate::render::{self, OutputSettings, style::Style};
+
+/// Marks what the policy accepts, judges, renders every requested format,
+/// and returns the exit code: the same ending for run, report and parse.
+/// A report that cannot be written is said on one line and ranked with the
+/// judgement's own code, so an interrupted run still exits 130.
+pub fn conclude(mut report: Report, policy: &Policy, output: &OutputSettings, style: Style) -> i32 {
+    // Sources are read here, not in the renderers, so every format shows
+    // the same lines; snippets a saved report already carries are kept.
+    judge::snippets::attach(&mut report);
+    judge::accept(&mut report, policy);
+    let judgement = judge::judge(&report, policy);
+    match render::render(&report, &judgement, output, style) {
+        Ok(()) => judgement.exit_code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            exit_codes::worst(judgement.exit_code, error.exit_code())
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! `cudawatch report DIR|REPORT.json`: re-render a saved run, from its raw
+//! artifacts or from a JSON report (e.g. a nightly sweep's, rendered later
+//! as HTML or SARIF on another machine).
+
+use crate::cli::args::ReportArgs;
+use crate::cli::settings;
+use crate::errors::ExpectedError;
+use crate::judge::baseline;
+use crate::render::style::Style;
+use crate::rundir;
+
+/// Runs `cudawatch report`; returns the exit code.
+pub fn run(args: &ReportArgs, style: Style) -> Result<i32, ExpectedError> {
+    let policy = settings::policy(&args.output)?;
+    let output = settings::output(&args.output)?;
+    let report = if args.dir.is_file() {
+        baseline::read_report(&args.dir)?
+    } else {
+        rundir::assemble(&args.dir)?
+    };
+    Ok(super::conclude(report, &policy, &output, style))
+}

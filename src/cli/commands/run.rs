@@ -1,0 +1,134 @@
+//! `cudawatch run -- PROGRAM...`: settings → plan → the supervisor's stage
+//! loop, listening to its events: progress lines, each stage's
+//! `stage.json`, and `report.json` rewritten after every stage so that an
+//! interrupted or crashed run still leaves one. Then judging and rendering.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::cli::args::RunArgs;
+use crate::cli::progress::{Event, Progress};
+use crate::cli::settings;
+use crate::errors::ExpectedError;
+use crate::plan;
+use crate::render::{self, style::Style};
+use crate::rundir::{self, Assembler, RunRecord};
+use crate::supervisor::{self, StageEvent};
+
+/// Runs `cudawatch run`; returns the exit code.
+pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
+    if args.program.is_empty() {
+        return Err(ExpectedError::NoProgram);
+    }
+    let run_settings = settings::run(args);
+    let policy = settings::policy(&args.output)?;
+    let output = settings::output(&args.output)?;
+    // A report that cannot be written must fail now, not after an hour of
+    // sanitizers.
+    render::check_targets(&output)?;
+    let run_dir = run_settings
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| default_run_dir(&run_settings.program));
+    std::fs::create_dir_all(&run_dir).map_err(|e| ExpectedError::RunDir {
+        path: run_dir.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let plan = plan::plan(&run_settings, &run_dir);
+    let mut run = RunRecord {
+        cudawatch_version: env!("CARGO_PKG_VERSION").to_string(),
+        target: run_settings
+            .program
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        stages: plan.stages.iter().map(|s| s.tool).collect(),
+        interrupted: false,
+    };
+    rundir::write_json(&run_dir.join("run.json"), &run)?;
+    let mut assembler = Assembler::new(&run_dir, run.clone());
+    let mut progress = Progress::new(run_settings.stream);
+    supervisor::run(&plan, |event| match event {
+        StageEvent::Started {
+            index,
+            total,
+            tool,
+            command,
+        } => {
+            progress.on(Event::Started {
+                index,
+                total,
+                tool,
+                command,
+            });
+            Ok(())
+        }
+        StageEvent::Finished {
+            index,
+            total,
+            record,
+        } => {
+            let stage_dir = run_dir.join(record.tool.name());
+            rundir::write_json(&stage_dir.join("stage.json"), record)?;
+            let outcome = assembler.add_record(record).outcome;
+            // Rewritten after every stage: a later stage may hang or the
+            // user may stop the run, and what finished must not be lost.
+            rundir::write_json(&run_dir.join("report.json"), &assembler.report())?;
+            progress.on(Event::Finished {
+                index,
+                total,
+                tool: record.tool,
+                outcome,
+                seconds: record.seconds,
+            });
+            Ok(())
+        }
+        StageEvent::Interrupted { after } => {
+            eprintln!(
+                "interrupted: stopping after {}; the report covers what finished",
+                after.name()
+            );
+            run.interrupted = true;
+            rundir::write_json(&run_dir.join("run.json"), &run)?;
+            assembler.set_interrupted();
+            rundir::write_json(&run_dir.join("report.json"), &assembler.report())
+        }
+    })?;
+    let code = super::conclude(assembler.report(), &policy, &output, style);
+    eprintln!("raw artifacts and report.json: {}", run_dir.display());
+    Ok(code)
+}
+
+fn default_run_dir(program: &[OsString]) -> PathBuf {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let name = program
+        .iter()
+        .map(|a| {
+            Path::new(a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .find(|n| n.ends_with(".py"))
+        .or_else(|| {
+            program
+                .first()
+                .and_then(|p| Path::new(p).file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "program".into());
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from("cudawatch-runs").join(format!("{secs}-{safe}"))
+}

@@ -1,0 +1,437 @@
+//! `cudawatch.toml`: settings found upward from the working directory.
+//!
+//! The file's values become clap's *defaults*, so clap itself applies the
+//! precedence command line > environment (`CUDAWATCH_*`) > file > built-in
+//! default, and the same value parsers check a value wherever it came from.
+//! A setting's key is its long flag (`fail-on`, `max-wasted-sectors`,
+//! `report`); every flag of `cudawatch run` but the program can be set.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Command, CommandFactory};
+
+use crate::errors::ExpectedError;
+
+/// The file name looked for in the working directory and its parents.
+pub const FILE_NAME: &str = "cudawatch.toml";
+
+/// Settings paths in the file are relative to the file's directory; these
+/// are the keys whose values are paths (`report` only after its `=`).
+const PATH_KEYS: &[&str] = &[
+    "out-dir",
+    "baseline",
+    "suppressions",
+    "sanitizer-suppressions",
+];
+/// Executables: resolved against the file only when written as a path
+/// (with a `/`); a bare name is looked up on PATH as usual.
+const PROGRAM_KEYS: &[&str] = &["compute-sanitizer", "ncu"];
+
+/// A loaded `cudawatch.toml`.
+#[derive(Debug, Default)]
+pub struct ConfigFile {
+    /// Where it was found.
+    pub path: PathBuf,
+    /// Each setting it makes: the clap argument id, its values (paths
+    /// already resolved) and its line.
+    pub settings: Vec<FileSetting>,
+}
+
+/// One `key = value` of the file.
+#[derive(Debug)]
+pub struct FileSetting {
+    id: String,
+    values: Vec<String>,
+    line: usize,
+}
+
+/// Where a resolved setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A flag on the command line.
+    CommandLine,
+    /// An environment variable (its name).
+    Environment(String),
+    /// The config file, at a line.
+    File(PathBuf, usize),
+    /// cudawatch's built-in default (or unset).
+    Default,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::CommandLine => f.write_str("command line"),
+            Origin::Environment(name) => write!(f, "environment {name}"),
+            Origin::File(path, line) => write!(f, "{}:{line}", path.display()),
+            Origin::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// The whole command line, with the file's settings applied: the clap
+/// matches, the derived arguments and the file (if one was found).
+pub struct Resolved {
+    pub matches: ArgMatches,
+    pub args: crate::cli::args::Args,
+    pub file: Option<ConfigFile>,
+}
+
+/// Parses the command line, finding and applying `cudawatch.toml` first.
+/// clap's own errors (and `--help`) exit here as clap does.
+pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError> {
+    // A first pass only to learn `--config`; the second pass, with the
+    // file's defaults, is the one that counts (and prints help or errors).
+    // (A first pass that fails, e.g. on `--help`, still honours the variable.)
+    let explicit = match command().try_get_matches_from(&raw) {
+        Ok(m) => config_flag(&m),
+        Err(_) => std::env::var_os("CUDAWATCH_CONFIG").map(PathBuf::from),
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let file = match locate(explicit, &cwd) {
+        Some(path) => Some(load(&path, &command())?),
+        None => None,
+    };
+    let mut cmd = command();
+    if let Some(file) = &file {
+        cmd = apply(cmd, file);
+    }
+    let matches = cmd.get_matches_from(raw);
+    let args = <crate::cli::args::Args as clap::FromArgMatches>::from_arg_matches(&matches)
+        .unwrap_or_else(|e| e.exit());
+    Ok(Resolved {
+        matches,
+        args,
+        file,
+    })
+}
+
+/// The clap command, with `cudawatch config` taking every setting flag of
+/// `run` so that it can show their precedence.
+pub fn command() -> Command {
+    let settings: Vec<Arg> = setting_args(&crate::cli::args::Args::command())
+        .into_iter()
+        .filter(|a| !a.is_global_set())
+        .cloned()
+        .collect();
+    crate::cli::args::Args::command().mut_subcommand("config", |c| c.args(settings))
+}
+
+fn config_flag(matches: &ArgMatches) -> Option<PathBuf> {
+    let mut m = Some(matches);
+    while let Some(current) = m {
+        if let Ok(Some(path)) = current.try_get_one::<PathBuf>("config") {
+            return Some(path.clone());
+        }
+        m = current.subcommand().map(|(_, sub)| sub);
+    }
+    None
+}
+
+/// The file to use: `--config`/`CUDAWATCH_CONFIG` if given, else the first
+/// `cudawatch.toml` in `cwd` or above it.
+pub fn locate(explicit: Option<PathBuf>, cwd: &Path) -> Option<PathBuf> {
+    if explicit.is_some() {
+        return explicit;
+    }
+    cwd.ancestors()
+        .map(|dir| dir.join(FILE_NAME))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Every configurable argument: the flags of `run` (but the program) and
+/// the global `--color`, in help order.
+pub fn setting_args(root: &Command) -> Vec<&Arg> {
+    let run = root
+        .find_subcommand("run")
+        .expect("the run subcommand exists");
+    root.get_arguments()
+        .filter(|a| a.get_id() == "color")
+        .chain(run.get_arguments())
+        .filter(|a| a.get_long().is_some() && !matches!(a.get_id().as_str(), "config" | "help"))
+        .collect()
+}
+
+/// Reads and checks a config file: unknown keys, wrong types and values
+/// the flag would refuse are one-line errors naming file, line and key.
+pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
+    // A settings file is part of the command line: its errors are usage
+    // errors (exit 2), like a bad flag.
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ExpectedError::Usage(format!("config file {}: {e}", path.display())))?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| {
+        ExpectedError::Usage(format!(
+            "config file {}: {}",
+            path.display(),
+            crate::errors::toml_one_line(&e)
+        ))
+    })?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let args = setting_args(root);
+    let mut settings = Vec::new();
+    for (key, value) in &table {
+        let line = line_of(&text, key);
+        let fail = |message: String| {
+            ExpectedError::Usage(format!(
+                "config file {}:{line}: {key}: {message}",
+                path.display()
+            ))
+        };
+        let Some(arg) = args.iter().find(|a| a.get_long() == Some(key.as_str())) else {
+            let known: Vec<&str> = args.iter().filter_map(|a| a.get_long()).collect();
+            return Err(fail(format!(
+                "not a setting; settings are {}",
+                known.join(", ")
+            )));
+        };
+        let values = values_of(arg, value).map_err(fail)?;
+        let values = values
+            .into_iter()
+            .map(|v| resolve_path(key, v, dir))
+            .collect::<Vec<_>>();
+        check_value(arg, &values).map_err(fail)?;
+        settings.push(FileSetting {
+            id: arg.get_id().to_string(),
+            values,
+            line,
+        });
+    }
+    Ok(ConfigFile {
+        path: path.to_path_buf(),
+        settings,
+    })
+}
+
+/// A TOML value as the strings the flag would take.
+fn values_of(arg: &Arg, value: &toml::Value) -> Result<Vec<String>, String> {
+    let flag = matches!(arg.get_action(), ArgAction::SetTrue);
+    let many = matches!(arg.get_action(), ArgAction::Append);
+    let scalar = |v: &toml::Value| -> Result<String, String> {
+        match v {
+            toml::Value::String(s) if !flag => Ok(s.clone()),
+            toml::Value::Integer(i) if !flag => Ok(i.to_string()),
+            toml::Value::Float(f) if !flag => Ok(f.to_string()),
+            toml::Value::Boolean(b) if flag => Ok(b.to_string()),
+            _ if flag => Err("expects true or false".into()),
+            _ => Err(format!(
+                "expects a {}",
+                if many {
+                    "list of strings"
+                } else {
+                    "string or number"
+                }
+            )),
+        }
+    };
+    match value {
+        toml::Value::Array(items) if many => items.iter().map(scalar).collect(),
+        toml::Value::Array(_) => Err("takes one value, not a list".into()),
+        // One value for a list setting is a list of one.
+        other => Ok(vec![scalar(other)?]),
+    }
+}
+
+fn resolve_path(key: &str, value: String, dir: &Path) -> String {
+    let join = |p: &str| dir.join(p).display().to_string();
+    if PATH_KEYS.contains(&key) && Path::new(&value).is_relative() {
+        return join(&value);
+    }
+    if PROGRAM_KEYS.contains(&key) && value.contains('/') && Path::new(&value).is_relative() {
+        return join(&value);
+    }
+    if key == "report"
+        && let Some((format, path)) = value.split_once('=')
+        && path != "-"
+        && Path::new(path).is_relative()
+    {
+        return format!("{format}={}", join(path));
+    }
+    value
+}
+
+/// Runs the values through the flag's own parser, so the file refuses what
+/// the command line would, with the same possible values.
+fn check_value(arg: &Arg, values: &[String]) -> Result<(), String> {
+    let long = arg.get_long().expect("settings have long flags");
+    let mut argv = vec!["cudawatch.toml".to_string()];
+    if matches!(arg.get_action(), ArgAction::SetTrue) {
+        if values.iter().any(|v| v == "true") {
+            argv.push(format!("--{long}"));
+        }
+    } else {
+        argv.extend(values.iter().map(|v| format!("--{long}={v}")));
+    }
+    let probe = Command::new("cudawatch.toml")
+        .arg(arg.clone().env(None::<&str>).global(false))
+        .color(clap::ColorChoice::Never);
+    match probe.try_get_matches_from(argv) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e
+            .to_string()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
+            .map(|l| l.trim_start_matches("error: "))
+            .collect::<Vec<_>>()
+            .join(" ")),
+    }
+}
+
+fn line_of(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|line| {
+            let line = line.trim_start();
+            let rest = line
+                .strip_prefix(key)
+                .or_else(|| line.strip_prefix(&format!("\"{key}\"")));
+            rest.is_some_and(|r| r.trim_start().starts_with('='))
+        })
+        .map_or(0, |i| i + 1)
+}
+
+/// The command with the file's values as defaults, wherever the argument
+/// appears (the global `--color`, and every subcommand sharing the flag).
+pub fn apply(mut cmd: Command, file: &ConfigFile) -> Command {
+    for setting in &file.settings {
+        let values = setting.values.clone();
+        let set = |a: Arg| a.default_values(values.clone());
+        if cmd
+            .get_arguments()
+            .any(|a| a.get_id() == setting.id.as_str())
+        {
+            cmd = cmd.mut_arg(&setting.id, set);
+            continue;
+        }
+        let subcommands: Vec<String> = cmd
+            .get_subcommands()
+            .filter(|s| s.get_arguments().any(|a| a.get_id() == setting.id.as_str()))
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for name in subcommands {
+            cmd = cmd.mut_subcommand(name, |s| s.mut_arg(&setting.id, set));
+        }
+    }
+    cmd
+}
+
+/// Where the value of argument `id` in `matches` came from.
+pub fn origin(matches: &ArgMatches, arg: &Arg, file: Option<&ConfigFile>) -> Origin {
+    let id = arg.get_id().as_str();
+    match matches.value_source(id) {
+        Some(ValueSource::CommandLine) => Origin::CommandLine,
+        Some(ValueSource::EnvVariable) => Origin::Environment(
+            arg.get_env()
+                .map(|e| e.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
+        _ => match file.and_then(|f| f.settings.iter().find(|s| s.id == id)) {
+            Some(s) => Origin::File(file.expect("found in it").path.clone(), s.line),
+            None => Origin::Default,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let path = dir.join(FILE_NAME);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn matches(file: &ConfigFile, argv: &[&str]) -> ArgMatches {
+        apply(command(), file)
+            .try_get_matches_from(argv)
+            .expect("parses")
+    }
+
+    fn sub(m: &ArgMatches) -> &ArgMatches {
+        m.subcommand().unwrap().1
+    }
+
+    #[test]
+    fn the_file_is_found_in_a_parent_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        let path = write(dir.path(), "");
+        assert_eq!(locate(None, &nested), Some(path));
+        let other = PathBuf::from("/elsewhere/x.toml");
+        assert_eq!(locate(Some(other.clone()), &nested), Some(other));
+    }
+
+    #[test]
+    fn command_line_beats_file_and_file_beats_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "fail-on = \"warning\"\nmax-wasted-sectors = 30\nstages = [\"plain\", \"memcheck\"]\n",
+        );
+        let file = load(&path, &command()).unwrap();
+        let m = matches(&file, &["cudawatch", "run", "--fail-on", "note", "--", "x"]);
+        let run = sub(&m);
+        let fail_on = setting_args(&command())
+            .into_iter()
+            .find(|a| a.get_id() == "fail_on")
+            .unwrap()
+            .clone();
+        assert_eq!(run.get_raw("fail_on").unwrap().next().unwrap(), "note");
+        assert_eq!(origin(run, &fail_on, Some(&file)), Origin::CommandLine);
+        assert_eq!(run.get_one::<f64>("max_wasted_sectors"), Some(&30.0));
+        let stages: Vec<_> = run.get_raw("stages").unwrap().collect();
+        assert_eq!(stages, ["plain", "memcheck"]);
+        assert_eq!(run.get_one::<f64>("min_memory_headroom"), Some(&10.0));
+    }
+
+    #[test]
+    fn relative_paths_are_relative_to_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "baseline = \"ci/base.json\"\nreport = [\"sarif=out.sarif\", \"json=-\"]\nncu = \"ncu\"\n",
+        );
+        let file = load(&path, &command()).unwrap();
+        let m = matches(&file, &["cudawatch", "parse", "x"]);
+        let p = sub(&m);
+        assert_eq!(
+            p.get_one::<PathBuf>("baseline").unwrap(),
+            &dir.path().join("ci/base.json")
+        );
+        let reports: Vec<_> = p.get_raw("reports").unwrap().collect();
+        assert_eq!(
+            reports[0].to_str().unwrap(),
+            format!("sarif={}", dir.path().join("out.sarif").display())
+        );
+        assert_eq!(reports[1], "json=-");
+        let file_ncu = file.settings.iter().find(|s| s.id == "ncu").unwrap();
+        assert_eq!(file_ncu.values, ["ncu"], "a bare program name stays a name");
+    }
+
+    #[test]
+    fn bad_settings_name_the_line_and_the_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        for (text, expected) in [
+            (
+                "\n\nfail-on = \"warn\"\n",
+                ":3: fail-on: invalid value 'warn'",
+            ),
+            (
+                "fail_on = \"error\"\n",
+                ":1: fail_on: not a setting; settings are",
+            ),
+            ("stream = \"yes\"\n", "stream: expects true or false"),
+            ("grace = [1, 2]\n", "grace: takes one value, not a list"),
+            ("timeout = \"soon\"\n", "timeout: invalid value 'soon'"),
+            ("fail-on = \n", "cudawatch.toml"),
+        ] {
+            let path = write(dir.path(), text);
+            let error = load(&path, &command()).unwrap_err().to_string();
+            assert!(error.contains(expected), "{text:?}: {error}");
+            assert_eq!(error.lines().count(), 1, "{error}");
+        }
+    }
+}

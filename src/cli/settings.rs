@@ -1,0 +1,108 @@
+//! From the command line to the settings each part takes: flags,
+//! `CUDAWATCH_*` and `cudawatch.toml` (already merged by clap, see
+//! `config_file.rs`) become plain data (ripgrep's low-args → high-args).
+//! Files the flags name are read here, before anything runs, so a missing
+//! baseline fails in a second, not after an hour of sanitizers.
+
+use std::time::Duration;
+
+use cudawatch_model::Tool;
+
+use super::args::{ColorArg, FailOnArg, OutputArgs, RunArgs, StageName};
+use crate::errors::ExpectedError;
+use crate::judge::{self, FailOn, Policy, Thresholds};
+use crate::plan::{RunSettings, Timeouts};
+use crate::render::OutputSettings;
+use crate::render::style::ColorChoice;
+use crate::tools::ToolPaths;
+use crate::tools::ncu::NcuOptions;
+
+/// What `cudawatch run` runs.
+pub fn run(args: &RunArgs) -> RunSettings {
+    RunSettings {
+        program: args.program.clone(),
+        stages: args.stages.iter().map(|s| stage(*s)).collect(),
+        out_dir: args.out_dir.clone(),
+        timeouts: Timeouts {
+            tool: args.timeout.map(seconds),
+            plain: seconds(args.plain_timeout),
+            grace: seconds(args.grace),
+        },
+        stream: args.stream,
+        keep_caching_allocator: args.keep_caching_allocator,
+        ncu: NcuOptions {
+            launch_cap: args.ncu_launch_cap,
+            all_launches: args.ncu_all_launches,
+            kernel: args.ncu_kernel.clone(),
+        },
+        sanitizer_suppressions: args.sanitizer_suppressions.clone(),
+        tools: ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref()),
+    }
+}
+
+/// The policy a report is judged under, with its baseline and suppression
+/// files read.
+pub fn policy(output: &OutputArgs) -> Result<Policy, ExpectedError> {
+    Ok(Policy {
+        fail_on: fail_on(output.fail_on),
+        thresholds: Thresholds {
+            max_wasted_sectors_pct: output.max_wasted_sectors,
+            max_line_wasted_sectors_pct: output.max_line_wasted_sectors,
+            max_excess_sectors_per_request: output.max_excess_sectors_per_request,
+            min_memory_headroom_pct: output.min_memory_headroom,
+        },
+        baseline: output
+            .baseline
+            .as_deref()
+            .map(judge::baseline::load)
+            .transpose()?,
+        suppressions: output
+            .suppressions
+            .as_deref()
+            .map(judge::suppress::load)
+            .transpose()?,
+        today: judge::suppress::today(),
+    })
+}
+
+/// Where the report goes.
+pub fn output(output: &OutputArgs) -> Result<OutputSettings, ExpectedError> {
+    OutputSettings::new(&output.reports, output.format == super::args::Format::Json)
+}
+
+/// `--fail-on`.
+pub fn fail_on(arg: FailOnArg) -> FailOn {
+    match arg {
+        FailOnArg::Error => FailOn::Error,
+        FailOnArg::Warning => FailOn::Warning,
+        FailOnArg::Note => FailOn::Note,
+        FailOnArg::Never => FailOn::Never,
+    }
+}
+
+/// `--color`.
+pub fn color(arg: ColorArg) -> ColorChoice {
+    match arg {
+        ColorArg::Auto => ColorChoice::Auto,
+        ColorArg::Always => ColorChoice::Always,
+        ColorArg::Never => ColorChoice::Never,
+    }
+}
+
+/// A stage name of `--stages`.
+fn stage(name: StageName) -> Tool {
+    match name {
+        StageName::Plain => Tool::Plain,
+        StageName::Memcheck => Tool::Memcheck,
+        StageName::Racecheck => Tool::Racecheck,
+        StageName::Initcheck => Tool::Initcheck,
+        StageName::Synccheck => Tool::Synccheck,
+        StageName::Ncu => Tool::Ncu,
+    }
+}
+
+/// Seconds as a duration; the flags' parsers already refused anything
+/// negative, not finite or over a year.
+fn seconds(value: f64) -> Duration {
+    Duration::try_from_secs_f64(value).unwrap_or(Duration::ZERO)
+}

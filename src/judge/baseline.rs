@@ -1,0 +1,37 @@
+//! Baselines: a report of an earlier run whose findings are already known,
+//! so only new sites (by stable id) fail the gate.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use cudawatch_model::Report;
+
+use crate::errors::ExpectedError;
+
+/// Reads a JSON report written by cudawatch (`report.json`, `--format json`).
+pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ExpectedError::Input {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| ExpectedError::Input {
+        path: path.display().to_string(),
+        message: format!("not a cudawatch JSON report: {e}"),
+    })
+}
+
+/// The site ids of a baseline report.
+pub fn load(path: &Path) -> Result<HashSet<String>, ExpectedError> {
+    Ok(read_report(path)?
+        .findings
+        .into_iter()
+        .map(|s| s.id)
+        .collect())
+}
+
+/// Marks the sites of `report` that the baseline already had.
+pub fn apply(report: &mut Report, known: &HashSet<String>) {
+    for site in &mut report.findings {
+        site.in_baseline = known.contains(&site.id);
+    }
+}

@@ -1,0 +1,493 @@
+//! The pre-deployment checklist: each item a user would tick before
+//! shipping GPU code, judged from the report as pass, fail or inconclusive,
+//! with its evidence. Pure: the report in, the items out.
+
+use cudawatch_model::{
+    CheckStatus, ChecklistItem, FindingKind, Outcome, Report, Severity, Site, StageReport, Tool,
+};
+
+use super::policy::{Thresholds, is_open};
+
+/// The checklist of a run's report (empty for reports without stages).
+pub fn judge(report: &Report, thresholds: Thresholds) -> Vec<ChecklistItem> {
+    if report.stages.is_empty() {
+        return Vec::new();
+    }
+    let stage = |tool: Tool| report.stages.iter().find(|s| s.tool == tool);
+    let errors = |pred: &dyn Fn(&Site) -> bool| -> Vec<&Site> {
+        report
+            .findings
+            .iter()
+            .filter(|s| s.severity == Severity::Error && is_open(s) && pred(s))
+            .collect()
+    };
+    let mut items = Vec::new();
+    let mut item = |id: &str, title: &str, (status, evidence): (CheckStatus, String)| {
+        items.push(ChecklistItem {
+            id: id.into(),
+            title: title.into(),
+            status,
+            evidence,
+        });
+    };
+
+    item(
+        "plain_run_exits_cleanly",
+        "plain run exits cleanly",
+        match stage(Tool::Plain) {
+            Some(s) if s.outcome == Outcome::Clean => (CheckStatus::Pass, s.reason.clone()),
+            // What the plain run printed is accepted when every site it
+            // gave is suppressed or in the baseline; a crash with no site
+            // (TargetFailed) has nothing to accept.
+            Some(s)
+                if s.outcome == Outcome::Findings
+                    && !report
+                        .findings
+                        .iter()
+                        .any(|site| site.tool == Tool::Plain && is_open(site)) =>
+            {
+                (
+                    CheckStatus::Pass,
+                    format!("{}, all accepted (suppressed or in the baseline)", s.reason),
+                )
+            }
+            Some(s) if matches!(s.outcome, Outcome::Findings | Outcome::TargetFailed) => {
+                (CheckStatus::Fail, s.reason.clone())
+            }
+            other => not_checked(other),
+        },
+    );
+    for (tool, id, title) in [
+        (Tool::Memcheck, "memcheck_clean", "memcheck clean"),
+        (Tool::Racecheck, "racecheck_clean", "racecheck clean"),
+        (Tool::Initcheck, "initcheck_clean", "initcheck clean"),
+        (Tool::Synccheck, "synccheck_clean", "synccheck clean"),
+    ] {
+        let found = errors(&|s| {
+            s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
+        });
+        item(id, title, by_stage(stage(tool), &found));
+    }
+    let leaks = errors(&|s| s.kind == FindingKind::Leak);
+    item(
+        "no_leaks",
+        "no device memory leaks",
+        match stage(Tool::Memcheck) {
+            Some(s) if ran(s) && leaks.is_empty() => (
+                CheckStatus::Pass,
+                "memcheck --leak-check full found none".into(),
+            ),
+            Some(s) if ran(s) || !leaks.is_empty() => {
+                let bytes: u64 = leaks.iter().filter_map(|l| l.bytes).sum();
+                let count: u64 = leaks.iter().map(|l| l.count).sum();
+                (
+                    CheckStatus::Fail,
+                    format!("{bytes} bytes leaked in {count} allocations"),
+                )
+            }
+            other => not_checked(other),
+        },
+    );
+    let api = errors(&|s| {
+        matches!(
+            s.kind,
+            FindingKind::ApiError | FindingKind::CudaError | FindingKind::LibraryError
+        )
+    });
+    item(
+        "no_cuda_api_errors",
+        "no CUDA API errors",
+        match (api.first(), stage(Tool::Memcheck).filter(|s| ran(s))) {
+            (Some(first), _) => (
+                CheckStatus::Fail,
+                format!("{} sites, first: {}", api.len(), first.message),
+            ),
+            (None, Some(_)) => (
+                CheckStatus::Pass,
+                "no API error in memcheck or the plain run".into(),
+            ),
+            (None, None) => not_checked(stage(Tool::Memcheck)),
+        },
+    );
+    let launch = errors(&|s| {
+        let error = s.error.as_deref().unwrap_or("");
+        matches!(
+            error,
+            "cudaErrorInvalidConfiguration"
+                | "cudaErrorLaunchOutOfResources"
+                | "cudaErrorCooperativeLaunchTooLarge"
+        ) || (error == "cudaErrorInvalidValue" && s.message.contains("Launch"))
+    });
+    item(
+        "launch_configurations_valid",
+        "launch configurations valid",
+        match launch.first() {
+            Some(first) => (CheckStatus::Fail, first.message.clone()),
+            None if stage(Tool::Memcheck).is_some_and(ran)
+                || stage(Tool::Plain).is_some_and(ran) =>
+            {
+                (CheckStatus::Pass, "no launch was refused".into())
+            }
+            None => not_checked(stage(Tool::Plain)),
+        },
+    );
+    item(
+        "coalescing_within_thresholds",
+        "coalescing within thresholds",
+        coalescing(report, stage(Tool::Ncu), thresholds),
+    );
+    item(
+        "memory_headroom",
+        "GPU memory headroom",
+        headroom(report, stage(Tool::Plain), thresholds),
+    );
+    items
+}
+
+fn ran(stage: &StageReport) -> bool {
+    matches!(
+        stage.outcome,
+        Outcome::Clean | Outcome::Findings | Outcome::TargetFailed
+    )
+}
+
+fn not_checked(stage: Option<&StageReport>) -> (CheckStatus, String) {
+    match stage {
+        Some(s) => (
+            CheckStatus::Inconclusive,
+            format!("{}: {}", s.tool.name(), s.reason),
+        ),
+        None => (
+            CheckStatus::Skipped,
+            "its stage was not selected (--stages)".into(),
+        ),
+    }
+}
+
+fn by_stage(stage: Option<&StageReport>, found: &[&Site]) -> (CheckStatus, String) {
+    match (stage, found.first()) {
+        (_, Some(first)) => {
+            let at = first
+                .location
+                .as_ref()
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default();
+            (
+                CheckStatus::Fail,
+                format!("{} sites, first: {}{at}", found.len(), first.message),
+            )
+        }
+        (Some(s), None) if ran(s) => (CheckStatus::Pass, s.reason.clone()),
+        (other, None) => not_checked(other),
+    }
+}
+
+fn coalescing(
+    report: &Report,
+    stage: Option<&StageReport>,
+    thresholds: Thresholds,
+) -> (CheckStatus, String) {
+    if !stage.is_some_and(ran) || report.coalescing.is_empty() {
+        return not_checked(stage);
+    }
+    // Each threshold gives its worst case and whether that breaks it; the
+    // item fails on any broken one and shows every one that was checked.
+    let mut checks: Vec<(bool, String)> = Vec::new();
+    let max_pct = thresholds.max_wasted_sectors_pct;
+    let worst_kernel = report
+        .coalescing
+        .iter()
+        .filter_map(|k| Some((k, k.excessive_pct()?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match worst_kernel {
+        Some((k, pct)) => checks.push((
+            pct > max_pct,
+            format!(
+                "{} wastes {pct:.0}% of its sectors (limit {max_pct:.0}%)",
+                k.kernel
+            ),
+        )),
+        None => {
+            return (
+                CheckStatus::Inconclusive,
+                "no kernel had SourceCounters sector totals".into(),
+            );
+        }
+    }
+    if let Some(limit) = thresholds.max_line_wasted_sectors_pct {
+        let worst_line = report
+            .wasteful_lines
+            .iter()
+            .filter_map(|l| Some((l, l.excessive_pct()?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        checks.push(match worst_line {
+            Some((l, pct)) => (
+                pct > limit,
+                format!(
+                    "{} in {} wastes {pct:.0}% of its sectors (line limit {limit:.0}%)",
+                    l.location, l.kernel
+                ),
+            ),
+            None => (
+                false,
+                format!("no line wastes sectors (line limit {limit:.0}%)"),
+            ),
+        });
+    }
+    if let Some(limit) = thresholds.max_excess_sectors_per_request {
+        let worst_access = report
+            .coalescing
+            .iter()
+            .flat_map(|k| {
+                let ideal = k.ideal_sectors_per_request;
+                [("loads", &k.load), ("stores", &k.store)]
+                    .into_iter()
+                    .filter_map(move |(what, stats)| {
+                        Some((k, what, stats.sectors_per_request()? - ideal?))
+                    })
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2));
+        checks.push(match worst_access {
+            Some((k, what, excess)) => (
+                excess > limit,
+                format!(
+                    "{} {what} need {excess:.1} sectors per request beyond the ideal (limit {limit:.1})",
+                    k.kernel
+                ),
+            ),
+            None => (false, "no kernel had sectors per request and an ideal".into()),
+        });
+    }
+    let failed: Vec<&String> = checks.iter().filter(|c| c.0).map(|c| &c.1).collect();
+    if failed.is_empty() {
+        let all: Vec<&str> = checks.iter().map(|c| c.1.as_str()).collect();
+        (CheckStatus::Pass, format!("worst: {}", all.join("; ")))
+    } else {
+        let failed: Vec<&str> = failed.iter().map(|s| s.as_str()).collect();
+        (CheckStatus::Fail, failed.join("; "))
+    }
+}
+
+fn headroom(
+    report: &Report,
+    plain: Option<&StageReport>,
+    thresholds: Thresholds,
+) -> (CheckStatus, String) {
+    if let Some(oom) = report
+        .findings
+        .iter()
+        .find(|s| s.kind == FindingKind::OutOfMemory)
+    {
+        return (CheckStatus::Fail, oom.message.clone());
+    }
+    match plain.and_then(|s| s.gpu_memory_mib) {
+        Some((peak, total)) if total > 0 => {
+            let free = 100.0 * (total.saturating_sub(peak)) as f64 / total as f64;
+            let status = if free >= thresholds.min_memory_headroom_pct {
+                CheckStatus::Pass
+            } else {
+                CheckStatus::Fail
+            };
+            (
+                status,
+                format!(
+                    "peak {peak} of {total} MiB: {free:.0}% free (at least {:.0}%)",
+                    thresholds.min_memory_headroom_pct
+                ),
+            )
+        }
+        _ => (
+            CheckStatus::Inconclusive,
+            "the program's GPU memory was never sampled: no NVML or nvidia-smi, \
+             or it held GPU memory for less than one sampling interval"
+                .into(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudawatch_model::{KernelCoalescing, ProcessEnd, ToolSummary};
+
+    const LIMITS: Thresholds = Thresholds {
+        max_wasted_sectors_pct: 50.0,
+        max_line_wasted_sectors_pct: None,
+        max_excess_sectors_per_request: None,
+        min_memory_headroom_pct: 10.0,
+    };
+
+    fn stage(tool: Tool, outcome: Outcome) -> StageReport {
+        StageReport {
+            tool,
+            outcome,
+            reason: "r".into(),
+            end: Some(ProcessEnd::Exited(0)),
+            seconds: Some(1.0),
+            command: Vec::new(),
+            env: Vec::new(),
+            summary: ToolSummary::default(),
+            artifacts: Vec::new(),
+            gpu_memory_mib: Some((1000, 80000)),
+        }
+    }
+
+    fn status(items: &[ChecklistItem], id: &str) -> CheckStatus {
+        items.iter().find(|i| i.id == id).unwrap().status
+    }
+
+    #[test]
+    fn a_clean_run_passes_unselected_stages_are_skipped_and_unreached_ones_inconclusive() {
+        let mut report = Report::new("t");
+        report.stages = vec![
+            stage(Tool::Plain, Outcome::Clean),
+            stage(Tool::Memcheck, Outcome::Clean),
+        ];
+        let items = judge(&report, LIMITS);
+        assert_eq!(status(&items, "plain_run_exits_cleanly"), CheckStatus::Pass);
+        assert_eq!(status(&items, "memcheck_clean"), CheckStatus::Pass);
+        assert_eq!(status(&items, "no_leaks"), CheckStatus::Pass);
+        assert_eq!(status(&items, "racecheck_clean"), CheckStatus::Skipped);
+        assert_eq!(
+            status(&items, "coalescing_within_thresholds"),
+            CheckStatus::Skipped
+        );
+        assert_eq!(status(&items, "memory_headroom"), CheckStatus::Pass);
+        // An interrupted run lists the stages it never reached: inconclusive.
+        let mut interrupted = report.clone();
+        interrupted
+            .stages
+            .push(stage(Tool::Racecheck, Outcome::Skipped));
+        let items = judge(&interrupted, LIMITS);
+        assert_eq!(status(&items, "racecheck_clean"), CheckStatus::Inconclusive);
+    }
+
+    #[test]
+    fn wasted_sectors_over_the_limit_fail_coalescing() {
+        let mut report = Report::new("t");
+        report.stages = vec![stage(Tool::Ncu, Outcome::Findings)];
+        report.coalescing.push(KernelCoalescing {
+            kernel: "gather_strided".into(),
+            excessive_sectors: Some(78.0),
+            total_sectors: Some(100.0),
+            ..KernelCoalescing::default()
+        });
+        let items = judge(&report, LIMITS);
+        assert_eq!(
+            status(&items, "coalescing_within_thresholds"),
+            CheckStatus::Fail
+        );
+        let loose = judge(
+            &report,
+            Thresholds {
+                max_wasted_sectors_pct: 80.0,
+                ..LIMITS
+            },
+        );
+        assert_eq!(
+            status(&loose, "coalescing_within_thresholds"),
+            CheckStatus::Pass
+        );
+    }
+
+    fn strided_report() -> Report {
+        use cudawatch_model::{AccessStats, LineSectors, SourceLocation};
+        let mut report = Report::new("t");
+        report.stages = vec![stage(Tool::Ncu, Outcome::Findings)];
+        // gather_strided as ncu measured it on the H100 (sample-reports/coalescing).
+        report.coalescing.push(KernelCoalescing {
+            kernel: "gather_strided".into(),
+            load: AccessStats {
+                requests: Some(131072.0),
+                sectors: Some(4194304.0),
+                bytes_used_pct: Some(12.5),
+            },
+            ideal_sectors_per_request: Some(4.0),
+            excessive_sectors: Some(3670016.0),
+            total_sectors: Some(4718592.0),
+            ..KernelCoalescing::default()
+        });
+        report.wasteful_lines.push(LineSectors {
+            kernel: "gather_strided".into(),
+            location: SourceLocation {
+                file: "coalescing.cu".into(),
+                line: 12,
+            },
+            source: String::new(),
+            access: "Load,Store".into(),
+            excessive_sectors: 3670016.0,
+            theoretical_sectors: 4718592.0,
+            ideal_sectors: 1048576.0,
+        });
+        report
+    }
+
+    #[test]
+    fn a_line_over_its_limit_fails_even_when_the_kernel_share_passes() {
+        let report = strided_report();
+        let kernel_only = Thresholds {
+            max_wasted_sectors_pct: 90.0,
+            ..LIMITS
+        };
+        assert_eq!(
+            status(&judge(&report, kernel_only), "coalescing_within_thresholds"),
+            CheckStatus::Pass
+        );
+        let per_line = Thresholds {
+            max_line_wasted_sectors_pct: Some(50.0),
+            ..kernel_only
+        };
+        let items = judge(&report, per_line);
+        let item = items
+            .iter()
+            .find(|i| i.id == "coalescing_within_thresholds")
+            .unwrap();
+        assert_eq!(item.status, CheckStatus::Fail);
+        assert!(
+            item.evidence.contains("coalescing.cu:12"),
+            "{}",
+            item.evidence
+        );
+        assert!(item.evidence.contains("78%"), "{}", item.evidence);
+    }
+
+    #[test]
+    fn sectors_per_request_beyond_the_ideal_fail_at_their_limit() {
+        let report = strided_report();
+        // Loads need 32 sectors per request where 4 would do: 28 beyond.
+        let judge_at = |limit: f64| {
+            let items = judge(
+                &report,
+                Thresholds {
+                    max_wasted_sectors_pct: 90.0,
+                    max_excess_sectors_per_request: Some(limit),
+                    ..LIMITS
+                },
+            );
+            items
+                .into_iter()
+                .find(|i| i.id == "coalescing_within_thresholds")
+                .unwrap()
+        };
+        let strict = judge_at(8.0);
+        assert_eq!(strict.status, CheckStatus::Fail);
+        assert!(
+            strict.evidence.contains("loads need 28.0 sectors"),
+            "{}",
+            strict.evidence
+        );
+        assert_eq!(judge_at(28.0).status, CheckStatus::Pass);
+    }
+
+    #[test]
+    fn too_little_free_memory_fails_headroom() {
+        let mut report = Report::new("t");
+        let mut plain = stage(Tool::Plain, Outcome::Clean);
+        plain.gpu_memory_mib = Some((79000, 80000));
+        report.stages = vec![plain];
+        assert_eq!(
+            status(&judge(&report, LIMITS), "memory_headroom"),
+            CheckStatus::Fail
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! The gate: the facts of a report that decide its exit code, gathered
+//! once, so the verdict a person reads ([`super::verdict`]) and the code a
+//! CI system reads are two views of the same list.
+
+use cudawatch_model::{CheckStatus, ChecklistItem, Outcome, Report, Severity, Site};
+
+use super::policy::{FailOn, Policy, is_open};
+use crate::exit_codes::{self, worst};
+
+/// What the gate looks at.
+pub struct Facts<'a> {
+    /// Open findings severe enough to fail under `--fail-on`.
+    pub gating: Vec<&'a Site>,
+    /// Open error findings that do not fail (`--fail-on never`).
+    pub open_errors_not_gating: usize,
+    /// Findings suppressed or already in the baseline.
+    pub accepted: usize,
+    /// Stages that could not really check the program.
+    pub inconclusive: Vec<&'a str>,
+    /// The plain run's reason, when the program failed on its own and that fails the gate.
+    pub target_failed: Option<&'a str>,
+    /// Checklist items that fail, when failing items fail the gate.
+    pub failed_checks: Vec<&'a str>,
+    /// Checklist items that could not be checked (shown, never gating).
+    pub unchecked: Vec<&'a str>,
+    /// Files of a parsed report that broke off.
+    pub damaged_inputs: Vec<&'a str>,
+    /// The user stopped the run.
+    pub interrupted: bool,
+}
+
+impl<'a> Facts<'a> {
+    /// Gathers the facts of `report` under `policy`.
+    pub fn of(report: &'a Report, checklist: &'a [ChecklistItem], policy: &Policy) -> Facts<'a> {
+        let gates_at_all = policy.fail_on != FailOn::Never;
+        let titles = |status: CheckStatus| -> Vec<&'a str> {
+            checklist
+                .iter()
+                .filter(|i| i.status == status)
+                .map(|i| i.title.as_str())
+                .collect()
+        };
+        // Parsed files have no stages: an input that broke off is what
+        // makes such a report inconclusive.
+        let damaged_inputs = if report.stages.is_empty() {
+            report
+                .warnings
+                .iter()
+                .filter(|w| report.inputs.iter().any(|i| i.path == w.source))
+                .map(|w| w.source.as_str())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Facts {
+            gating: report.findings.iter().filter(|s| policy.gates(s)).collect(),
+            open_errors_not_gating: report
+                .findings
+                .iter()
+                .filter(|s| is_open(s) && s.severity == Severity::Error && !policy.gates(s))
+                .count(),
+            accepted: report.findings.iter().filter(|s| !is_open(s)).count(),
+            inconclusive: report
+                .stages
+                .iter()
+                .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
+                .map(|s| s.tool.name())
+                .collect(),
+            target_failed: report
+                .stages
+                .iter()
+                .find(|s| s.outcome == Outcome::TargetFailed && gates_at_all)
+                .map(|s| s.reason.as_str()),
+            failed_checks: if gates_at_all {
+                titles(CheckStatus::Fail)
+            } else {
+                Vec::new()
+            },
+            unchecked: titles(CheckStatus::Inconclusive),
+            damaged_inputs,
+            interrupted: report.interrupted,
+        }
+    }
+
+    /// The exit code these facts earn (see `exit_codes` for the ranking).
+    pub fn exit_code(&self) -> i32 {
+        let mut code = exit_codes::CLEAN;
+        if !self.gating.is_empty() || !self.failed_checks.is_empty() || self.target_failed.is_some()
+        {
+            code = worst(code, exit_codes::FINDINGS);
+        }
+        if !self.inconclusive.is_empty() || !self.damaged_inputs.is_empty() {
+            code = worst(code, exit_codes::INCONCLUSIVE);
+        }
+        if self.interrupted {
+            code = worst(code, exit_codes::INTERRUPTED);
+        }
+        code
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{accept, judge};
+    use cudawatch_model::{FindingKind, Tool};
+    use cudawatch_parsers::site::new_site;
+
+    fn report_with(severity: Severity) -> Report {
+        let mut report = Report::new("test");
+        report.findings.push(new_site(
+            Tool::Ncu,
+            FindingKind::UncoalescedAccess,
+            severity,
+            "m".into(),
+        ));
+        report
+    }
+
+    fn code(report: &Report, fail_on: FailOn) -> i32 {
+        judge(
+            report,
+            &Policy {
+                fail_on,
+                ..Policy::default()
+            },
+        )
+        .exit_code
+    }
+
+    #[test]
+    fn fail_on_sets_the_severity_that_fails_the_gate() {
+        assert_eq!(
+            code(&report_with(Severity::Warning), FailOn::Error),
+            exit_codes::CLEAN
+        );
+        assert_eq!(
+            code(&report_with(Severity::Warning), FailOn::Warning),
+            exit_codes::FINDINGS
+        );
+        assert_eq!(
+            code(&report_with(Severity::Error), FailOn::Never),
+            exit_codes::CLEAN
+        );
+        assert_eq!(
+            code(&report_with(Severity::Note), FailOn::Note),
+            exit_codes::FINDINGS
+        );
+    }
+
+    #[test]
+    fn findings_already_in_the_baseline_do_not_fail() {
+        let baseline = report_with(Severity::Error);
+        let mut report = report_with(Severity::Error);
+        report.findings[0].id = baseline.findings[0].id.clone();
+        report.findings.push(new_site(
+            Tool::Memcheck,
+            FindingKind::Leak,
+            Severity::Error,
+            "new".into(),
+        ));
+        report.findings[1].id = "leak-new".into();
+        let policy = Policy {
+            baseline: Some(baseline.findings.iter().map(|s| s.id.clone()).collect()),
+            ..Policy::default()
+        };
+        accept(&mut report, &policy);
+        assert!(report.findings[0].in_baseline && !report.findings[1].in_baseline);
+        assert_eq!(judge(&report, &policy).exit_code, exit_codes::FINDINGS);
+        report.findings.pop();
+        assert_eq!(judge(&report, &policy).exit_code, exit_codes::CLEAN);
+    }
+
+    #[test]
+    fn suppressed_findings_do_not_fail_and_interruption_wins() {
+        let mut report = report_with(Severity::Error);
+        report.findings[0].suppressed = Some("known".into());
+        assert_eq!(code(&report, FailOn::Error), exit_codes::CLEAN);
+        report.interrupted = true;
+        assert_eq!(code(&report, FailOn::Error), exit_codes::INTERRUPTED);
+    }
+}

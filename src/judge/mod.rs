@@ -1,0 +1,38 @@
+//! Judging: what a report adds up to under a policy. Suppressions and the
+//! baseline mark what is accepted ([`accept`]); [`judge`] then makes the
+//! checklist, the verdict and the exit code from the same facts, for `run`,
+//! `report`, `parse` and every renderer.
+
+pub mod baseline;
+pub mod checklist;
+pub mod gate;
+pub mod policy;
+pub mod snippets;
+pub mod suppress;
+pub mod verdict;
+
+use cudawatch_model::{Judgement, Report};
+
+pub use policy::{FailOn, Policy, Thresholds};
+
+/// Marks the findings the policy accepts: suppressed by a rule, or already
+/// in the baseline (a rule that expired adds a warning instead).
+pub fn accept(report: &mut Report, policy: &Policy) {
+    if let Some(rules) = &policy.suppressions {
+        suppress::apply(report, rules, &policy.today);
+    }
+    if let Some(known) = &policy.baseline {
+        baseline::apply(report, known);
+    }
+}
+
+/// The checklist, verdict and exit code of a report under `policy`.
+pub fn judge(report: &Report, policy: &Policy) -> Judgement {
+    let checklist = checklist::judge(report, policy.thresholds);
+    let facts = gate::Facts::of(report, &checklist, policy);
+    Judgement {
+        verdict: verdict::lines(&facts, report, policy),
+        exit_code: facts.exit_code(),
+        checklist,
+    }
+}

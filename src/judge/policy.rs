@@ -1,0 +1,113 @@
+//! The policy a report is judged under: which severities fail, the
+//! checklist's thresholds, and what the team has already accepted (a
+//! baseline, suppression rules). Plain data resolved once from flags,
+//! environment and `cudawatch.toml` (see `cli::settings`); nothing here
+//! knows about clap.
+
+use std::collections::HashSet;
+
+use cudawatch_model::{Severity, Site};
+
+use super::suppress::Suppressions;
+
+/// The least severe finding that fails the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    /// Errors fail.
+    Error,
+    /// Warnings and errors fail.
+    Warning,
+    /// Every finding fails.
+    Note,
+    /// Findings never fail (inconclusive stages still do).
+    Never,
+}
+
+impl FailOn {
+    /// Whether a finding of `severity` fails the gate.
+    pub fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Error => severity >= Severity::Error,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Note => true,
+            FailOn::Never => false,
+        }
+    }
+
+    /// The flag value, for sentences (`--fail-on warning`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Note => "note",
+            FailOn::Never => "never",
+        }
+    }
+}
+
+/// Thresholds the checklist applies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// Most excessive global sectors a kernel may move, in percent of all its sectors.
+    pub max_wasted_sectors_pct: f64,
+    /// Most excessive sectors one source line may move, in percent of the
+    /// sectors its accesses need; unchecked when `None`.
+    pub max_line_wasted_sectors_pct: Option<f64>,
+    /// Most sectors per request a kernel's loads or stores may need beyond
+    /// the ideal for their width; unchecked when `None`.
+    pub max_excess_sectors_per_request: Option<f64>,
+    /// Least free GPU memory at the plain run's peak, in percent of the total.
+    pub min_memory_headroom_pct: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds {
+            max_wasted_sectors_pct: 50.0,
+            max_line_wasted_sectors_pct: None,
+            max_excess_sectors_per_request: None,
+            min_memory_headroom_pct: 10.0,
+        }
+    }
+}
+
+/// Everything judging needs beyond the report.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Which severities fail.
+    pub fail_on: FailOn,
+    /// The checklist's limits.
+    pub thresholds: Thresholds,
+    /// Site ids of an earlier report: findings it already had do not fail.
+    pub baseline: Option<HashSet<String>>,
+    /// Accepted findings.
+    pub suppressions: Option<Suppressions>,
+    /// Today, `YYYY-MM-DD`, for suppression expiry.
+    pub today: String,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            fail_on: FailOn::Error,
+            thresholds: Thresholds::default(),
+            baseline: None,
+            suppressions: None,
+            today: super::suppress::today(),
+        }
+    }
+}
+
+/// Whether a finding still needs someone's attention: not suppressed and
+/// not already in the baseline. The one definition every part uses (gate,
+/// checklist, verdict, diff, renderers).
+pub fn is_open(site: &Site) -> bool {
+    site.suppressed.is_none() && !site.in_baseline
+}
+
+impl Policy {
+    /// Whether this finding fails the gate: open, and severe enough.
+    pub fn gates(&self, site: &Site) -> bool {
+        is_open(site) && self.fail_on.fails(site.severity)
+    }
+}

@@ -1,0 +1,131 @@
+//! The verdict: the lines every format ends with, written from the gate's
+//! facts, so "CLEAN" is printed exactly when the exit code is 0 with
+//! nothing found, and "FINDINGS"/"FAILED" exactly when it is 1.
+
+use cudawatch_model::{Report, Severity, VerdictLabel, VerdictLine};
+
+use super::gate::Facts;
+use super::policy::{FailOn, Policy};
+
+/// The verdict lines of `facts`, worst news first.
+pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<VerdictLine> {
+    let mut lines = Vec::new();
+    let mut push = |label: VerdictLabel, text: String| lines.push(VerdictLine { label, text });
+    if facts.interrupted {
+        push(
+            VerdictLabel::Interrupted,
+            "the run was stopped: later stages did not run, and the report covers what finished"
+                .into(),
+        );
+    }
+    if !facts.inconclusive.is_empty() {
+        push(
+            VerdictLabel::Inconclusive,
+            format!(
+                "{} could not really check the program: not clean",
+                facts.inconclusive.join(", ")
+            ),
+        );
+    }
+    if !facts.damaged_inputs.is_empty() {
+        push(
+            VerdictLabel::Inconclusive,
+            format!(
+                "{} could not be read to the end: not clean",
+                facts.damaged_inputs.join(", ")
+            ),
+        );
+    }
+    let accepted = (facts.accepted > 0).then(|| {
+        format!(
+            "{} accepted (suppressed or in the baseline)",
+            plural(facts.accepted, "site")
+        )
+    });
+    let checks = (!facts.failed_checks.is_empty())
+        .then(|| format!("failed checks: {}", facts.failed_checks.join(", ")));
+    let join = |parts: Vec<Option<String>>| -> String {
+        parts.into_iter().flatten().collect::<Vec<_>>().join("; ")
+    };
+    if !facts.gating.is_empty() {
+        push(
+            VerdictLabel::Findings,
+            join(vec![Some(gating_sites(facts)), checks, accepted]),
+        );
+    } else if checks.is_some() || facts.target_failed.is_some() {
+        let program = facts
+            .target_failed
+            .map(|reason| format!("the plain run failed: {reason}"));
+        let lead = if policy.fail_on == FailOn::Error {
+            "no error sites, but".to_string()
+        } else {
+            format!("no sites at --fail-on {}, but", policy.fail_on.name())
+        };
+        let rest = join(vec![checks, program]);
+        push(
+            VerdictLabel::Failed,
+            join(vec![Some(format!("{lead} {rest}")), accepted]),
+        );
+    } else if facts.open_errors_not_gating > 0 {
+        push(
+            VerdictLabel::Passed,
+            join(vec![
+                Some(format!(
+                    "{}, none fails the gate (--fail-on {})",
+                    plural(facts.open_errors_not_gating, "error site"),
+                    policy.fail_on.name()
+                )),
+                accepted,
+            ]),
+        );
+    } else if facts.inconclusive.is_empty() && facts.damaged_inputs.is_empty() {
+        // Clean as far as it was checked: say what was not.
+        let mut line = String::from("no errors found");
+        if !report.warnings.is_empty() {
+            line.push_str(", with the warnings above");
+        }
+        if !facts.unchecked.is_empty() {
+            line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
+        }
+        if let Some(accepted) = accepted {
+            line.push_str(&format!("; {accepted}"));
+        }
+        // An interrupted run already said why it is not clean.
+        if !facts.interrupted {
+            push(VerdictLabel::Clean, line);
+        }
+    }
+    lines
+}
+
+/// `3 error sites`, or by severity when warnings or notes gate too.
+fn gating_sites(facts: &Facts<'_>) -> String {
+    let count = |severity: Severity| {
+        facts
+            .gating
+            .iter()
+            .filter(|s| s.severity == severity)
+            .count()
+    };
+    let parts: Vec<String> = [
+        (Severity::Error, "error site"),
+        (Severity::Warning, "warning site"),
+        (Severity::Note, "note site"),
+    ]
+    .into_iter()
+    .filter_map(|(severity, noun)| {
+        let n = count(severity);
+        (n > 0).then(|| plural(n, noun))
+    })
+    .collect();
+    parts.join(", ")
+}
+
+/// `1 site`, `2 sites`.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -1,0 +1,240 @@
+//! From a run directory's artifacts to a [`Report`], one stage at a time.
+//!
+//! `cudawatch run` adds each stage as it finishes (nothing is parsed twice)
+//! and `cudawatch report DIR` adds them all at once: the same code, so the
+//! live report and the saved one cannot disagree.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use cudawatch_model::{FindingKind, Outcome, Report, StageReport, Tool, ToolSummary, Warning};
+use cudawatch_parsers::builder::ReportBuilder;
+
+use super::classify;
+use super::read_json;
+use super::records::{RunRecord, StageRecord};
+use crate::errors::ExpectedError;
+
+/// A report being put together from a run directory.
+pub struct Assembler {
+    dir: PathBuf,
+    run: RunRecord,
+    builder: ReportBuilder,
+    stages: Vec<StageReport>,
+}
+
+/// Builds the report of a run directory from its raw artifacts.
+pub fn assemble(dir: &Path) -> Result<Report, ExpectedError> {
+    let run: RunRecord = read_json(&dir.join("run.json"))?;
+    let mut assembler = Assembler::new(dir, run.clone());
+    for tool in &run.stages {
+        if dir.join(tool.name()).join("stage.json").exists() {
+            assembler.add_stage(*tool)?;
+        }
+    }
+    Ok(assembler.report())
+}
+
+impl Assembler {
+    /// An assembler for the run `run` in `dir`.
+    pub fn new(dir: &Path, run: RunRecord) -> Assembler {
+        let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
+        builder.report_mut().target = run.target.clone();
+        Assembler {
+            dir: dir.to_path_buf(),
+            run,
+            builder,
+            stages: Vec::new(),
+        }
+    }
+
+    /// Marks the run as stopped by the user.
+    pub fn set_interrupted(&mut self) {
+        self.run.interrupted = true;
+    }
+
+    /// Reads one finished stage (its `stage.json` and artifacts) into the
+    /// report and returns how it was judged.
+    pub fn add_stage(&mut self, tool: Tool) -> Result<&StageReport, ExpectedError> {
+        let record: StageRecord = read_json(&self.dir.join(tool.name()).join("stage.json"))?;
+        Ok(self.add_record(&record))
+    }
+
+    /// Reads the artifacts of a stage that just finished with `record`.
+    pub fn add_record(&mut self, record: &StageRecord) -> &StageReport {
+        let stage_dir = self.dir.join(record.tool.name());
+        let stage = read_stage(&mut self.builder, &stage_dir, record.tool, record);
+        self.stages.push(stage);
+        self.stages.last().expect("just pushed")
+    }
+
+    /// The report as it stands: stages not (yet) read are skipped.
+    pub fn report(&self) -> Report {
+        let mut report = self.builder.clone().finish();
+        let reason = if self.run.interrupted {
+            "not run: the run was interrupted first"
+        } else {
+            "not run"
+        };
+        let stages: Vec<StageReport> = self
+            .run
+            .stages
+            .iter()
+            .map(|tool| {
+                self.stages
+                    .iter()
+                    .find(|s| s.tool == *tool)
+                    .cloned()
+                    .unwrap_or_else(|| skipped(*tool, reason))
+            })
+            .collect();
+        if self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
+            report.warnings.extend(allocator_note(&stages));
+        }
+        report.stages = stages;
+        report.interrupted = self.run.interrupted;
+        crate::judge::snippets::attach(&mut report);
+        report
+    }
+}
+
+/// Folds one stage's artifacts into `builder` and classifies the stage.
+fn read_stage(
+    builder: &mut ReportBuilder,
+    stage_dir: &Path,
+    tool: Tool,
+    record: &StageRecord,
+) -> StageReport {
+    let read = |name: &str| std::fs::read(stage_dir.join(name)).unwrap_or_default();
+    let rel = |name: &str| format!("{}/{name}", tool.name());
+    let (outcome, reason, summary) = match tool {
+        Tool::Plain => {
+            let mut output = read("stderr");
+            output.extend(read("stdout"));
+            let found = builder.program_output(&rel("stderr"), &output);
+            let (o, r) = classify::plain(record, found);
+            (o, r, ToolSummary::default())
+        }
+        Tool::Ncu => {
+            let raw = read("raw.csv");
+            let details = read("details.csv");
+            let mut log = read("stdout");
+            log.extend(read("stderr"));
+            let mut names: Vec<String> = std::fs::read_dir(stage_dir)
+                .map(|entries| {
+                    entries
+                        .filter_map(|e| {
+                            e.ok().map(|e| e.file_name().to_string_lossy().into_owned())
+                        })
+                        .filter(|n| n.starts_with("source-") && n.ends_with(".csv"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort();
+            let sources: Vec<(String, Vec<u8>)> =
+                names.iter().map(|name| (rel(name), read(name))).collect();
+            let source_refs: Vec<(&str, &[u8])> = sources
+                .iter()
+                .map(|(n, b)| (n.as_str(), b.as_slice()))
+                .collect();
+            let (raw_name, details_name, log_name) =
+                (rel("raw.csv"), rel("details.csv"), rel("stdout"));
+            let before = uncoalesced_sites(builder);
+            let evidence = builder.ncu(
+                (!raw.is_empty()).then_some((raw_name.as_str(), raw.as_slice())),
+                (!details.is_empty()).then_some((details_name.as_str(), details.as_slice())),
+                &source_refs,
+                Some((log_name.as_str(), log.as_slice())),
+            );
+            let uncoalesced = uncoalesced_sites(builder) - before;
+            // The report file itself may have been left out of a copied
+            // run directory (it is large); an imported raw page proves it existed.
+            let profile = stage_dir.join("profile.ncu-rep").exists() || !raw.is_empty();
+            let (o, r) = classify::ncu(record, &evidence, uncoalesced, profile);
+            (o, r, evidence.summary)
+        }
+        _ => {
+            let text = read("stdout");
+            let xml_file = format!("{}.xml", tool.name());
+            let xml = File::open(stage_dir.join(&xml_file))
+                .ok()
+                .map(|f| BufReader::with_capacity(1 << 20, f));
+            let xml_name = rel(&xml_file);
+            let evidence = builder.sanitizer(
+                tool,
+                xml.map(|r| (xml_name.as_str(), r)),
+                Some((rel("stdout").as_str(), text.as_slice())),
+            );
+            let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
+            let (o, r) = classify::sanitizer(record, &evidence, usage);
+            (o, r, evidence.summary)
+        }
+    };
+    let mut artifacts: Vec<String> = std::fs::read_dir(stage_dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| rel(&e.file_name().to_string_lossy())))
+                .collect()
+        })
+        .unwrap_or_default();
+    artifacts.sort();
+    let mut reason = reason;
+    if record.left_behind {
+        reason.push_str("; processes it left behind were killed");
+    }
+    StageReport {
+        tool,
+        outcome,
+        reason,
+        end: Some(record.end),
+        seconds: Some(record.seconds),
+        command: record.command.clone(),
+        env: record.env.clone(),
+        summary,
+        artifacts,
+        gpu_memory_mib: record.gpu_memory_mib,
+    }
+}
+
+/// Counts the uncoalesced-access sites folded so far; the builder is the
+/// one place sites live, so the ncu stage's share is a difference.
+fn uncoalesced_sites(builder: &ReportBuilder) -> usize {
+    builder
+        .sites()
+        .iter()
+        .filter(|s| s.kind == FindingKind::UncoalescedAccess)
+        .count()
+}
+
+fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
+    stages
+        .iter()
+        .find(|s| {
+            s.env
+                .iter()
+                .any(|e| e == "PYTORCH_NO_CUDA_MEMORY_CACHING=1")
+        })
+        .map(|_| Warning {
+            source: "sanitizers".into(),
+            message: "PyTorch's caching allocator was turned off under the sanitizers \
+                      (PYTORCH_NO_CUDA_MEMORY_CACHING=1): it hides out-of-bounds accesses \
+                      inside its blocks"
+                .into(),
+        })
+}
+
+fn skipped(tool: Tool, reason: &str) -> StageReport {
+    StageReport {
+        tool,
+        outcome: Outcome::Skipped,
+        reason: reason.to_string(),
+        end: None,
+        seconds: None,
+        command: Vec::new(),
+        env: Vec::new(),
+        summary: ToolSummary::default(),
+        artifacts: Vec::new(),
+        gpu_memory_mib: None,
+    }
+}

@@ -1,0 +1,521 @@
+//! Judging each stage: clean, findings, target failed, tool failed,
+//! inconclusive or skipped. Pure functions of what the stage left behind, so
+//! every rule here is tested without a GPU.
+//!
+//! The rule that matters most: a stage is clean only when the tool provably
+//! ran to the end and checked the program. Exit codes alone prove nothing
+//! (racecheck exits 0 with hazards; ncu exits 0 having profiled nothing).
+
+use cudawatch_model::{Outcome, ProcessEnd, Tool};
+use cudawatch_parsers::builder::{NcuEvidence, SanitizerEvidence};
+
+use super::records::StageRecord;
+
+/// Facts common to every stage, from the supervisor.
+fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, String)> {
+    if let Some(error) = &record.spawn_error {
+        let hint = match record.tool {
+            Tool::Plain => String::new(),
+            Tool::Ncu => "; install Nsight Compute or pass --ncu / CUDAWATCH_NCU".into(),
+            _ => "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER".into(),
+        };
+        return Some((Outcome::Inconclusive, format!("{error}{hint}")));
+    }
+    if record.interrupted {
+        return Some((
+            Outcome::Inconclusive,
+            format!(
+                "{tool_name} was interrupted after {:.0}s; partial output kept",
+                record.seconds
+            ),
+        ));
+    }
+    if record.timed_out {
+        let flag = if record.tool == Tool::Plain {
+            "--plain-timeout"
+        } else {
+            "--timeout"
+        };
+        let how = if record.killed {
+            "killed (it ignored SIGTERM)"
+        } else {
+            "stopped"
+        };
+        return Some((
+            Outcome::Inconclusive,
+            format!(
+                "timed out after {:.0}s and was {how}; raise {flag}",
+                record.timeout_seconds
+            ),
+        ));
+    }
+    None
+}
+
+/// The plain run: the program's own exit and what it printed.
+pub fn plain(record: &StageRecord, findings: usize) -> (Outcome, String) {
+    if let Some(problem) = process_problem(record, "the program") {
+        return problem;
+    }
+    let failed = record.end != ProcessEnd::Exited(0);
+    match (failed, findings) {
+        (_, n) if n > 0 => (
+            Outcome::Findings,
+            format!("{} printed {n} error site(s)", describe_end(record.end)),
+        ),
+        (true, _) => (
+            Outcome::TargetFailed,
+            format!("the program {}", describe_end(record.end)),
+        ),
+        (false, _) => (
+            Outcome::Clean,
+            "exited 0 with no CUDA errors in its output".into(),
+        ),
+    }
+}
+
+/// A compute-sanitizer stage.
+pub fn sanitizer(
+    record: &StageRecord,
+    evidence: &SanitizerEvidence,
+    stdout_has_usage: bool,
+) -> (Outcome, String) {
+    let tool = record.tool.name();
+    if let Some(problem) = process_problem(record, tool) {
+        return problem;
+    }
+    if stdout_has_usage {
+        return (
+            Outcome::ToolFailed,
+            "compute-sanitizer rejected its arguments and printed its usage".into(),
+        );
+    }
+    if let Some(line) = evidence.summary.failures.first() {
+        let found = if evidence.folded > 0 {
+            format!("{} error(s) reported, then ", evidence.folded)
+        } else {
+            String::new()
+        };
+        let why = if line.contains("before first instrumented API call") {
+            "the program never initialised CUDA, so nothing was checked".to_string()
+        } else if line.contains("didn't terminate successfully") {
+            format!("{found}the program crashed under the tool: checked only up to the crash")
+        } else {
+            format!("compute-sanitizer said: {line}")
+        };
+        return (Outcome::Inconclusive, why);
+    }
+    if let Some(broken) = &evidence.xml_broken {
+        return (
+            Outcome::Inconclusive,
+            format!("its XML is cut off ({broken}); kept what was complete"),
+        );
+    }
+    if !evidence.summary.has_closing_line() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "{tool} printed no summary line, so it did not finish ({})",
+                describe_end(record.end)
+            ),
+        );
+    }
+    if record.end == ProcessEnd::Exited(255) {
+        return (
+            Outcome::Inconclusive,
+            "compute-sanitizer exited 255: it failed to check the program".into(),
+        );
+    }
+    if evidence.folded > 0 {
+        let total = evidence
+            .summary
+            .errors
+            .or(evidence.summary.racecheck.map(|r| r.0))
+            .unwrap_or(evidence.folded);
+        return (Outcome::Findings, format!("{total} error(s) reported"));
+    }
+    if evidence.summary.errors.is_some_and(|e| e > 0) {
+        return (
+            Outcome::Inconclusive,
+            "ERROR SUMMARY counts errors but no record could be read".into(),
+        );
+    }
+    if evidence.xml_records.is_none() {
+        return (Outcome::Inconclusive, "no XML report was written".into());
+    }
+    (
+        Outcome::Clean,
+        format!("{tool} ran to the end and found nothing"),
+    )
+}
+
+/// The ncu stage.
+pub fn ncu(
+    record: &StageRecord,
+    evidence: &NcuEvidence,
+    uncoalesced: usize,
+    profile_written: bool,
+) -> (Outcome, String) {
+    if let Some(problem) = process_problem(record, "ncu") {
+        return problem;
+    }
+    // A launch ncu could not profile (a faulting kernel gives "LaunchFailed")
+    // was not measured, so the stage cannot vouch for it.
+    if let Some(line) = evidence.summary.failures.first() {
+        let hint = if line.contains("ERR_NVGPUCTRPERM") {
+            ": the GPU's performance counters need admin rights (NVreg_RestrictProfilingToAdminUsers=0)"
+        } else if line.contains("LaunchFailed") {
+            " (a kernel that faults cannot be profiled; fix the memory errors first)"
+        } else {
+            ""
+        };
+        return (Outcome::Inconclusive, format!("ncu said: {line}{hint}"));
+    }
+    if evidence.summary.no_kernels_profiled {
+        return (
+            Outcome::Inconclusive,
+            "ncu profiled no kernels (it exits 0 all the same); check --ncu-kernel".into(),
+        );
+    }
+    if !profile_written {
+        return (
+            Outcome::Inconclusive,
+            format!("ncu wrote no report ({})", describe_end(record.end)),
+        );
+    }
+    if let Some((file, error)) = evidence.errors.first() {
+        return (
+            Outcome::ToolFailed,
+            format!("could not read {file}: {error}"),
+        );
+    }
+    if evidence.kernels == 0 {
+        return (
+            Outcome::Inconclusive,
+            "the profile holds no kernel launches".into(),
+        );
+    }
+    if uncoalesced > 0 {
+        return (
+            Outcome::Findings,
+            format!(
+                "{uncoalesced} of {} profiled launches have uncoalesced accesses",
+                evidence.kernels
+            ),
+        );
+    }
+    (
+        Outcome::Clean,
+        format!("{} launches profiled, all coalesced", evidence.kernels),
+    )
+}
+
+fn describe_end(end: ProcessEnd) -> String {
+    match end {
+        ProcessEnd::Exited(0) => "exited 0".into(),
+        ProcessEnd::Exited(code) => format!("exited {code}"),
+        ProcessEnd::Signaled(sig) => format!("was killed by signal {sig}"),
+        ProcessEnd::NotStarted => "never started".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every rule above, one row each: what the stage left behind, and the
+    //! outcome and words a user gets.
+
+    use super::*;
+    use cudawatch_model::ToolSummary;
+    use cudawatch_parsers::error::{ParseError, ParseErrorKind};
+
+    fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
+        StageRecord {
+            tool,
+            command: Vec::new(),
+            env: Vec::new(),
+            end,
+            seconds: 2.0,
+            timeout_seconds: 120.0,
+            timed_out: false,
+            interrupted: false,
+            killed: false,
+            left_behind: false,
+            spawn_error: None,
+            gpu_memory_mib: None,
+        }
+    }
+
+    fn summary(errors: Option<u64>) -> ToolSummary {
+        ToolSummary {
+            errors,
+            ..ToolSummary::default()
+        }
+    }
+
+    fn evidence(summary: ToolSummary, xml_records: Option<u64>, folded: u64) -> SanitizerEvidence {
+        SanitizerEvidence {
+            summary,
+            xml_records,
+            folded,
+            ..SanitizerEvidence::default()
+        }
+    }
+
+    #[test]
+    fn sanitizer_stage_rules() {
+        let ok = record(Tool::Memcheck, ProcessEnd::Exited(0));
+        let failing = |line: &str| ToolSummary {
+            failures: vec![line.to_string()],
+            ..summary(Some(0))
+        };
+        let truncated = SanitizerEvidence {
+            xml_broken: Some(ParseError {
+                kind: ParseErrorKind::Truncated,
+                offset: 4096,
+                path: "ComputeSanitizerOutput/record[3]".into(),
+            }),
+            ..evidence(summary(Some(3)), Some(2), 2)
+        };
+        let timed_out = StageRecord {
+            timed_out: true,
+            ..ok.clone()
+        };
+        let spawn = StageRecord {
+            spawn_error: Some("cannot run compute-sanitizer: No such file or directory".into()),
+            end: ProcessEnd::NotStarted,
+            ..ok.clone()
+        };
+        let rows: Vec<(&str, StageRecord, SanitizerEvidence, bool, Outcome, &str)> = vec![
+            (
+                "clean",
+                ok.clone(),
+                evidence(summary(Some(0)), Some(0), 0),
+                false,
+                Outcome::Clean,
+                "ran to the end",
+            ),
+            (
+                "records",
+                ok.clone(),
+                evidence(summary(Some(26)), Some(26), 26),
+                false,
+                Outcome::Findings,
+                "26 error(s)",
+            ),
+            (
+                "usage printed",
+                ok.clone(),
+                evidence(summary(None), None, 0),
+                true,
+                Outcome::ToolFailed,
+                "printed its usage",
+            ),
+            (
+                "summary without records",
+                ok.clone(),
+                evidence(summary(Some(5)), Some(0), 0),
+                false,
+                Outcome::Inconclusive,
+                "no record could be read",
+            ),
+            (
+                "exit 255 after a summary",
+                record(Tool::Memcheck, ProcessEnd::Exited(255)),
+                evidence(summary(Some(0)), Some(0), 0),
+                false,
+                Outcome::Inconclusive,
+                "exited 255",
+            ),
+            (
+                "no XML",
+                ok.clone(),
+                evidence(summary(Some(0)), None, 0),
+                false,
+                Outcome::Inconclusive,
+                "no XML report",
+            ),
+            (
+                "no summary line",
+                record(Tool::Memcheck, ProcessEnd::Signaled(11)),
+                evidence(summary(None), Some(0), 0),
+                false,
+                Outcome::Inconclusive,
+                "printed no summary line",
+            ),
+            (
+                "XML cut off",
+                ok.clone(),
+                truncated,
+                false,
+                Outcome::Inconclusive,
+                "XML is cut off",
+            ),
+            (
+                "never initialised CUDA",
+                ok.clone(),
+                evidence(
+                    failing("Target application terminated before first instrumented API call"),
+                    None,
+                    0,
+                ),
+                false,
+                Outcome::Inconclusive,
+                "never initialised CUDA",
+            ),
+            (
+                "crashed under the tool",
+                ok.clone(),
+                evidence(
+                    failing("Error: process didn't terminate successfully"),
+                    Some(1),
+                    1,
+                ),
+                false,
+                Outcome::Inconclusive,
+                "crashed under the tool",
+            ),
+            (
+                "timed out",
+                timed_out,
+                evidence(summary(None), None, 0),
+                false,
+                Outcome::Inconclusive,
+                "raise --timeout",
+            ),
+            (
+                "tool missing",
+                spawn,
+                evidence(summary(None), None, 0),
+                false,
+                Outcome::Inconclusive,
+                "install the CUDA toolkit",
+            ),
+        ];
+        for (name, record, evidence, usage, outcome, words) in rows {
+            let (got, reason) = sanitizer(&record, &evidence, usage);
+            assert_eq!(got, outcome, "{name}: {reason}");
+            assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+        }
+    }
+
+    #[test]
+    fn ncu_stage_rules() {
+        let ok = record(Tool::Ncu, ProcessEnd::Exited(0));
+        let with = |summary: ToolSummary, kernels: usize| NcuEvidence {
+            summary,
+            kernels,
+            errors: Vec::new(),
+        };
+        let failing = |line: &str| ToolSummary {
+            failures: vec![line.to_string()],
+            ..ToolSummary::default()
+        };
+        let unreadable = NcuEvidence {
+            errors: vec![(
+                "ncu/raw.csv".into(),
+                ParseError {
+                    kind: ParseErrorKind::Csv("bad row".into()),
+                    offset: 10,
+                    path: "row 2".into(),
+                },
+            )],
+            ..with(ToolSummary::default(), 0)
+        };
+        let no_kernels = ToolSummary {
+            no_kernels_profiled: true,
+            ..ToolSummary::default()
+        };
+        let rows: Vec<(&str, NcuEvidence, usize, bool, Outcome, &str)> = vec![
+            (
+                "coalesced",
+                with(ToolSummary::default(), 3),
+                0,
+                true,
+                Outcome::Clean,
+                "3 launches profiled",
+            ),
+            (
+                "uncoalesced",
+                with(ToolSummary::default(), 3),
+                1,
+                true,
+                Outcome::Findings,
+                "1 of 3",
+            ),
+            (
+                "no kernels profiled",
+                with(no_kernels, 0),
+                0,
+                true,
+                Outcome::Inconclusive,
+                "profiled no kernels",
+            ),
+            (
+                "wrote no report",
+                with(ToolSummary::default(), 0),
+                0,
+                false,
+                Outcome::Inconclusive,
+                "wrote no report",
+            ),
+            (
+                "no launches in the profile",
+                with(ToolSummary::default(), 0),
+                0,
+                true,
+                Outcome::Inconclusive,
+                "no kernel launches",
+            ),
+            (
+                "unreadable page",
+                unreadable,
+                0,
+                true,
+                Outcome::ToolFailed,
+                "could not read ncu/raw.csv",
+            ),
+            (
+                "counters need permission",
+                with(
+                    failing("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission"),
+                    0,
+                ),
+                0,
+                false,
+                Outcome::Inconclusive,
+                "need admin rights",
+            ),
+            (
+                "launch failed",
+                with(failing("==ERROR== LaunchFailed"), 0),
+                0,
+                true,
+                Outcome::Inconclusive,
+                "fix the memory errors first",
+            ),
+        ];
+        for (name, evidence, uncoalesced, profile, outcome, words) in rows {
+            let (got, reason) = ncu(&ok, &evidence, uncoalesced, profile);
+            assert_eq!(got, outcome, "{name}: {reason}");
+            assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+        }
+    }
+
+    #[test]
+    fn plain_run_rules() {
+        let ok = record(Tool::Plain, ProcessEnd::Exited(0));
+        assert_eq!(plain(&ok, 0).0, Outcome::Clean);
+        assert_eq!(plain(&ok, 2).0, Outcome::Findings);
+        let crashed = record(Tool::Plain, ProcessEnd::Signaled(11));
+        let (outcome, reason) = plain(&crashed, 0);
+        assert_eq!(outcome, Outcome::TargetFailed);
+        assert!(reason.contains("killed by signal 11"), "{reason}");
+        let slow = StageRecord {
+            timed_out: true,
+            ..ok
+        };
+        let (outcome, reason) = plain(&slow, 0);
+        assert_eq!(outcome, Outcome::Inconclusive);
+        assert!(reason.contains("raise --plain-timeout"), "{reason}");
+    }
+}

@@ -1,0 +1,54 @@
+//! What the supervisor writes about a run (`run.json`) and each stage
+//! (`stage.json`): the facts classification and assembly start from.
+
+use cudawatch_model::{ProcessEnd, Tool};
+use serde::{Deserialize, Serialize};
+
+/// What the run was.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// cudawatch's version.
+    pub cudawatch_version: String,
+    /// The program and its arguments.
+    pub target: Vec<String>,
+    /// Stages in order.
+    pub stages: Vec<Tool>,
+    /// Set when the user stopped the run.
+    #[serde(default)]
+    pub interrupted: bool,
+}
+
+/// What the supervisor saw of one stage.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StageRecord {
+    /// The stage's tool.
+    pub tool: Tool,
+    /// Command line.
+    pub command: Vec<String>,
+    /// Environment cudawatch set (`NAME=value`, `-NAME` for removed).
+    pub env: Vec<String>,
+    /// How the main process ended.
+    pub end: ProcessEnd,
+    /// Wall time.
+    pub seconds: f64,
+    /// The timeout it ran under.
+    pub timeout_seconds: f64,
+    /// Stopped at the deadline.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// Stopped by the user.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// Needed SIGKILL.
+    #[serde(default)]
+    pub killed: bool,
+    /// Something of its process group outlived it.
+    #[serde(default)]
+    pub left_behind: bool,
+    /// Could not be started.
+    #[serde(default)]
+    pub spawn_error: Option<String>,
+    /// Peak and total GPU memory in MiB (plain stage).
+    #[serde(default)]
+    pub gpu_memory_mib: Option<(u64, u64)>,
+}

@@ -1,0 +1,36 @@
+//! What the stage loop tells its listener: the command turns these into
+//! progress lines, `stage.json` files and the report (nextest's runner →
+//! reporter events).
+
+use cudawatch_model::Tool;
+
+use crate::rundir::StageRecord;
+
+/// One event of a run.
+pub enum StageEvent<'a> {
+    /// A stage is about to start.
+    Started {
+        /// Its position, from 0.
+        index: usize,
+        /// How many stages the plan has.
+        total: usize,
+        /// Its tool.
+        tool: Tool,
+        /// Its command line, quoted as a shell would show it.
+        command: &'a str,
+    },
+    /// A stage ended (its artifacts are complete, ncu's imports included).
+    Finished {
+        /// Its position, from 0.
+        index: usize,
+        /// How many stages the plan has.
+        total: usize,
+        /// What the supervisor saw.
+        record: &'a StageRecord,
+    },
+    /// The user asked to stop; no further stage starts.
+    Interrupted {
+        /// The last stage that ran.
+        after: Tool,
+    },
+}

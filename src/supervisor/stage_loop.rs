@@ -1,0 +1,180 @@
+//! The stage loop: each stage of a plan in turn, supervised, with ncu's
+//! imports after its stage; events go to the caller, which writes the run
+//! directory and the report. A first Ctrl-C stops after the running stage.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use cudawatch_model::Tool;
+
+use super::child::{ChildSpec, supervise};
+use super::events::StageEvent;
+use super::gpu_memory::Sampler;
+use super::signals::{Shutdown, Signals};
+use crate::errors::ExpectedError;
+use crate::plan::{Plan, Stage};
+use crate::rundir::StageRecord;
+use crate::tools::ncu;
+
+/// The ncu CSV imports are quick; they get this long each.
+const IMPORT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Source pages read from an ncu profile, worst launches first.
+const MAX_SOURCE_PAGES: usize = 8;
+
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopEnd {
+    /// Every stage ran.
+    Completed,
+    /// The user stopped it.
+    Interrupted,
+}
+
+/// Runs `plan` to its end (or the user's stop), calling `on_event` as
+/// stages start and finish. An error from `on_event` ends the loop.
+pub fn run(
+    plan: &Plan,
+    on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<LoopEnd, ExpectedError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(run_stages(plan, on_event))
+}
+
+async fn run_stages(
+    plan: &Plan,
+    mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<LoopEnd, ExpectedError> {
+    let mut signals = Signals::install();
+    let mut plain_seconds: Option<f64> = None;
+    let total = plan.stages.len();
+    for (index, stage) in plan.stages.iter().enumerate() {
+        std::fs::create_dir_all(&stage.dir).map_err(|e| ExpectedError::RunDir {
+            path: stage.dir.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
+        let command = shell_words(&stage.argv);
+        on_event(StageEvent::Started {
+            index,
+            total,
+            tool: stage.tool,
+            command: &command,
+        })?;
+        let record = run_stage(plan, stage, timeout, &mut signals).await;
+        if stage.tool == Tool::Plain && record.spawn_error.is_none() && !record.timed_out {
+            plain_seconds = Some(record.seconds);
+        }
+        on_event(StageEvent::Finished {
+            index,
+            total,
+            record: &record,
+        })?;
+        if signals.shutdown() != Shutdown::None {
+            on_event(StageEvent::Interrupted { after: stage.tool })?;
+            return Ok(LoopEnd::Interrupted);
+        }
+    }
+    Ok(LoopEnd::Completed)
+}
+
+async fn run_stage(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    signals: &mut Signals,
+) -> StageRecord {
+    let spec = ChildSpec {
+        argv: stage.argv.clone(),
+        env: stage.env.clone(),
+        env_remove: stage.env_remove.clone(),
+        stdout: stage.dir.join("stdout"),
+        stderr: stage.dir.join("stderr"),
+        timeout,
+        grace: plan.timeouts.grace,
+        stream: plan.stream,
+    };
+    let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
+    let end = supervise(&spec, signals, |pgid| {
+        if let Some(s) = &sampler {
+            s.watch(pgid);
+        }
+    })
+    .await;
+    let gpu_memory_mib = sampler.and_then(Sampler::stop);
+    let mut env: Vec<String> = stage.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    env.extend(stage.env_remove.iter().map(|k| format!("-{k}")));
+    let record = StageRecord {
+        tool: stage.tool,
+        command: stage
+            .argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        env,
+        end: end.end,
+        seconds: end.seconds,
+        timeout_seconds: timeout.as_secs_f64(),
+        timed_out: end.timed_out,
+        interrupted: end.interrupted,
+        killed: end.killed,
+        left_behind: end.left_behind,
+        spawn_error: end.spawn_error.clone().or(end.write_error.clone()),
+        gpu_memory_mib,
+    };
+    let profile = stage.dir.join("profile.ncu-rep");
+    if stage.tool == Tool::Ncu && profile.exists() && signals.shutdown() == Shutdown::None {
+        import_ncu(plan, &profile, &stage.dir, signals).await;
+    }
+    record
+}
+
+/// Reads the ncu profile back as CSV pages: raw and details, then the
+/// source pages of the launches that waste the most sectors.
+async fn import_ncu(plan: &Plan, profile: &Path, stage_dir: &Path, signals: &mut Signals) {
+    let spec = |name: &str, argv: Vec<OsString>| ChildSpec {
+        argv,
+        env: Vec::new(),
+        env_remove: Vec::new(),
+        stdout: stage_dir.join(name),
+        stderr: stage_dir.join(format!("{name}.stderr")),
+        timeout: IMPORT_TIMEOUT,
+        grace: plan.timeouts.grace,
+        stream: false,
+    };
+    for (name, argv) in ncu::imports(&plan.ncu, profile) {
+        supervise(&spec(&name, argv), signals, |_| {}).await;
+    }
+    let raw = std::fs::read(stage_dir.join("raw.csv")).unwrap_or_default();
+    let mut launches = cudawatch_parsers::ncu::raw::parse(&raw).unwrap_or_default();
+    launches.retain(|k| k.excessive_sectors.unwrap_or(0.0) > 0.0);
+    launches.sort_by(|a, b| {
+        b.excessive_sectors
+            .unwrap_or(0.0)
+            .total_cmp(&a.excessive_sectors.unwrap_or(0.0))
+    });
+    for launch in launches.iter().take(MAX_SOURCE_PAGES) {
+        let (name, argv) = ncu::source_import(&plan.ncu, profile, launch.launch_id);
+        supervise(&spec(&name, argv), signals, |_| {}).await;
+    }
+}
+
+/// The command line as a shell would show it (for progress lines).
+fn shell_words(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|a| {
+            let s = a.to_string_lossy();
+            if s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,".contains(c))
+            {
+                s.into_owned()
+            } else {
+                format!("'{s}'")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,50 @@
+//! compute-sanitizer's command line: the tool, an XML report written to a
+//! file of its own, every record (`--print-limit 0`), an exit code for
+//! "errors found" that a program is unlikely to use, and child processes.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use cudawatch_model::Tool;
+
+/// compute-sanitizer's exit code when it found errors, chosen to be unlikely
+/// as a program's own (1, 2 and 255 are common; signals give 128+n).
+pub const ERROR_EXITCODE: &str = "86";
+
+/// What one sanitizer stage asks of compute-sanitizer.
+pub struct SanitizerCall<'a> {
+    /// The executable.
+    pub executable: &'a Path,
+    /// memcheck, racecheck, initcheck or synccheck.
+    pub tool: Tool,
+    /// Where the XML report goes.
+    pub xml: &'a Path,
+    /// A compute-sanitizer suppressions file (`--suppressions`).
+    pub suppressions: Option<&'a Path>,
+}
+
+/// The argv for `call` around `program`.
+pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![
+        call.executable.into(),
+        "--tool".into(),
+        call.tool.name().into(),
+        "--xml".into(),
+        "--save".into(),
+        call.xml.into(),
+        "--print-limit".into(),
+        "0".into(),
+        "--error-exitcode".into(),
+        ERROR_EXITCODE.into(),
+        "--target-processes".into(),
+        "all".into(),
+    ];
+    if call.tool == Tool::Memcheck {
+        argv.extend(["--leak-check".into(), "full".into()]);
+    }
+    if let Some(file) = call.suppressions {
+        argv.extend(["--suppressions".into(), file.into()]);
+    }
+    argv.extend(program.iter().cloned());
+    argv
+}
