@@ -116,7 +116,7 @@ impl ReportBuilder {
                 reader,
                 threads,
                 Folder::default,
-                |folder, raw| folder.add_raw(tool, raw),
+                |folder, raw| sanitizer::fold::add_raw(folder, tool, raw),
                 |folder| xml_folder.absorb(folder),
             );
             match parsed {
@@ -159,7 +159,7 @@ impl ReportBuilder {
             }
             let mut folder = Folder::default();
             for record in text_records {
-                folder.add_record(tool, record);
+                sanitizer::fold::add_record(&mut folder, tool, record);
             }
             folder
         };

@@ -1,10 +1,11 @@
-//! Folding records into sites: one row per (tool, kind, kernel, line, pc)
-//! with a count and a few samples, instead of one record per thread.
+//! Sites and their stable ids, and the generic folding of findings into
+//! sites: one row per (tool, kind, kernel, line, pc) with a count and a few
+//! samples, instead of one record per thread. How a sanitizer record becomes
+//! a site is `sanitizer::fold`'s business.
 
 use std::collections::HashMap;
 
-use crate::model::{FindingKind, Frame, MAX_SAMPLES, Sample, Severity, Site, Tool};
-use crate::sanitizer::{Record, RecordKind};
+use crate::model::{FindingKind, MAX_SAMPLES, Sample, Severity, Site, Tool};
 
 /// A site with nothing but its identity fields filled in.
 pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: String) -> Site {
@@ -70,7 +71,7 @@ fn id_string(kind: &FindingKind, hash: u64) -> String {
 
 /// The hash behind a site id, computed without allocating: most records
 /// only look their site up.
-fn id_hash(
+pub fn id_hash(
     tool: Tool,
     kind: &FindingKind,
     kernel: Option<&str>,
@@ -149,90 +150,38 @@ pub struct Folder {
 }
 
 impl Folder {
-    /// Folds in a record as the XML reader holds it: a repeat of a known
-    /// invalid-access or initcheck site only counts and samples, from
-    /// borrowed fields; anything else is built in full first.
-    pub fn add_raw(&mut self, tool: Tool, raw: &crate::sanitizer::xml::RawView<'_>) {
-        if let Some(q) = raw.quick() {
-            let kind = if q.precise {
-                FindingKind::InvalidAccess
-            } else {
-                FindingKind::UninitializedRead
-            };
-            let tool = if tool == Tool::Sanitizer {
-                if q.precise {
-                    Tool::Memcheck
-                } else {
-                    Tool::Initcheck
-                }
-            } else {
-                tool
-            };
-            let hash = id_hash(tool, &kind, q.func, q.file.zip(q.line), q.pc, "");
-            if let Some(&i) = self.by_id.get(&hash) {
-                let existing = &mut self.sites[i];
-                existing.count += 1;
-                if existing.severity < q.severity {
-                    existing.severity = q.severity;
-                }
-                if existing.samples.len() < MAX_SAMPLES {
-                    existing.samples.push(Sample {
-                        thread: q.thread,
-                        block: q.block,
-                        address: q.address,
-                        nearest_allocation: None,
-                    });
-                }
-                return;
-            }
+    /// Counts one more record of the site with this id hash, if it is
+    /// known: its severity rises to the record's, and `sample` is kept
+    /// while there is room. Returns whether the site was known; a format's
+    /// folding builds the full site only when it was not.
+    pub fn repeat(
+        &mut self,
+        hash: u64,
+        severity: Severity,
+        sample: Option<Sample>,
+    ) -> Option<&mut Site> {
+        let &i = self.by_id.get(&hash)?;
+        let existing = &mut self.sites[i];
+        existing.count += 1;
+        if existing.severity < severity {
+            existing.severity = severity;
         }
-        self.add_record(tool, raw.record());
+        if let Some(sample) = sample
+            && existing.samples.len() < MAX_SAMPLES
+        {
+            existing.samples.push(sample);
+        }
+        Some(existing)
     }
 
-    /// Folds one sanitizer record in. Most records repeat a site already
-    /// seen (one record per faulting thread), so the identity is computed
-    /// first and a known site only gains a count and perhaps a sample.
-    pub fn add_record(&mut self, tool: Tool, record: Record) {
-        let tool = if tool == Tool::Sanitizer {
-            record.kind.tool().unwrap_or(tool)
-        } else {
-            tool
-        };
-        let (kind, discriminator) = identity(&record);
-        let hash = id_hash(
-            tool,
-            &kind,
-            record.func.as_deref(),
-            record.location.as_ref().map(|l| (l.file.as_str(), l.line)),
-            record.pc.as_deref(),
-            &discriminator,
-        );
-        if let Some(&i) = self.by_id.get(&hash) {
-            let existing = &mut self.sites[i];
-            existing.count += 1;
-            if kind == FindingKind::Leak {
-                existing.bytes = Some(existing.bytes.unwrap_or(0) + record.size.unwrap_or(0));
-            }
-            if let Some(h) = record.hazards {
-                existing.hazards = Some(existing.hazards.unwrap_or(0) + h);
-            }
-            if existing.severity < record.severity {
-                existing.severity = record.severity;
-            }
-            if existing.samples.len() < MAX_SAMPLES
-                && (record.thread.is_some() || record.address.is_some())
-            {
-                existing.samples.push(Sample {
-                    thread: record.thread,
-                    block: record.block,
-                    address: record.address,
-                    nearest_allocation: record.nearest_allocation,
-                });
-            }
-            return;
-        }
-        let mut site = record_site(tool, record);
-        site.id = id_string(&kind, hash);
+    /// Whether a site with this id hash is known.
+    pub fn knows(&self, hash: u64) -> bool {
+        self.by_id.contains_key(&hash)
+    }
+
+    /// Adds a new site whose id was made from `hash` (see [`id_hash`]).
+    pub fn insert_new(&mut self, mut site: Site, hash: u64) {
+        site.id = id_string(&site.kind, hash);
         self.merge(site, "");
     }
 
@@ -318,154 +267,6 @@ impl Folder {
         });
         self.sites
     }
-}
-
-/// A record's finding kind and the part of its identity beyond tool,
-/// kernel, line and pc.
-fn identity(record: &Record) -> (FindingKind, String) {
-    let user_frame = || {
-        user_native_frame(&record.host_frames)
-            .map(|f| f.to_string())
-            .unwrap_or_default()
-    };
-    match &record.kind {
-        RecordKind::Precise => (FindingKind::InvalidAccess, String::new()),
-        RecordKind::Imprecise => (
-            FindingKind::DeviceException,
-            record.detail.clone().unwrap_or_else(|| record.text.clone()),
-        ),
-        RecordKind::Api => {
-            let (name, error) = record
-                .api
-                .as_ref()
-                .map_or(("", ""), |a| (a.api.as_str(), a.error.as_str()));
-            (FindingKind::ApiError, format!("{name}|{error}"))
-        }
-        RecordKind::Leak => (FindingKind::Leak, user_frame()),
-        RecordKind::Initcheck => (FindingKind::UninitializedRead, String::new()),
-        RecordKind::UnusedMemory => (FindingKind::UnusedMemory, user_frame()),
-        RecordKind::Synccheck => (
-            FindingKind::BarrierError,
-            record.detail.clone().unwrap_or_default(),
-        ),
-        RecordKind::Analysis | RecordKind::Hazard => {
-            let kind = if record.kind == RecordKind::Analysis {
-                FindingKind::Race
-            } else {
-                FindingKind::Hazard
-            };
-            let first = record.first_access.as_ref();
-            let discriminator = format!(
-                "{}|{}|{:?}",
-                first.map_or("", |f| f.direction.as_str()),
-                first.and_then(|f| f.pc.as_deref()).unwrap_or(""),
-                record.severity
-            );
-            (kind, discriminator)
-        }
-        RecordKind::Other(name) => (FindingKind::Unrecognised, name.clone()),
-    }
-}
-
-/// The one-line message of a record.
-fn message_of(record: &Record) -> String {
-    match &record.kind {
-        RecordKind::Precise => match &record.detail {
-            Some(detail) if !record.text.ends_with(detail.as_str()) => {
-                format!("{} is {detail}", record.text)
-            }
-            _ => record.text.clone(),
-        },
-        RecordKind::Imprecise => record.detail.clone().unwrap_or_else(|| record.text.clone()),
-        RecordKind::Api => {
-            let api = record.api.clone().unwrap_or_default();
-            let code = api.code.map(|c| format!(" ({c})")).unwrap_or_default();
-            format!("{} returned {}{code}: {}", api.api, api.error, api.message)
-        }
-        RecordKind::Leak => match user_native_frame(&record.host_frames) {
-            Some(frame) => format!("device memory allocated in {frame} leaked"),
-            None => "device memory leaked".to_string(),
-        },
-        RecordKind::UnusedMemory => "allocation never used".to_string(),
-        RecordKind::Synccheck => {
-            format!(
-                "barrier error: {}",
-                record.detail.as_deref().unwrap_or_default()
-            )
-        }
-        RecordKind::Analysis | RecordKind::Hazard => {
-            let first = record.first_access.clone().unwrap_or_default();
-            let second = record.detail.clone().unwrap_or_default();
-            let at = |l: Option<&crate::model::SourceLocation>| {
-                l.map(|l| format!(" at {}", base(l))).unwrap_or_default()
-            };
-            let (first_at, second_at) = (at(first.location.as_ref()), at(record.location.as_ref()));
-            if record.kind == RecordKind::Analysis {
-                format!(
-                    "shared-memory race: {} access{first_at} vs {second} access{second_at}",
-                    first.direction
-                )
-            } else {
-                format!(
-                    "{second} hazard: {} access{first_at} vs access{second_at}",
-                    first.direction
-                )
-            }
-        }
-        RecordKind::Initcheck | RecordKind::Other(_) => record.text.clone(),
-    }
-}
-
-/// Turns one record into a one-count site (its id is set by the caller).
-fn record_site(tool: Tool, record: Record) -> Site {
-    let (kind, _) = identity(&record);
-    let message = message_of(&record);
-    let mut site = new_site(tool, kind, record.severity, message);
-    site.kernel = record.func.clone();
-    site.location = record.location.clone();
-    site.pc = record.pc.clone();
-    site.hazards = record.hazards;
-    site.error = record.api.as_ref().map(|a| a.error.clone());
-    if matches!(record.kind, RecordKind::Leak | RecordKind::UnusedMemory) {
-        site.bytes = record.size;
-    }
-    if let Some(first) = &record.first_access {
-        site.other = Some(crate::model::OtherAccess {
-            access: first.direction.clone(),
-            location: first.location.clone(),
-            pc: first.pc.clone(),
-        });
-    }
-    if record.thread.is_some() || record.block.is_some() || record.address.is_some() {
-        site.samples.push(Sample {
-            thread: record.thread,
-            block: record.block,
-            address: record.address,
-            nearest_allocation: record.nearest_allocation.clone(),
-        });
-    }
-    site.python_frame = record
-        .host_frames
-        .iter()
-        .find(|f| f.is_python() && !f.is_runtime())
-        .cloned();
-    site.launch_frame = user_native_frame(&record.host_frames);
-    site.host_frames = record.host_frames;
-    site.unrecognised = record.unrecognised;
-    site
-}
-
-fn base(location: &crate::model::SourceLocation) -> String {
-    let file = location.file.rsplit('/').next().unwrap_or(&location.file);
-    format!("{file}:{}", location.line)
-}
-
-/// The innermost native frame that is not CUDA runtime, driver or libc.
-fn user_native_frame(frames: &[Frame]) -> Option<Frame> {
-    frames
-        .iter()
-        .find(|f| !f.is_python() && !f.is_runtime())
-        .cloned()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use cudawatch_model::Tool;
-use cudawatch_parsers::sanitizer::{RecordKind, text, xml};
+use cudawatch_parsers::sanitizer::{RecordKind, fold, text, xml};
 use cudawatch_parsers::{ncu, program};
 
 fn samples() -> PathBuf {
@@ -253,14 +253,17 @@ fn folding_repeats_from_borrowed_fields_gives_the_same_sites_as_full_records() {
     for (dir, run) in runs(".xml") {
         let bytes = fs::read(dir.join(format!("{run}.xml"))).unwrap();
         let mut full = Folder::default();
-        xml::parse(bytes.as_slice(), |r| full.add_record(Tool::Memcheck, r)).unwrap();
+        xml::parse(bytes.as_slice(), |r| {
+            fold::add_record(&mut full, Tool::Memcheck, r)
+        })
+        .unwrap();
         let mut quick = Folder::default();
         xml::parse_in_blocks(
             bytes.as_slice(),
             4096,
             2,
             Folder::default,
-            |folder, raw| folder.add_raw(Tool::Memcheck, raw),
+            |folder, raw| fold::add_raw(folder, Tool::Memcheck, raw),
             |folder| quick.absorb(folder),
         )
         .unwrap();

@@ -455,7 +455,14 @@ mod tests {
         });
         let html = String::from_utf8(HtmlExporter.render(
             &report,
-            &crate::judge::judge(&report, &crate::judge::Policy::default()),
+            &Judgement {
+                checklist: Vec::new(),
+                verdict: vec![cudawatch_model::VerdictLine {
+                    label: VerdictLabel::Findings,
+                    text: "<script>alert(3)</script>".into(),
+                }],
+                exit_code: 1,
+            },
         ))
         .unwrap();
         assert!(!html.contains("<script"), "{html}");

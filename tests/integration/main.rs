@@ -3,6 +3,7 @@
 //! compute-sanitizer and ncu executables (tests/fakes/) that replay those
 //! captures and misbehave on demand.
 
+mod architecture;
 mod checklist;
 mod config;
 mod formats;

@@ -6,6 +6,7 @@
 //! `--print-limit`. The text carries the summary lines, the distance to the
 //! nearest allocation, and survives a killed run. cudawatch reads both.
 
+pub mod fold;
 pub mod text;
 pub mod xml;
 

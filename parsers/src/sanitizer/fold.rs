@@ -1,0 +1,223 @@
+//! How compute-sanitizer records fold into sites: their identity (kind
+//! and discriminator), their one-line message, and the fast path for the
+//! many repeats of a known site, read from the XML reader's borrowed view.
+
+use crate::model::{FindingKind, Frame, Sample, Site, Tool};
+use crate::sanitizer::xml::RawView;
+use crate::sanitizer::{Record, RecordKind};
+use crate::site::{Folder, id_hash, new_site};
+
+/// Folds in a record as the XML reader holds it: a repeat of a known
+/// invalid-access or initcheck site only counts and samples, from borrowed
+/// fields; anything else is built in full first.
+pub fn add_raw(folder: &mut Folder, tool: Tool, raw: &RawView<'_>) {
+    if let Some(q) = raw.quick() {
+        let kind = if q.precise {
+            FindingKind::InvalidAccess
+        } else {
+            FindingKind::UninitializedRead
+        };
+        let tool = match tool {
+            Tool::Sanitizer if q.precise => Tool::Memcheck,
+            Tool::Sanitizer => Tool::Initcheck,
+            tool => tool,
+        };
+        let hash = id_hash(tool, &kind, q.func, q.file.zip(q.line), q.pc, "");
+        let sample = Sample {
+            thread: q.thread,
+            block: q.block,
+            address: q.address,
+            nearest_allocation: None,
+        };
+        if folder.repeat(hash, q.severity, Some(sample)).is_some() {
+            return;
+        }
+    }
+    add_record(folder, tool, raw.record());
+}
+
+/// Folds one sanitizer record in. Most records repeat a site already seen
+/// (one record per faulting thread), so the identity is computed first and
+/// a known site only gains a count and perhaps a sample.
+pub fn add_record(folder: &mut Folder, tool: Tool, record: Record) {
+    let tool = if tool == Tool::Sanitizer {
+        record.kind.tool().unwrap_or(tool)
+    } else {
+        tool
+    };
+    let (kind, discriminator) = identity(&record);
+    let hash = id_hash(
+        tool,
+        &kind,
+        record.func.as_deref(),
+        record.location.as_ref().map(|l| (l.file.as_str(), l.line)),
+        record.pc.as_deref(),
+        &discriminator,
+    );
+    if folder.knows(hash) {
+        let sample = (record.thread.is_some() || record.address.is_some()).then_some(Sample {
+            thread: record.thread,
+            block: record.block,
+            address: record.address,
+            nearest_allocation: record.nearest_allocation,
+        });
+        if let Some(existing) = folder.repeat(hash, record.severity, sample) {
+            if kind == FindingKind::Leak {
+                existing.bytes = Some(existing.bytes.unwrap_or(0) + record.size.unwrap_or(0));
+            }
+            if let Some(h) = record.hazards {
+                existing.hazards = Some(existing.hazards.unwrap_or(0) + h);
+            }
+        }
+        return;
+    }
+    folder.insert_new(record_site(tool, record), hash);
+}
+
+/// A record's finding kind and the part of its identity beyond tool,
+/// kernel, line and pc.
+fn identity(record: &Record) -> (FindingKind, String) {
+    let user_frame = || {
+        user_native_frame(&record.host_frames)
+            .map(|f| f.to_string())
+            .unwrap_or_default()
+    };
+    match &record.kind {
+        RecordKind::Precise => (FindingKind::InvalidAccess, String::new()),
+        RecordKind::Imprecise => (
+            FindingKind::DeviceException,
+            record.detail.clone().unwrap_or_else(|| record.text.clone()),
+        ),
+        RecordKind::Api => {
+            let (name, error) = record
+                .api
+                .as_ref()
+                .map_or(("", ""), |a| (a.api.as_str(), a.error.as_str()));
+            (FindingKind::ApiError, format!("{name}|{error}"))
+        }
+        RecordKind::Leak => (FindingKind::Leak, user_frame()),
+        RecordKind::Initcheck => (FindingKind::UninitializedRead, String::new()),
+        RecordKind::UnusedMemory => (FindingKind::UnusedMemory, user_frame()),
+        RecordKind::Synccheck => (
+            FindingKind::BarrierError,
+            record.detail.clone().unwrap_or_default(),
+        ),
+        RecordKind::Analysis | RecordKind::Hazard => {
+            let kind = if record.kind == RecordKind::Analysis {
+                FindingKind::Race
+            } else {
+                FindingKind::Hazard
+            };
+            let first = record.first_access.as_ref();
+            let discriminator = format!(
+                "{}|{}|{:?}",
+                first.map_or("", |f| f.direction.as_str()),
+                first.and_then(|f| f.pc.as_deref()).unwrap_or(""),
+                record.severity
+            );
+            (kind, discriminator)
+        }
+        RecordKind::Other(name) => (FindingKind::Unrecognised, name.clone()),
+    }
+}
+
+/// The one-line message of a record.
+fn message_of(record: &Record) -> String {
+    match &record.kind {
+        RecordKind::Precise => match &record.detail {
+            Some(detail) if !record.text.ends_with(detail.as_str()) => {
+                format!("{} is {detail}", record.text)
+            }
+            _ => record.text.clone(),
+        },
+        RecordKind::Imprecise => record.detail.clone().unwrap_or_else(|| record.text.clone()),
+        RecordKind::Api => {
+            let api = record.api.clone().unwrap_or_default();
+            let code = api.code.map(|c| format!(" ({c})")).unwrap_or_default();
+            format!("{} returned {}{code}: {}", api.api, api.error, api.message)
+        }
+        RecordKind::Leak => match user_native_frame(&record.host_frames) {
+            Some(frame) => format!("device memory allocated in {frame} leaked"),
+            None => "device memory leaked".to_string(),
+        },
+        RecordKind::UnusedMemory => "allocation never used".to_string(),
+        RecordKind::Synccheck => {
+            format!(
+                "barrier error: {}",
+                record.detail.as_deref().unwrap_or_default()
+            )
+        }
+        RecordKind::Analysis | RecordKind::Hazard => {
+            let first = record.first_access.clone().unwrap_or_default();
+            let second = record.detail.clone().unwrap_or_default();
+            let at = |l: Option<&crate::model::SourceLocation>| {
+                l.map(|l| format!(" at {}", base(l))).unwrap_or_default()
+            };
+            let (first_at, second_at) = (at(first.location.as_ref()), at(record.location.as_ref()));
+            if record.kind == RecordKind::Analysis {
+                format!(
+                    "shared-memory race: {} access{first_at} vs {second} access{second_at}",
+                    first.direction
+                )
+            } else {
+                format!(
+                    "{second} hazard: {} access{first_at} vs access{second_at}",
+                    first.direction
+                )
+            }
+        }
+        RecordKind::Initcheck | RecordKind::Other(_) => record.text.clone(),
+    }
+}
+
+/// Turns one record into a one-count site (its id is set by the caller).
+fn record_site(tool: Tool, record: Record) -> Site {
+    let (kind, _) = identity(&record);
+    let message = message_of(&record);
+    let mut site = new_site(tool, kind, record.severity, message);
+    site.kernel = record.func.clone();
+    site.location = record.location.clone();
+    site.pc = record.pc.clone();
+    site.hazards = record.hazards;
+    site.error = record.api.as_ref().map(|a| a.error.clone());
+    if matches!(record.kind, RecordKind::Leak | RecordKind::UnusedMemory) {
+        site.bytes = record.size;
+    }
+    if let Some(first) = &record.first_access {
+        site.other = Some(crate::model::OtherAccess {
+            access: first.direction.clone(),
+            location: first.location.clone(),
+            pc: first.pc.clone(),
+        });
+    }
+    if record.thread.is_some() || record.block.is_some() || record.address.is_some() {
+        site.samples.push(Sample {
+            thread: record.thread,
+            block: record.block,
+            address: record.address,
+            nearest_allocation: record.nearest_allocation.clone(),
+        });
+    }
+    site.python_frame = record
+        .host_frames
+        .iter()
+        .find(|f| f.is_python() && !f.is_runtime())
+        .cloned();
+    site.launch_frame = user_native_frame(&record.host_frames);
+    site.host_frames = record.host_frames;
+    site.unrecognised = record.unrecognised;
+    site
+}
+
+fn base(location: &crate::model::SourceLocation) -> String {
+    let file = location.file.rsplit('/').next().unwrap_or(&location.file);
+    format!("{file}:{}", location.line)
+}
+
+/// The innermost native frame that is not CUDA runtime, driver or libc.
+fn user_native_frame(frames: &[Frame]) -> Option<Frame> {
+    frames
+        .iter()
+        .find(|f| !f.is_python() && !f.is_runtime())
+        .cloned()
+}
