@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cli::args::RunArgs;
-use crate::cli::progress::{Event, Progress};
+use crate::cli::progress::Progress;
 use crate::cli::settings;
 use crate::errors::ExpectedError;
 use crate::plan;
@@ -56,12 +56,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
             tool,
             command,
         } => {
-            progress.on(Event::Started {
-                index,
-                total,
-                tool,
-                command,
-            });
+            progress.started(index, total, tool, command);
             Ok(())
         }
         StageEvent::Finished {
@@ -75,13 +70,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
             // Rewritten after every stage: a later stage may hang or the
             // user may stop the run, and what finished must not be lost.
             rundir::write_json(&run_dir.join("report.json"), &assembler.report())?;
-            progress.on(Event::Finished {
-                index,
-                total,
-                tool: record.tool,
-                outcome,
-                seconds: record.seconds,
-            });
+            progress.finished(index, total, record.tool, outcome, record.seconds);
             Ok(())
         }
         StageEvent::Interrupted { after } => {
