@@ -364,4 +364,46 @@ pub struct Site {
     /// the gate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_baseline: bool,
+    /// Whose code it happened in, and why cudawatch thinks so (set when
+    /// the report is judged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Ownership>,
+}
+
+/// Whose code a finding is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Owner {
+    /// The user's kernels and files, their extensions and Triton kernels.
+    User,
+    /// PyTorch (ATen, c10), Inductor-generated kernels, CuPy, the Triton runtime.
+    Framework,
+    /// NVIDIA's libraries: cuDNN, cuBLAS, CUTLASS/FMHA, cuRAND, NCCL, cuFFT, ...
+    Library,
+}
+
+impl Owner {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Owner::User => "user",
+            Owner::Framework => "framework",
+            Owner::Library => "library",
+        }
+    }
+}
+
+/// A finding's owner, the component it names, and the evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ownership {
+    /// Whose code.
+    pub owner: Owner,
+    /// The component: `cuDNN`, `PyTorch ATen`, `Inductor`, or `user`.
+    pub component: String,
+    /// Why, in a few words (`kernel name cudnn::…`, `launched from libtorch_cuda.so`).
+    pub because: String,
+    /// The innermost Python frame is the user's own line: the user's call
+    /// launched the kernel directly (e.g. `buf.sum()` on memory never written).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub user_call: bool,
 }

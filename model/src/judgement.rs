@@ -56,6 +56,11 @@ pub struct Judgement {
     pub verdict: Vec<VerdictLine>,
     /// The exit code of the gate (see `docs/exit-codes.md`).
     pub exit_code: i32,
+    /// Sites reported but outside the gate's scope (hazards and coalescing
+    /// inside framework or library code, under `--gate-scope user`): the
+    /// human formats fold them into one line per component.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub out_of_scope: Vec<String>,
 }
 
 /// One line of the verdict: a label and a sentence.

@@ -31,6 +31,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         unrecognised: Vec::new(),
         suppressed: None,
         in_baseline: false,
+        owner: None,
     }
 }
 

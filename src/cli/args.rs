@@ -179,6 +179,11 @@ pub struct RunArgs {
     /// as `--suppressions`.
     #[arg(long, value_name = "FILE", env = "CUDAWATCH_SANITIZER_SUPPRESSIONS")]
     pub sanitizer_suppressions: Option<PathBuf>,
+    /// memcheck's leak check: `auto` checks native programs but not Python,
+    /// whose teardown crashes under `--leak-check full` (the memory check
+    /// would be lost with it); `full` forces it, `off` never.
+    #[arg(long, value_enum, default_value_t = LeakCheckArg::Auto, env = "CUDAWATCH_LEAK_CHECK")]
+    pub leak_check: LeakCheckArg,
     /// compute-sanitizer executable.
     #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,
@@ -219,6 +224,13 @@ pub struct OutputArgs {
     /// access is a warning, memory errors are errors.
     #[arg(long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOnArg,
+    /// Which findings fail the gate: `user` counts the user's code, failures
+    /// (faults, asserts, failed calls) wherever they happen, and hazards in
+    /// framework or library kernels the user's own line launched; racecheck,
+    /// initcheck and coalescing findings inside cuDNN, cuBLAS, CUTLASS or
+    /// ATen are reported, not gating. `all` counts every finding.
+    #[arg(long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
+    pub gate_scope: GateScopeArg,
     /// A cudawatch JSON report of an earlier run: findings it already had
     /// (same site id) are shown but do not fail the gate.
     #[arg(long, value_name = "REPORT.json", env = "CUDAWATCH_BASELINE")]
@@ -272,6 +284,26 @@ pub enum FailOnArg {
     Note,
     /// Findings never fail (inconclusive stages still do).
     Never,
+}
+
+/// `--gate-scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateScopeArg {
+    /// What the user can act on.
+    User,
+    /// Every finding.
+    All,
+}
+
+/// `--leak-check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LeakCheckArg {
+    /// Native programs only.
+    Auto,
+    /// Always.
+    Full,
+    /// Never.
+    Off,
 }
 
 /// A stage of `cudawatch run`.

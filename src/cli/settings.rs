@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use cudawatch_model::Tool;
 
-use super::args::{ColorArg, FailOnArg, OutputArgs, RunArgs, StageName};
+use super::args::{
+    ColorArg, FailOnArg, GateScopeArg, LeakCheckArg, OutputArgs, RunArgs, StageName,
+};
 use crate::errors::ExpectedError;
-use crate::judge::{self, FailOn, Policy, Thresholds};
-use crate::plan::{RunSettings, Timeouts};
+use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
+use crate::plan::{LeakCheck, RunSettings, Timeouts};
 use crate::render::OutputSettings;
 use crate::render::style::ColorChoice;
 use crate::tools::ToolPaths;
@@ -36,6 +38,11 @@ pub fn run(args: &RunArgs) -> RunSettings {
             kernel: args.ncu_kernel.clone(),
         },
         sanitizer_suppressions: args.sanitizer_suppressions.clone(),
+        leak_check: match args.leak_check {
+            LeakCheckArg::Auto => LeakCheck::Auto,
+            LeakCheckArg::Full => LeakCheck::Full,
+            LeakCheckArg::Off => LeakCheck::Off,
+        },
         tools: ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref()),
     }
 }
@@ -45,6 +52,10 @@ pub fn run(args: &RunArgs) -> RunSettings {
 pub fn policy(output: &OutputArgs) -> Result<Policy, ExpectedError> {
     Ok(Policy {
         fail_on: fail_on(output.fail_on),
+        scope: match output.gate_scope {
+            GateScopeArg::User => GateScope::User,
+            GateScopeArg::All => GateScope::All,
+        },
         thresholds: Thresholds {
             max_wasted_sectors_pct: output.max_wasted_sectors,
             max_line_wasted_sectors_pct: output.max_line_wasted_sectors,

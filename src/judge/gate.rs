@@ -2,7 +2,9 @@
 //! once, so the verdict a person reads ([`super::verdict`]) and the code a
 //! CI system reads are two views of the same list.
 
-use cudawatch_model::{CheckStatus, ChecklistItem, Outcome, Report, Severity, Site};
+use cudawatch_model::{
+    CheckStatus, ChecklistItem, Outcome, ProcessEnd, Report, Severity, Site, StageReport,
+};
 
 use super::policy::{FailOn, Policy, is_open};
 use crate::exit_codes::{self, worst};
@@ -11,12 +13,18 @@ use crate::exit_codes::{self, worst};
 pub struct Facts<'a> {
     /// Open findings severe enough to fail under `--fail-on`.
     pub gating: Vec<&'a Site>,
-    /// Open error findings that do not fail (`--fail-on never`).
+    /// Open error findings in scope that do not fail (`--fail-on never`).
     pub open_errors_not_gating: usize,
+    /// Open findings outside the gate's scope (inside framework or library code).
+    pub out_of_scope: usize,
     /// Findings suppressed or already in the baseline.
     pub accepted: usize,
     /// Stages that could not really check the program.
     pub inconclusive: Vec<&'a str>,
+    /// Stages that could not finish because of a failure already found (ncu
+    /// cannot profile a faulting kernel; a sanitizer stops at the same
+    /// assert): the run's verdict is the failure's, not inconclusive.
+    pub blocked: Vec<&'a str>,
     /// The plain run's reason, when the program failed on its own and that fails the gate.
     pub target_failed: Option<&'a str>,
     /// Checklist items that fail, when failing items fail the gate.
@@ -52,20 +60,35 @@ impl<'a> Facts<'a> {
         } else {
             Vec::new()
         };
+        let gating: Vec<&Site> = report.findings.iter().filter(|s| policy.gates(s)).collect();
+        let failure_found = gating
+            .iter()
+            .any(|s| super::owner::is_failure(&s.kind) && s.severity == Severity::Error);
+        let (blocked, inconclusive): (Vec<&StageReport>, Vec<&StageReport>) = report
+            .stages
+            .iter()
+            .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
+            .partition(|s| failure_found && stopped_by_the_program(s));
         Facts {
-            gating: report.findings.iter().filter(|s| policy.gates(s)).collect(),
+            gating,
             open_errors_not_gating: report
                 .findings
                 .iter()
-                .filter(|s| is_open(s) && s.severity == Severity::Error && !policy.gates(s))
+                .filter(|s| {
+                    is_open(s)
+                        && policy.in_scope(s)
+                        && s.severity == Severity::Error
+                        && !policy.gates(s)
+                })
+                .count(),
+            out_of_scope: report
+                .findings
+                .iter()
+                .filter(|s| is_open(s) && !policy.in_scope(s))
                 .count(),
             accepted: report.findings.iter().filter(|s| !is_open(s)).count(),
-            inconclusive: report
-                .stages
-                .iter()
-                .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
-                .map(|s| s.tool.name())
-                .collect(),
+            inconclusive: inconclusive.iter().map(|s| s.tool.name()).collect(),
+            blocked: blocked.iter().map(|s| s.tool.name()).collect(),
             target_failed: report
                 .stages
                 .iter()
@@ -97,6 +120,20 @@ impl<'a> Facts<'a> {
         }
         code
     }
+}
+
+/// Whether the stage's tool said that the program failed under it (ncu
+/// could not profile a launch that faulted; the program crashed under the
+/// sanitizer): only then is an unfinished stage blocked by a failure already
+/// found. A stage cut off by a deadline, a signal or its own damage stays
+/// inconclusive.
+fn stopped_by_the_program(stage: &StageReport) -> bool {
+    matches!(
+        stage.end,
+        Some(ProcessEnd::Exited(_) | ProcessEnd::Signaled(_))
+    ) && ["LaunchFailed", "crashed under the tool"]
+        .iter()
+        .any(|w| stage.reason.contains(w))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 pub mod baseline;
 pub mod checklist;
 pub mod gate;
+pub mod owner;
 pub mod policy;
 pub mod snippets;
 pub mod suppress;
@@ -13,11 +14,13 @@ pub mod verdict;
 
 use cudawatch_model::{Judgement, Report};
 
-pub use policy::{FailOn, Policy, Thresholds};
+pub use policy::{FailOn, GateScope, Policy, Thresholds};
 
-/// Marks the findings the policy accepts: suppressed by a rule, or already
-/// in the baseline (a rule that expired adds a warning instead).
+/// Names each finding's owner, and marks the findings the policy accepts:
+/// suppressed by a rule, or already in the baseline (a rule that expired
+/// adds a warning instead).
 pub fn accept(report: &mut Report, policy: &Policy) {
+    owner::assign(report);
     if let Some(rules) = &policy.suppressions {
         suppress::apply(report, rules, &policy.today);
     }
@@ -28,11 +31,17 @@ pub fn accept(report: &mut Report, policy: &Policy) {
 
 /// The checklist, verdict and exit code of a report under `policy`.
 pub fn judge(report: &Report, policy: &Policy) -> Judgement {
-    let checklist = checklist::judge(report, policy.thresholds);
+    let checklist = checklist::judge(report, policy);
     let facts = gate::Facts::of(report, &checklist, policy);
     Judgement {
         verdict: verdict::lines(&facts, report, policy),
         exit_code: facts.exit_code(),
+        out_of_scope: report
+            .findings
+            .iter()
+            .filter(|s| !policy.in_scope(s))
+            .map(|s| s.id.clone())
+            .collect(),
         checklist,
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use cudawatch_model::{Severity, Site};
+use cudawatch_model::{Owner, Severity, Site};
 
 use super::suppress::Suppressions;
 
@@ -45,6 +45,17 @@ impl FailOn {
     }
 }
 
+/// Which findings the gate counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateScope {
+    /// What the user can act on: findings in the user's code, failures
+    /// (faults, asserts, failed calls) wherever they happened, and hazards
+    /// in framework or library kernels that the user's own line launched.
+    User,
+    /// Every finding, library internals included.
+    All,
+}
+
 /// Thresholds the checklist applies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Thresholds {
@@ -76,6 +87,8 @@ impl Default for Thresholds {
 pub struct Policy {
     /// Which severities fail.
     pub fail_on: FailOn,
+    /// Which owners' findings count.
+    pub scope: GateScope,
     /// The checklist's limits.
     pub thresholds: Thresholds,
     /// Site ids of an earlier report: findings it already had do not fail.
@@ -90,6 +103,7 @@ impl Default for Policy {
     fn default() -> Policy {
         Policy {
             fail_on: FailOn::Error,
+            scope: GateScope::User,
             thresholds: Thresholds::default(),
             baseline: None,
             suppressions: None,
@@ -106,8 +120,25 @@ pub fn is_open(site: &Site) -> bool {
 }
 
 impl Policy {
-    /// Whether this finding fails the gate: open, and severe enough.
+    /// Whether this finding fails the gate: open, in scope, and severe enough.
     pub fn gates(&self, site: &Site) -> bool {
-        is_open(site) && self.fail_on.fails(site.severity)
+        is_open(site) && self.in_scope(site) && self.fail_on.fails(site.severity)
+    }
+
+    /// Whether the gate's scope covers this finding (see [`GateScope`]). A
+    /// site without an owner (not yet judged) is in scope.
+    pub fn in_scope(&self, site: &Site) -> bool {
+        self.scope == GateScope::All
+            || super::owner::is_failure(&site.kind)
+            || site
+                .owner
+                .as_ref()
+                .is_none_or(|o| o.owner == Owner::User || o.user_call)
+    }
+
+    /// Whether a kernel's coalescing counts against the thresholds: the
+    /// user's kernels, or every kernel under `--gate-scope all`.
+    pub fn kernel_in_scope(&self, kernel: &str) -> bool {
+        self.scope == GateScope::All || super::owner::of_kernel(kernel) == Owner::User
     }
 }

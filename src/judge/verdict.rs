@@ -42,15 +42,27 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             plural(facts.accepted, "site")
         )
     });
+    let outside = (facts.out_of_scope > 0).then(|| {
+        format!(
+            "{} inside framework or library code reported, not gating (--gate-scope all)",
+            plural(facts.out_of_scope, "site")
+        )
+    });
     let checks = (!facts.failed_checks.is_empty())
         .then(|| format!("failed checks: {}", facts.failed_checks.join(", ")));
     let join = |parts: Vec<Option<String>>| -> String {
         parts.into_iter().flatten().collect::<Vec<_>>().join("; ")
     };
+    let blocked = (!facts.blocked.is_empty()).then(|| {
+        format!(
+            "{} could not finish because of them",
+            facts.blocked.join(", ")
+        )
+    });
     if !facts.gating.is_empty() {
         push(
             VerdictLabel::Findings,
-            join(vec![Some(gating_sites(facts)), checks, accepted]),
+            join(vec![Some(gating_sites(facts)), checks, blocked, accepted]),
         );
     } else if checks.is_some() || facts.target_failed.is_some() {
         let program = facts
@@ -75,6 +87,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                     plural(facts.open_errors_not_gating, "error site"),
                     policy.fail_on.name()
                 )),
+                outside,
                 accepted,
             ]),
         );
@@ -87,8 +100,8 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         if !facts.unchecked.is_empty() {
             line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
         }
-        if let Some(accepted) = accepted {
-            line.push_str(&format!("; {accepted}"));
+        for note in [outside, accepted].into_iter().flatten() {
+            line.push_str(&format!("; {note}"));
         }
         // An interrupted run already said why it is not clean.
         if !facts.interrupted {

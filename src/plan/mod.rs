@@ -35,8 +35,35 @@ pub struct RunSettings {
     pub ncu: NcuOptions,
     /// compute-sanitizer's own suppressions file.
     pub sanitizer_suppressions: Option<PathBuf>,
+    /// memcheck's leak check.
+    pub leak_check: LeakCheck,
     /// Where the tools are.
     pub tools: ToolPaths,
+}
+
+/// Whether memcheck checks for leaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeakCheck {
+    /// For native programs; not for interpreters, whose teardown crashes
+    /// under `--leak-check full` (every PyTorch program tried: exit 7 or 11
+    /// after all its output, docs/tool-surprises.md), which would cost the
+    /// memory check itself.
+    Auto,
+    /// Always, also for Python.
+    Full,
+    /// Never.
+    Off,
+}
+
+impl LeakCheck {
+    /// Whether memcheck gets `--leak-check full` for this program.
+    pub fn applies(self, python: bool) -> bool {
+        match self {
+            LeakCheck::Auto => !python,
+            LeakCheck::Full => true,
+            LeakCheck::Off => false,
+        }
+    }
 }
 
 /// Stage time limits.
@@ -145,6 +172,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
                     tool,
                     xml: &xml,
                     suppressions: settings.sanitizer_suppressions.as_deref(),
+                    leak_check: settings.leak_check.applies(python),
                 },
                 program,
             )

@@ -462,6 +462,7 @@ mod tests {
                     text: "<script>alert(3)</script>".into(),
                 }],
                 exit_code: 1,
+                out_of_scope: Vec::new(),
             },
         ))
         .unwrap();

@@ -31,25 +31,42 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
         let _ = writeln!(out, "\n{}", style.bold("Stages"));
         out.push_str(&stages_table(report));
     }
+    // What the user can act on first; library and framework internals
+    // outside the gate's scope are folded into one line per component.
+    let (shown, folded): (Vec<&Site>, Vec<&Site>) = report
+        .findings
+        .iter()
+        .partition(|s| !judgement.out_of_scope.contains(&s.id));
     let _ = writeln!(
         out,
         "\n{}",
-        style.bold(&format!("Findings by site ({})", report.findings.len()))
+        style.bold(&format!("Findings by site ({})", shown.len()))
     );
-    if report.findings.is_empty() {
+    if shown.is_empty() {
         let _ = writeln!(out, "  none");
     } else {
-        out.push_str(&findings_table(&report.findings));
-        for (i, site) in report.findings.iter().take(DETAILED).enumerate() {
+        out.push_str(&findings_table(&shown));
+        for (i, site) in shown.iter().take(DETAILED).enumerate() {
             out.push_str(&site_details(i + 1, site, style));
         }
-        if report.findings.len() > DETAILED {
+        if shown.len() > DETAILED {
             let _ = writeln!(
                 out,
                 "  … {} more sites in the JSON report",
-                report.findings.len() - DETAILED
+                shown.len() - DETAILED
             );
         }
+    }
+    if !folded.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.bold(&format!(
+                "Inside framework and library code, not gating ({} sites; --gate-scope all counts them)",
+                folded.len()
+            ))
+        );
+        out.push_str(&folded_lines(&folded));
     }
     if !report.coalescing.is_empty() {
         let _ = writeln!(
@@ -91,6 +108,40 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
     out
 }
 
+/// One line per component: `cuDNN: 3 sites (uninitialized_read ×14007, race ×1)`.
+fn folded_lines(sites: &[&Site]) -> String {
+    let mut by_component: Vec<(String, Vec<&Site>)> = Vec::new();
+    for site in sites {
+        let component = site
+            .owner
+            .as_ref()
+            .map_or_else(|| "unknown".to_string(), |o| o.component.clone());
+        match by_component.iter_mut().find(|(c, _)| *c == component) {
+            Some((_, list)) => list.push(site),
+            None => by_component.push((component, vec![site])),
+        }
+    }
+    let mut out = String::new();
+    for (component, list) in by_component {
+        let mut kinds: Vec<(&str, u64)> = Vec::new();
+        for site in &list {
+            match kinds.iter_mut().find(|(k, _)| *k == site.kind.id()) {
+                Some((_, n)) => *n += site.count,
+                None => kinds.push((site.kind.id(), site.count)),
+            }
+        }
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
+        let sites = if list.len() == 1 { "site" } else { "sites" };
+        let _ = writeln!(
+            out,
+            "  {component}: {} {sites} ({})",
+            list.len(),
+            kinds.join(", ")
+        );
+    }
+    out
+}
+
 fn table(builder: Builder) -> String {
     let mut table = builder.build();
     table.with(TableStyle::sharp());
@@ -125,12 +176,13 @@ fn stage_why(stage: &cudawatch_model::StageReport) -> String {
     }
 }
 
-fn findings_table(sites: &[Site]) -> String {
+fn findings_table(sites: &[&Site]) -> String {
     let mut b = Builder::default();
     b.push_record([
         "#",
         "tool",
         "kind",
+        "owner",
         "kernel",
         "where",
         "count",
@@ -152,6 +204,9 @@ fn findings_table(sites: &[Site]) -> String {
             (i + 1).to_string(),
             site.tool.name().to_string(),
             kind,
+            site.owner
+                .as_ref()
+                .map_or_else(|| "-".into(), |o| shorten(&o.component, 16)),
             shorten(site.kernel.as_deref().unwrap_or("-"), CELL),
             site.location
                 .as_ref()

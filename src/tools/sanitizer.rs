@@ -21,6 +21,8 @@ pub struct SanitizerCall<'a> {
     pub xml: &'a Path,
     /// A compute-sanitizer suppressions file (`--suppressions`).
     pub suppressions: Option<&'a Path>,
+    /// memcheck only: `--leak-check full`.
+    pub leak_check: bool,
 }
 
 /// The argv for `call` around `program`.
@@ -39,7 +41,7 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
         "--target-processes".into(),
         "all".into(),
     ];
-    if call.tool == Tool::Memcheck {
+    if call.tool == Tool::Memcheck && call.leak_check {
         argv.extend(["--leak-check".into(), "full".into()]);
     }
     if let Some(file) = call.suppressions {

@@ -11,5 +11,6 @@ mod helpers;
 mod html;
 mod judging;
 mod parse;
+mod real_programs;
 mod run;
 mod snapshots;

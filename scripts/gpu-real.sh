@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The real-workload corpus on the GPU machine: `cudawatch run` on every
+# program of tests/gpu/real/ (correct programs built from library code, and
+# the same kinds of program with a bug in the user's part), keeping each
+# terminal report, JSON report and run directory.
+#
+# Usage: scripts/gpu-real.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
+#   STAGE_TIMEOUT  per tool stage, seconds (default 150)
+#   PARALLEL       programs at once on the one GPU (default 4)
+set -uo pipefail
+OUTDIR=$(mkdir -p "${1:?usage: gpu-real.sh OUTDIR}" && cd "$1" && pwd)
+shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CW=$ROOT/target/release/cudawatch
+SRC=$ROOT/tests/gpu/real
+export PATH=$PATH:/usr/local/cuda/bin
+cases=("$@")
+[ ${#cases[@]} -eq 0 ] && cases=($(cd "$SRC" && ls *.py | sed 's/\.py$//'))
+
+# Extensions built with load_inline are compiled once here, so that no
+# stage's time limit is spent in nvcc (torch caches the build).
+for c in extension_off_by_one user_kernel_race; do
+  [ -f "$SRC/$c.py" ] && timeout 300 python3 "$SRC/$c.py" >"$OUTDIR/$c.warmup.txt" 2>&1
+done
+
+one() {
+  local c=$1
+  cd "$SRC" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
+    --timeout "${STAGE_TIMEOUT:-150}" --format json -- python3 "$c.py" \
+    >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
+  echo "$c exit=$?" >>"$OUTDIR/exits.txt"
+}
+export -f one
+export CW SRC OUTDIR
+printf '%s\n' "${cases[@]}" | xargs -P "${PARALLEL:-4}" -I{} bash -c 'one {}'
+sort "$OUTDIR/exits.txt"

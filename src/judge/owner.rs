@@ -1,0 +1,269 @@
+//! Whose code a finding is in: the user's, the framework's (PyTorch ATen and
+//! c10, Inductor's generated kernels, CuPy) or a library's (cuDNN, cuBLAS,
+//! CUTLASS, cuRAND, NCCL, ...). Decided, in this order, from the kernel's
+//! name, the finding's source file, and the module of the innermost native
+//! frame that launched it; anything else is the user's, so an unknown
+//! kernel is never waved through. `docs/owners.md` says how each program of
+//! the real-workload corpus comes out, and why.
+
+use cudawatch_model::{FindingKind, Frame, Owner, Ownership, Report, Site};
+
+/// Kernel-name fragments of library kernels, and the library.
+const LIBRARY_KERNELS: &[(&str, &str)] = &[
+    ("cudnn", "cuDNN"),
+    ("engines_precompiled", "cuDNN"),
+    ("cnn::", "cuDNN"),
+    ("winograd", "cuDNN"),
+    ("dgrad", "cuDNN"),
+    ("wgrad", "cuDNN"),
+    ("fprop", "cuDNN"),
+    ("bn_fw_", "cuDNN"),
+    ("bn_bw_", "cuDNN"),
+    ("fmha", "CUTLASS (PyTorch's bundled attention)"),
+    ("flash_", "FlashAttention"),
+    ("cutlass", "CUTLASS"),
+    ("xmma", "cuBLAS"),
+    ("nvjet", "cuBLAS"),
+    ("cublas", "cuBLAS"),
+    ("gemm", "cuBLAS"),
+    ("gemv", "cuBLAS"),
+    ("splitkreduce", "cuBLAS"),
+    ("epilogue::", "cuBLAS"),
+    ("curand", "cuRAND"),
+    ("gen_sequenced", "cuRAND"),
+    ("generate_seed", "cuRAND"),
+    ("nccl", "NCCL"),
+    ("cufft", "cuFFT"),
+    ("fft_", "cuFFT"),
+    ("cusparse", "cuSPARSE"),
+    ("cusolver", "cuSOLVER"),
+];
+
+/// Kernel-name fragments of framework kernels.
+const FRAMEWORK_KERNELS: &[(&str, &str)] = &[
+    ("at::", "PyTorch ATen"),
+    ("c10::", "PyTorch c10"),
+    ("triton_poi_fused", "Inductor"),
+    ("triton_red_fused", "Inductor"),
+    ("triton_per_fused", "Inductor"),
+    ("triton_tem_fused", "Inductor"),
+    ("cupy_", "CuPy"),
+    // ATen kernels in anonymous namespaces, or whose record carries only
+    // the simple name.
+    ("softmax_warp_", "PyTorch ATen"),
+    ("cunn_", "PyTorch ATen"),
+    ("reduce_kernel", "PyTorch ATen"),
+    ("elementwise_kernel", "PyTorch ATen"),
+    ("vectorized_gather_kernel", "PyTorch ATen"),
+    ("indexselect", "PyTorch ATen"),
+    ("catarraybatchedcopy", "PyTorch ATen"),
+    ("nll_loss", "PyTorch ATen"),
+    ("max_pool", "PyTorch ATen"),
+    ("layer_norm", "PyTorch ATen"),
+];
+
+/// Shared objects of the frameworks and libraries, by file-name prefix.
+const MODULES: &[(&str, Owner, &str)] = &[
+    ("libcudnn", Owner::Library, "cuDNN"),
+    ("libcublas", Owner::Library, "cuBLAS"),
+    ("libnccl", Owner::Library, "NCCL"),
+    ("libcufft", Owner::Library, "cuFFT"),
+    ("libcurand", Owner::Library, "cuRAND"),
+    ("libcusparse", Owner::Library, "cuSPARSE"),
+    ("libcusolver", Owner::Library, "cuSOLVER"),
+    ("libtorch", Owner::Framework, "PyTorch"),
+    ("libc10", Owner::Framework, "PyTorch c10"),
+    ("cupy", Owner::Framework, "CuPy"),
+];
+
+/// Finding kinds that say something went wrong in the run itself (a fault,
+/// an assert, a failed call): a correct program never has them, so they
+/// count wherever they happened. The rest (hazards, uninitialised reads,
+/// leaks, coalescing) are how library code is written, and count outside
+/// the user's code only when the user's own line launched the kernel.
+pub fn is_failure(kind: &FindingKind) -> bool {
+    !matches!(
+        kind,
+        FindingKind::Leak
+            | FindingKind::UninitializedRead
+            | FindingKind::UnusedMemory
+            | FindingKind::BarrierError
+            | FindingKind::Race
+            | FindingKind::Hazard
+            | FindingKind::UncoalescedAccess
+    )
+}
+
+/// Sets every site's owner.
+pub fn assign(report: &mut Report) {
+    for site in &mut report.findings {
+        site.owner = Some(of(site));
+    }
+}
+
+/// The owner of one site.
+pub fn of(site: &Site) -> Ownership {
+    let user_call = innermost_python_is_users(&site.host_frames);
+    let found = site
+        .kernel
+        .as_deref()
+        .and_then(by_kernel)
+        .or_else(|| site.location.as_ref().and_then(|l| by_file(&l.file)))
+        .or_else(|| launching_module(&site.host_frames));
+    let (owner, component, because) = found.unwrap_or((
+        Owner::User,
+        "user".to_string(),
+        "no framework or library kernel, file or module".to_string(),
+    ));
+    Ownership {
+        owner,
+        component,
+        because,
+        user_call,
+    }
+}
+
+/// The owner of a kernel by its name alone (coalescing rows have nothing else).
+pub fn of_kernel(kernel: &str) -> Owner {
+    by_kernel(kernel).map_or(Owner::User, |(owner, _, _)| owner)
+}
+
+fn by_kernel(kernel: &str) -> Option<(Owner, String, String)> {
+    let lower = kernel.to_ascii_lowercase();
+    let name = lower.strip_prefix("void ").unwrap_or(&lower);
+    let hit = |table: &[(&str, &str)], owner: Owner| {
+        table
+            .iter()
+            .find(|(fragment, _)| name.contains(fragment))
+            .map(|(fragment, component)| {
+                (
+                    owner,
+                    component.to_string(),
+                    format!("kernel name contains `{fragment}`"),
+                )
+            })
+    };
+    // cuDNN's own CUTLASS build (`cutlass__5x_cudnn`) is cuDNN: library
+    // names first, cuDNN first among them.
+    hit(LIBRARY_KERNELS, Owner::Library).or_else(|| hit(FRAMEWORK_KERNELS, Owner::Framework))
+}
+
+fn by_file(file: &str) -> Option<(Owner, String, String)> {
+    let because = || format!("source file {file}");
+    if file.contains("/aten/src/") || file.contains("/c10/") {
+        Some((Owner::Framework, "PyTorch ATen".into(), because()))
+    } else if file.contains("site-packages/torch/") {
+        Some((Owner::Framework, "PyTorch".into(), because()))
+    } else if file.contains("site-packages/triton/") {
+        Some((Owner::Framework, "Triton".into(), because()))
+    } else if file.starts_with("/usr/local/cuda") || file.contains("/cuda/include/") {
+        Some((Owner::Library, "CUDA toolkit".into(), because()))
+    } else {
+        None
+    }
+}
+
+/// The module of the innermost native frame outside the CUDA runtime: what
+/// called the launch (or the failing API).
+fn launching_module(frames: &[Frame]) -> Option<(Owner, String, String)> {
+    let frame = frames.iter().find(|f| !f.is_python() && !f.is_runtime())?;
+    let module = frame.module.as_deref()?;
+    let base = module.rsplit('/').next().unwrap_or(module);
+    MODULES
+        .iter()
+        .find(|(prefix, _, _)| base.starts_with(prefix))
+        .map(|(_, owner, component)| {
+            (
+                *owner,
+                component.to_string(),
+                format!("launched from {base}"),
+            )
+        })
+}
+
+/// Whether the innermost Python frame is a file of the user's (an absolute
+/// path outside site-packages): the user's line called the framework op
+/// that launched the kernel, with nothing of the framework's Python between.
+/// Frames without a directory (the text output's) prove nothing.
+fn innermost_python_is_users(frames: &[Frame]) -> bool {
+    frames
+        .iter()
+        .find(|f| f.is_python())
+        .and_then(|f| f.file.as_deref())
+        .is_some_and(|file| {
+            file.starts_with('/')
+                && !file.contains("site-packages/")
+                && !file.contains("/lib/python3")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_of_the_real_corpus_get_their_owners() {
+        for (kernel, owner) in [
+            (
+                "void cudnn::engines_precompiled::nhwcToNchwKernel<float, float, float, true, false, (cudnnKernelDataType_t)2>(cudnn::engines_precompiled::nhwc2nchw_params_t<float>, const T1 *, T1 *)",
+                Owner::Library,
+            ),
+            (
+                "sm90_xmma_dgrad_implicit_gemm_indexed_f32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn",
+                Owner::Library,
+            ),
+            ("fmha_cutlassF_f32_aligned_64x64_rf_sm80", Owner::Library),
+            (
+                "void cutlass__5x_cudnn::Kernel<conv::ImplicitGemmConvolution>",
+                Owner::Library,
+            ),
+            (
+                "void gen_sequenced<curandStateXORWOW, float, int>",
+                Owner::Library,
+            ),
+            (
+                "void at::reduce_kernel<128, 4, at::ReduceOp<float>>",
+                Owner::Framework,
+            ),
+            (
+                "void <unnamed>::softmax_warp_forward<float, float, float, 4, false, false>",
+                Owner::Framework,
+            ),
+            ("triton_per_fused_sum_0", Owner::Framework),
+            ("reduce_kernel", Owner::Framework),
+            ("scaled_relu", Owner::User),
+            ("block_sum", Owner::User),
+            ("oob_write(int *, int)", Owner::User),
+        ] {
+            assert_eq!(of_kernel(kernel), owner, "{kernel}");
+        }
+    }
+
+    #[test]
+    fn the_users_own_line_launching_a_framework_kernel_is_a_user_call() {
+        let python = |file: &str| Frame {
+            file: Some(file.into()),
+            line: Some(9),
+            ..Frame::default()
+        };
+        let native = |module: &str| Frame {
+            func: Some("at::native::gpu_reduce_kernel".into()),
+            module: Some(module.into()),
+            ..Frame::default()
+        };
+        let torch = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so";
+        let direct = [native(torch), python("/home/u/train.py")];
+        assert!(innermost_python_is_users(&direct));
+        let through_torch = [
+            native(torch),
+            python("/venv/lib/python3.12/site-packages/torch/nn/functional.py"),
+            python("/home/u/train.py"),
+        ];
+        assert!(!innermost_python_is_users(&through_torch));
+        assert!(!innermost_python_is_users(&[python("conv.py")]));
+        assert_eq!(
+            launching_module(&direct).map(|(o, c, _)| (o, c)),
+            Some((Owner::Framework, "PyTorch".to_string()))
+        );
+    }
+}
