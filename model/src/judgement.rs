@@ -102,12 +102,4 @@ impl VerdictLabel {
             VerdictLabel::Interrupted => "INTERRUPTED:",
         }
     }
-
-    /// Whether the line is bad news for the gate.
-    pub fn fails(self) -> bool {
-        matches!(
-            self,
-            VerdictLabel::Findings | VerdictLabel::Failed | VerdictLabel::Inconclusive
-        )
-    }
 }

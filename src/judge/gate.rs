@@ -2,9 +2,7 @@
 //! once, so the verdict a person reads ([`super::verdict`]) and the code a
 //! CI system reads are two views of the same list.
 
-use cudawatch_model::{
-    CheckStatus, ChecklistItem, Outcome, ProcessEnd, Report, Severity, Site, StageReport,
-};
+use cudawatch_model::{CheckStatus, ChecklistItem, Outcome, Report, Severity, Site, StageReport};
 
 use super::policy::{FailOn, Policy, is_open};
 use crate::exit_codes::{self, worst};
@@ -122,18 +120,18 @@ impl<'a> Facts<'a> {
     }
 }
 
-/// Whether the stage's tool said that the program failed under it (ncu
-/// could not profile a launch that faulted; the program crashed under the
-/// sanitizer): only then is an unfinished stage blocked by a failure already
-/// found. A stage cut off by a deadline, a signal or its own damage stays
-/// inconclusive.
+/// Whether the stage's tool said that the program failed under it (ncu:
+/// "The application returned an error code", a launch it could not profile;
+/// a sanitizer: the program did not terminate successfully): only then is
+/// an unfinished stage blocked by a failure already found. A stage cut off
+/// by a deadline, a signal or its own damage stays inconclusive.
 fn stopped_by_the_program(stage: &StageReport) -> bool {
-    matches!(
-        stage.end,
-        Some(ProcessEnd::Exited(_) | ProcessEnd::Signaled(_))
-    ) && ["LaunchFailed", "crashed under the tool"]
-        .iter()
-        .any(|w| stage.reason.contains(w))
+    stage.summary.target_failed
+        || stage
+            .summary
+            .failures
+            .iter()
+            .any(|l| l.contains("LaunchFailed") || l.contains("didn't terminate successfully"))
 }
 
 #[cfg(test)]

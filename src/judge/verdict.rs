@@ -62,7 +62,13 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
     if !facts.gating.is_empty() {
         push(
             VerdictLabel::Findings,
-            join(vec![Some(gating_sites(facts)), checks, blocked, accepted]),
+            join(vec![
+                Some(gating_sites(facts)),
+                checks,
+                blocked,
+                outside,
+                accepted,
+            ]),
         );
     } else if checks.is_some() || facts.target_failed.is_some() {
         let program = facts
@@ -76,7 +82,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         let rest = join(vec![checks, program]);
         push(
             VerdictLabel::Failed,
-            join(vec![Some(format!("{lead} {rest}")), accepted]),
+            join(vec![Some(format!("{lead} {rest}")), outside, accepted]),
         );
     } else if facts.open_errors_not_gating > 0 {
         push(
