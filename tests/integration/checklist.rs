@@ -6,11 +6,15 @@ use crate::helpers::{cudawatch, json, root, run};
 
 /// The checklist statuses, by item id, of a saved real run.
 fn checklist(case: &str) -> Vec<(String, String)> {
+    checklist_of(&root().join(format!("docs/examples/{case}.report.json")))
+}
+
+fn checklist_of(report: &std::path::Path) -> Vec<(String, String)> {
     let tmp = tempfile::tempdir().unwrap();
     let mut cmd = cudawatch();
     cmd.current_dir(tmp.path())
         .arg("report")
-        .arg(root().join(format!("docs/examples/{case}.report.json")))
+        .arg(report)
         .args(["--format", "json"]);
     let out = run(cmd);
     json(&out)["checklist"]
@@ -65,9 +69,11 @@ fn the_clean_program_passes_every_item() {
 
 #[test]
 fn a_stage_that_crashed_leaves_its_items_inconclusive_not_passed() {
-    // memcheck crashed in the PyTorch training step ("dereferencing Unified
-    // Memory from the host"): it checked only up to the crash.
-    let items = checklist("torch_train_clean");
+    // memcheck --leak-check full crashed in the PyTorch training step
+    // ("dereferencing Unified Memory from the host"): it checked only up to
+    // the crash.
+    let items =
+        checklist_of(&root().join("tests/integration/fixtures/torch_leak_check_crash.report.json"));
     for id in ["memcheck_clean", "no_leaks", "no_cuda_api_errors"] {
         assert_eq!(status(&items, id), "inconclusive", "{id}");
     }

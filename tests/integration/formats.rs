@@ -409,13 +409,14 @@ fn cudawatch_suppress_writes_a_rule_that_then_suppresses_the_site() {
 
 #[test]
 fn sarif_carries_the_checklist_and_an_inconclusive_stage_is_not_a_successful_execution() {
-    // The real PyTorch training step: memcheck crashed under the tool.
+    // A real PyTorch training step whose memcheck (--leak-check full)
+    // crashed under the tool.
     let tmp = tempfile::tempdir().unwrap();
     let sarif = tmp.path().join("out.sarif");
     let mut cmd = cudawatch();
     cmd.current_dir(tmp.path())
         .arg("report")
-        .arg(root().join("docs/examples/torch_train_clean.report.json"))
+        .arg(root().join("tests/integration/fixtures/torch_leak_check_crash.report.json"))
         .args(["--report", &format!("sarif={}", sarif.display())]);
     let out = run(cmd);
     assert_eq!(out.code, 3, "{}", out.stderr);
