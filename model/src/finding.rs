@@ -368,6 +368,12 @@ pub struct Site {
     /// the report is judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<Ownership>,
+    /// The id of the root-cause site this one follows from (the 719s after
+    /// an invalid access, the leaks of a process that bailed out, the same
+    /// error seen by another tool); set when the report is judged. Such a
+    /// site is shown under its root and never gates on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consequence_of: Option<String>,
 }
 
 /// Whose code a finding is in.

@@ -32,6 +32,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         suppressed: None,
         in_baseline: false,
         owner: None,
+        consequence_of: None,
     }
 }
 

@@ -20,8 +20,21 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
             .findings
             .iter()
             .filter(|s| {
-                s.severity == Severity::Error && is_open(s) && policy.in_scope(s) && pred(s)
+                s.severity == Severity::Error
+                    && is_open(s)
+                    && policy.in_scope(s)
+                    && s.consequence_of.is_none()
+                    && pred(s)
             })
+            .collect()
+    };
+    // Sites that only follow the root cause: they say the check could not
+    // be judged past the failure, not that it passed or failed.
+    let followers = |pred: &dyn Fn(&Site) -> bool| -> Vec<&Site> {
+        report
+            .findings
+            .iter()
+            .filter(|s| s.consequence_of.is_some() && is_open(s) && pred(s))
             .collect()
     };
     let mut items = Vec::new();
@@ -66,16 +79,28 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         (Tool::Initcheck, "initcheck_clean", "initcheck clean"),
         (Tool::Synccheck, "synccheck_clean", "synccheck clean"),
     ] {
-        let found = errors(&|s| {
+        let of_stage = |s: &Site| {
             s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
-        });
+        };
+        let mut found = errors(&of_stage);
+        // The same fault seen by this tool (memcheck's view of an assert)
+        // still fails its item, even though it folds under the root cause.
+        found.extend(followers(&|s| of_stage(s) && s.severity == Severity::Error));
         item(id, title, by_stage(stage(tool), &found));
     }
     let leaks = errors(&|s| s.kind == FindingKind::Leak);
+    let leaks_after = followers(&|s| s.kind == FindingKind::Leak);
     item(
         "no_leaks",
         "no device memory leaks",
         match stage(Tool::Memcheck) {
+            Some(s) if ran(s) && leaks.is_empty() && !leaks_after.is_empty() => (
+                CheckStatus::Inconclusive,
+                format!(
+                    "{} leaked allocation sites follow the root cause: the program bailed out before freeing; fix it and run again",
+                    leaks_after.len()
+                ),
+            ),
             Some(s) if ran(s) && leaks.is_empty() && !s.command.iter().any(|a| a == "--leak-check") => (
                 CheckStatus::Skipped,
                 "memcheck ran without --leak-check (off for Python, whose teardown crashes under it; \
@@ -103,10 +128,24 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
             FindingKind::ApiError | FindingKind::CudaError | FindingKind::LibraryError
         )
     });
+    let api_after = followers(&|s| {
+        matches!(
+            s.kind,
+            FindingKind::ApiError | FindingKind::CudaError | FindingKind::LibraryError
+        )
+    });
     item(
         "no_cuda_api_errors",
         "no CUDA API errors",
         match (api.first(), stage(Tool::Memcheck).filter(|s| ran(s))) {
+            (None, Some(_)) if !api_after.is_empty() => (
+                CheckStatus::Inconclusive,
+                format!(
+                    "only errors that follow the root cause ({} sites, first: {})",
+                    api_after.len(),
+                    api_after[0].message
+                ),
+            ),
             (Some(first), _) => (
                 CheckStatus::Fail,
                 format!("{} sites, first: {}", api.len(), first.message),
@@ -118,7 +157,7 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
             (None, None) => not_checked(stage(Tool::Memcheck)),
         },
     );
-    let launch = errors(&|s| {
+    let refused = |s: &Site| {
         let error = s.error.as_deref().unwrap_or("");
         matches!(
             error,
@@ -126,7 +165,11 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
                 | "cudaErrorLaunchOutOfResources"
                 | "cudaErrorCooperativeLaunchTooLarge"
         ) || (error == "cudaErrorInvalidValue" && s.message.contains("Launch"))
-    });
+    };
+    // memcheck names the refused launch (cudaLaunchKernel) even where its
+    // record folds under the plain run's error as the same failure.
+    let mut launch = errors(&refused);
+    launch.extend(followers(&refused));
     item(
         "launch_configurations_valid",
         "launch configurations valid",

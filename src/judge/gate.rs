@@ -15,6 +15,12 @@ pub struct Facts<'a> {
     pub open_errors_not_gating: usize,
     /// Open findings outside the gate's scope (inside framework or library code).
     pub out_of_scope: usize,
+    /// The failure the other sites follow from, when it gates.
+    pub root_cause: Option<&'a Site>,
+    /// Open sites that follow the root cause.
+    pub consequences: usize,
+    /// The plain run's crash, when the root cause (found by a sanitizer) explains it.
+    pub explained_crash: Option<&'a Site>,
     /// Findings suppressed or already in the baseline.
     pub accepted: usize,
     /// Stages that could not really check the program.
@@ -67,13 +73,32 @@ impl<'a> Facts<'a> {
             .iter()
             .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
             .partition(|s| failure_found && stopped_by_the_program(s));
+        let root_cause =
+            super::consequences::root_cause(&report.findings).filter(|s| policy.gates(s));
+        let follows = |s: &&Site| {
+            root_cause.is_some_and(|r| s.consequence_of.as_deref() == Some(r.id.as_str()))
+        };
+        let consequences = report
+            .findings
+            .iter()
+            .filter(|s| is_open(s) && follows(s))
+            .count();
+        let explained_crash = report
+            .findings
+            .iter()
+            .filter(follows)
+            .find(|s| s.tool == cudawatch_model::Tool::Plain);
         Facts {
+            root_cause,
+            consequences,
+            explained_crash,
             gating,
             open_errors_not_gating: report
                 .findings
                 .iter()
                 .filter(|s| {
                     is_open(s)
+                        && s.consequence_of.is_none()
                         && policy.in_scope(s)
                         && s.severity == Severity::Error
                         && !policy.gates(s)

@@ -5,6 +5,7 @@
 
 pub mod baseline;
 pub mod checklist;
+pub mod consequences;
 pub mod gate;
 pub mod owner;
 pub mod policy;
@@ -16,11 +17,12 @@ use cudawatch_model::{Judgement, Report};
 
 pub use policy::{FailOn, GateScope, Policy, Thresholds};
 
-/// Names each finding's owner, and marks the findings the policy accepts:
+/// Names each finding's owner, links consequences to their root cause, and marks the findings the policy accepts:
 /// suppressed by a rule, or already in the baseline (a rule that expired
 /// adds a warning instead).
 pub fn accept(report: &mut Report, policy: &Policy) {
     owner::assign(report);
+    consequences::link(report);
     if let Some(rules) = &policy.suppressions {
         suppress::apply(report, rules, &policy.today);
     }

@@ -121,8 +121,12 @@ pub fn is_open(site: &Site) -> bool {
 
 impl Policy {
     /// Whether this finding fails the gate: open, in scope, and severe enough.
+    /// A consequence never gates on its own: its root cause does.
     pub fn gates(&self, site: &Site) -> bool {
-        is_open(site) && self.in_scope(site) && self.fail_on.fails(site.severity)
+        is_open(site)
+            && site.consequence_of.is_none()
+            && self.in_scope(site)
+            && self.fail_on.fails(site.severity)
     }
 
     /// Whether the gate's scope covers this finding (see [`GateScope`]). A

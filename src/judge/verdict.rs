@@ -2,7 +2,9 @@
 //! facts, so "CLEAN" is printed exactly when the exit code is 0 with
 //! nothing found, and "FINDINGS"/"FAILED" exactly when it is 1.
 
-use cudawatch_model::{Report, Severity, VerdictLabel, VerdictLine};
+use cudawatch_model::{Report, Severity, Site, Tool, VerdictLabel, VerdictLine};
+
+use cudawatch_parsers::site::simple_kernel_name;
 
 use super::gate::Facts;
 use super::policy::{FailOn, Policy};
@@ -60,10 +62,26 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         )
     });
     if !facts.gating.is_empty() {
+        let folded = (facts.consequences > 0).then(|| {
+            format!(
+                "{} following from it folded under it",
+                plural(facts.consequences, "site")
+            )
+        });
         push(
             VerdictLabel::Findings,
             join(vec![
+                facts
+                    .root_cause
+                    .map(|root| root_cause(root, facts.explained_crash))
+                    .or_else(|| {
+                        facts
+                            .gating
+                            .first()
+                            .map(|site| format!("first: {}", describe(site)))
+                    }),
                 Some(gating_sites(facts)),
+                folded,
                 checks,
                 blocked,
                 outside,
@@ -115,6 +133,60 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         }
     }
     lines
+}
+
+/// `root cause: memcheck invalid_access at poke.py:11 (launched from
+/// train.py:40): Invalid __global__ write ...; it explains the plain run's
+/// cudaErrorIllegalAddress at train.py:40`.
+fn root_cause(root: &Site, crash: Option<&Site>) -> String {
+    let mut line = format!("root cause: {}", describe(root));
+    if root.tool == Tool::Plain && super::consequences::is_sticky(root) {
+        line.push_str(" (not reproduced under the sanitizers)");
+    }
+    if let Some(crash) = crash {
+        let error = crash.error.as_deref().unwrap_or("its error");
+        let at = crash
+            .location
+            .as_ref()
+            .map(|l| format!(" at {}", short(&l.file, l.line)))
+            .unwrap_or_default();
+        line.push_str(&format!("; it explains the plain run's {error}{at}"));
+    }
+    line
+}
+
+/// `memcheck invalid_access at poke.py:11 (launched from train.py:40): message`.
+fn describe(site: &Site) -> String {
+    let at = site
+        .location
+        .as_ref()
+        .map(|l| format!(" at {}", short(&l.file, l.line)))
+        .unwrap_or_default();
+    let kernel = match (&site.location, &site.kernel) {
+        (None, Some(kernel)) => format!(" in {}", simple_kernel_name(kernel)),
+        _ => String::new(),
+    };
+    let from = site
+        .python_frame
+        .as_ref()
+        .and_then(|f| {
+            Some(format!(
+                " (launched from {})",
+                short(f.file.as_deref()?, f.line?)
+            ))
+        })
+        .unwrap_or_default();
+    format!(
+        "{} {}{at}{kernel}{from}: {}",
+        site.tool.name(),
+        site.kind.id(),
+        site.message
+    )
+}
+
+/// A file's base name and line.
+fn short(file: &str, line: u32) -> String {
+    format!("{}:{line}", file.rsplit('/').next().unwrap_or(file))
 }
 
 /// `3 error sites`, or by severity when warnings or notes gate too.

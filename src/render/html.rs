@@ -25,7 +25,7 @@ impl Exporter for HtmlExporter {
         summary(&mut out, judgement);
         checklist(&mut out, judgement);
         stages(&mut out, &report.stages);
-        findings(&mut out, &report.findings);
+        findings(&mut out, &report.findings, judgement);
         coalescing(&mut out, &report.coalescing, &report.wasteful_lines);
         warnings(&mut out, report);
         let _ = write!(
@@ -164,17 +164,73 @@ fn stages(out: &mut String, stages: &[StageReport]) {
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-fn findings(out: &mut String, sites: &[Site]) {
+/// What the user can act on first, each root cause with the sites that
+/// follow from it; framework and library internals outside the gate's
+/// scope last, collapsed by component.
+fn findings(out: &mut String, sites: &[Site], judgement: &Judgement) {
+    let outside = |s: &Site| judgement.out_of_scope.contains(&s.id);
+    let shown: Vec<&Site> = sites
+        .iter()
+        .filter(|s| s.consequence_of.is_none() && !outside(s))
+        .collect();
     let _ = writeln!(
         out,
         "<section id=\"findings\">\n<h2>Findings by site ({})</h2>",
-        sites.len()
+        shown.len()
     );
-    if sites.is_empty() {
+    if shown.is_empty() {
         out.push_str("<p>None.</p>\n");
     }
-    for (i, site) in sites.iter().enumerate() {
-        finding(out, i + 1, site);
+    let mut n = 0;
+    for site in shown {
+        n += 1;
+        finding(out, n, site);
+        let following: Vec<&Site> = sites
+            .iter()
+            .filter(|s| s.consequence_of.as_deref() == Some(site.id.as_str()))
+            .collect();
+        if !following.is_empty() {
+            let _ = writeln!(
+                out,
+                "<details class=\"consequences\"><summary>{} following from it</summary>",
+                following.len()
+            );
+            for follower in following {
+                n += 1;
+                finding(out, n, follower);
+            }
+            out.push_str("</details>\n");
+        }
+    }
+    let mut components: Vec<(String, Vec<&Site>)> = Vec::new();
+    for site in sites
+        .iter()
+        .filter(|s| s.consequence_of.is_none() && outside(s))
+    {
+        let component = site
+            .owner
+            .as_ref()
+            .map_or_else(|| "unknown".to_string(), |o| o.component.clone());
+        match components.iter_mut().find(|(c, _)| *c == component) {
+            Some((_, list)) => list.push(site),
+            None => components.push((component, vec![site])),
+        }
+    }
+    if !components.is_empty() {
+        out.push_str("<h3>Inside framework and library code, not gating (--gate-scope all counts them)</h3>\n");
+    }
+    for (component, list) in components {
+        let _ = writeln!(
+            out,
+            "<details class=\"library\"><summary>{}: {} sites</summary>",
+            escape_markup(&component),
+            list.len()
+        );
+        for site in list {
+            n += 1;
+            finding(out, n, site);
+        }
+        out.push_str("</details>\n");
     }
     out.push_str("</section>\n");
 }

@@ -33,9 +33,11 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
     }
     // What the user can act on first; library and framework internals
     // outside the gate's scope are folded into one line per component.
+    // Consequences are listed under their root cause, not beside it.
     let (shown, folded): (Vec<&Site>, Vec<&Site>) = report
         .findings
         .iter()
+        .filter(|s| s.consequence_of.is_none())
         .partition(|s| !judgement.out_of_scope.contains(&s.id));
     let _ = writeln!(
         out,
@@ -48,6 +50,7 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
         out.push_str(&findings_table(&shown));
         for (i, site) in shown.iter().take(DETAILED).enumerate() {
             out.push_str(&site_details(i + 1, site, style));
+            out.push_str(&followers(report, site));
         }
         if shown.len() > DETAILED {
             let _ = writeln!(
@@ -105,6 +108,32 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
     }
     out.push('\n');
     out.push_str(&verdict(judgement, style));
+    out
+}
+
+/// `    followed by: memcheck api_error: cudaDeviceSynchronize returned ... ×1`
+/// for each site that follows `root`.
+fn followers(report: &Report, root: &Site) -> String {
+    let mut out = String::new();
+    for site in report
+        .findings
+        .iter()
+        .filter(|s| s.consequence_of.as_deref() == Some(root.id.as_str()))
+    {
+        let at = site
+            .location
+            .as_ref()
+            .map(|l| format!(" at {}", short_path(&l.file, l.line)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    followed by: {} {}{at}: {} ×{}",
+            site.tool.name(),
+            site.kind.id(),
+            shorten(&site.message, 90),
+            site.count
+        );
+    }
     out
 }
 

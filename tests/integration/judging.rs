@@ -133,11 +133,7 @@ fn the_two_verdicts_that_contradicted_their_exit_codes() {
     ]));
     assert_eq!(out.code, 1);
     assert_eq!(printed_labels(&out.stderr), ["FINDINGS"], "{}", out.stderr);
-    assert!(
-        out.stderr.contains("FINDINGS: 1 warning site"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("; 1 warning site"), "{}", out.stderr);
     // Before: a red FINDINGS with exit 0.
     let out = run(cudawatch()
         .arg("report")
@@ -147,7 +143,7 @@ fn the_two_verdicts_that_contradicted_their_exit_codes() {
     assert_eq!(printed_labels(&out.stderr), ["PASSED"], "{}", out.stderr);
     assert!(
         out.stderr
-            .contains("3 error sites, none fails the gate (--fail-on never)"),
+            .contains("1 error site, none fails the gate (--fail-on never)"),
         "{}",
         out.stderr
     );

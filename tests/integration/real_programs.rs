@@ -69,7 +69,33 @@ fn bugs_in_the_users_part_gate_at_the_users_file() {
             s["severity"] == "error" && (located || launched)
         });
         assert!(at_user, "{case}: no error finding at {file}");
+        // The verdict line leads with the cause, at the user's file.
+        let verdict = stderr.lines().find(|l| l.starts_with("FINDINGS:")).unwrap();
+        assert!(verdict.contains(file), "{case}: {verdict}");
     }
+}
+
+#[test]
+fn the_root_cause_leads_and_explains_the_plain_runs_crash() {
+    let (_, report, stderr) = judge("embedding_bad_index", &[]);
+    let verdict = stderr.lines().find(|l| l.starts_with("FINDINGS:")).unwrap();
+    assert!(
+        verdict.starts_with("FINDINGS: root cause: plain device_assert")
+            && verdict.contains("launched from embedding_bad_index.py:11")
+            && verdict.contains(
+                "it explains the plain run's cudaErrorAssert at embedding_bad_index.py:11"
+            ),
+        "{verdict}"
+    );
+    // The 710s after the assert follow from it and are not counted as their own.
+    assert!(verdict.contains("1 error site;"), "{verdict}");
+    let followers = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s.get("consequence_of").is_some())
+        .count();
+    assert_eq!(followers, 4);
 }
 
 #[test]

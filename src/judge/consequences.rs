@@ -1,0 +1,190 @@
+//! Root cause first. After the first invalid access or device assert, every
+//! later CUDA call fails with the same sticky error (719, 710, 700, ...), a
+//! program that bails out leaks what it allocated, and the plain run's
+//! crash is the same fault seen without a sanitizer. Those sites are linked
+//! to the site that caused them (`Site::consequence_of`), so the report
+//! leads with one cause instead of five symptoms.
+
+use cudawatch_model::{FindingKind, Report, Site, Tool};
+
+/// CUDA errors that poison the context: every call after a fault returns one.
+const STICKY: &[&str] = &[
+    "cudaErrorIllegalAddress",
+    "cudaErrorAssert",
+    "cudaErrorLaunchFailure",
+    "cudaErrorMisalignedAddress",
+    "cudaErrorHardwareStackError",
+    "cudaErrorIllegalInstruction",
+    "cudaErrorInvalidAddressSpace",
+    "cudaErrorInvalidPc",
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_ASSERT",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUBLAS_STATUS_EXECUTION_FAILED",
+];
+
+/// Whether the site reports a sticky error (a symptom of an earlier fault).
+pub fn is_sticky(site: &Site) -> bool {
+    site.error.as_deref().is_some_and(|e| STICKY.contains(&e))
+}
+
+/// Links every consequence to its root; returns nothing, the sites carry it.
+pub fn link(report: &mut Report) {
+    for site in &mut report.findings {
+        site.consequence_of = None;
+    }
+    let Some(root) = root_cause(&report.findings).map(|s| s.id.clone()) else {
+        return;
+    };
+    let root_site = report.findings.iter().find(|s| s.id == root).cloned();
+    let Some(root_site) = root_site else { return };
+    let fault = is_device_fault(&root_site);
+    for site in &mut report.findings {
+        if site.id == root {
+            continue;
+        }
+        let follows = match site.kind {
+            // Every call after a fault returns its sticky error.
+            FindingKind::ApiError | FindingKind::CudaError | FindingKind::LibraryError => {
+                (fault && is_sticky(site))
+                    || (!fault && site.error.is_some() && site.error == root_site.error)
+            }
+            // The same assert, as memcheck sees it.
+            FindingKind::DeviceException => {
+                root_site.kind == FindingKind::DeviceAssert
+                    && site.kernel.as_deref() == Some("__assertfail")
+            }
+            // What a program that bailed out never freed.
+            FindingKind::Leak => true,
+            _ => false,
+        };
+        if follows {
+            site.consequence_of = Some(root.clone());
+        }
+    }
+}
+
+/// The failure everything else follows from: a device fault found by a
+/// sanitizer, else the plain run's device assert, else the first failing
+/// call (the plain run's, which carries the user's line).
+pub fn root_cause(sites: &[Site]) -> Option<&Site> {
+    let faults = || sites.iter().filter(|s| is_device_fault(s));
+    faults()
+        .find(|s| s.kind == FindingKind::InvalidAccess)
+        .or_else(|| faults().find(|s| s.kind == FindingKind::DeviceAssert))
+        .or_else(|| faults().next())
+        .or_else(|| {
+            sites.iter().find(|s| {
+                s.tool == Tool::Plain
+                    && matches!(
+                        s.kind,
+                        FindingKind::CudaError
+                            | FindingKind::OutOfMemory
+                            | FindingKind::NoKernelImage
+                            | FindingKind::LibraryError
+                    )
+            })
+        })
+}
+
+/// An invalid access, a device assert, or a device exception other than
+/// memcheck's view of an assert.
+fn is_device_fault(site: &Site) -> bool {
+    match site.kind {
+        FindingKind::InvalidAccess | FindingKind::DeviceAssert => true,
+        FindingKind::DeviceException => site.kernel.as_deref() != Some("__assertfail"),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudawatch_model::Severity;
+    use cudawatch_parsers::site::new_site;
+
+    fn site(tool: Tool, kind: FindingKind, error: Option<&str>, id: &str) -> Site {
+        let mut s = new_site(tool, kind, Severity::Error, id.into());
+        s.id = id.into();
+        s.error = error.map(str::to_string);
+        s
+    }
+
+    #[test]
+    fn the_719s_the_leak_and_the_plain_crash_follow_the_invalid_access() {
+        let mut report = Report::new("t");
+        report.findings = vec![
+            site(
+                Tool::Memcheck,
+                FindingKind::ApiError,
+                Some("cudaErrorLaunchFailure"),
+                "api",
+            ),
+            site(Tool::Memcheck, FindingKind::InvalidAccess, None, "oob"),
+            site(Tool::Memcheck, FindingKind::Leak, None, "leak"),
+            site(
+                Tool::Plain,
+                FindingKind::CudaError,
+                Some("cudaErrorIllegalAddress"),
+                "plain",
+            ),
+            site(Tool::Racecheck, FindingKind::Race, None, "race"),
+        ];
+        link(&mut report);
+        let of = |id: &str| {
+            report
+                .findings
+                .iter()
+                .find(|s| s.id == id)
+                .unwrap()
+                .consequence_of
+                .clone()
+        };
+        assert_eq!(of("oob"), None);
+        assert_eq!(of("api").as_deref(), Some("oob"));
+        assert_eq!(of("leak").as_deref(), Some("oob"));
+        assert_eq!(of("plain").as_deref(), Some("oob"));
+        assert_eq!(of("race"), None, "an unrelated finding stays its own");
+    }
+
+    #[test]
+    fn without_a_fault_the_same_failing_call_under_memcheck_follows_the_plain_one() {
+        let mut report = Report::new("t");
+        report.findings = vec![
+            site(
+                Tool::Memcheck,
+                FindingKind::ApiError,
+                Some("cudaErrorInvalidValue"),
+                "api",
+            ),
+            site(
+                Tool::Plain,
+                FindingKind::CudaError,
+                Some("cudaErrorInvalidValue"),
+                "plain",
+            ),
+            site(
+                Tool::Memcheck,
+                FindingKind::ApiError,
+                Some("cudaErrorMemoryAllocation"),
+                "other",
+            ),
+        ];
+        link(&mut report);
+        assert_eq!(report.findings[0].consequence_of.as_deref(), Some("plain"));
+        assert_eq!(report.findings[1].consequence_of, None);
+        assert_eq!(
+            report.findings[2].consequence_of, None,
+            "a different error stays"
+        );
+    }
+
+    #[test]
+    fn a_leak_alone_is_its_own_finding() {
+        let mut report = Report::new("t");
+        report.findings = vec![site(Tool::Memcheck, FindingKind::Leak, None, "leak")];
+        link(&mut report);
+        assert_eq!(report.findings[0].consequence_of, None);
+    }
+}
