@@ -32,7 +32,7 @@ pub enum Command {
     ///
     /// cudawatch's own flags go before `--`; everything after it is the
     /// program and its arguments.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Fold tool outputs captured earlier (sanitizer XML or text, ncu CSV
     /// pages, a program's stderr) into one report; kinds are detected from
     /// content.
@@ -179,6 +179,22 @@ pub struct RunArgs {
     /// as `--suppressions`.
     #[arg(long, value_name = "FILE", env = "CUDAWATCH_SANITIZER_SUPPRESSIONS")]
     pub sanitizer_suppressions: Option<PathBuf>,
+    /// Sanitizer stages check only this many kernel launches (after the
+    /// skipped ones, counting only launches the kernel filter selects):
+    /// the stage is then clean only for those launches, and says so.
+    #[arg(long, value_name = "N", env = "CUDAWATCH_SANITIZER_LAUNCH_COUNT")]
+    pub sanitizer_launch_count: Option<u64>,
+    /// Sanitizer stages skip this many kernel launches before checking.
+    #[arg(long, value_name = "N", env = "CUDAWATCH_SANITIZER_LAUNCH_SKIP")]
+    pub sanitizer_launch_skip: Option<u64>,
+    /// Sanitizer stages check only kernels matching this compute-sanitizer
+    /// filter (`kns=SUBSTRING`, `regex=EXPR` on the mangled name; `regex=`,
+    /// not `regex:`). Caveat: what unchecked kernels write is not tracked,
+    /// so initcheck reports reads of it as uninitialised; and do not use it
+    /// to leave out library kernels (on a ResNet step without cuDNN,
+    /// racecheck crashed and initcheck flooded with false reports).
+    #[arg(long, value_name = "FILTER", env = "CUDAWATCH_SANITIZER_KERNEL")]
+    pub sanitizer_kernel: Option<String>,
     /// memcheck's leak check: `auto` checks native programs but not Python,
     /// whose teardown crashes under `--leak-check full` (the memory check
     /// would be lost with it); `full` forces it, `off` never.

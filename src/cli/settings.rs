@@ -18,6 +18,7 @@ use crate::render::OutputSettings;
 use crate::render::style::ColorChoice;
 use crate::tools::ToolPaths;
 use crate::tools::ncu::NcuOptions;
+use crate::tools::sanitizer::SanitizerLaunches;
 
 /// What `cudawatch run` runs.
 pub fn run(args: &RunArgs) -> RunSettings {
@@ -38,6 +39,11 @@ pub fn run(args: &RunArgs) -> RunSettings {
             kernel: args.ncu_kernel.clone(),
         },
         sanitizer_suppressions: args.sanitizer_suppressions.clone(),
+        sanitizer_launches: SanitizerLaunches {
+            count: args.sanitizer_launch_count,
+            skip: args.sanitizer_launch_skip,
+            kernel: args.sanitizer_kernel.clone(),
+        },
         leak_check: match args.leak_check {
             LeakCheckArg::Auto => LeakCheck::Auto,
             LeakCheckArg::Full => LeakCheck::Full,

@@ -12,7 +12,7 @@ use cudawatch_model::Tool;
 
 use crate::tools::ToolPaths;
 use crate::tools::ncu::{self, NcuOptions};
-use crate::tools::sanitizer::{self, SanitizerCall};
+use crate::tools::sanitizer::{self, SanitizerCall, SanitizerLaunches};
 
 pub use python::is_python;
 
@@ -37,6 +37,8 @@ pub struct RunSettings {
     pub sanitizer_suppressions: Option<PathBuf>,
     /// memcheck's leak check.
     pub leak_check: LeakCheck,
+    /// Which launches the sanitizers check.
+    pub sanitizer_launches: SanitizerLaunches,
     /// Where the tools are.
     pub tools: ToolPaths,
 }
@@ -173,6 +175,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
                     xml: &xml,
                     suppressions: settings.sanitizer_suppressions.as_deref(),
                     leak_check: settings.leak_check.applies(python),
+                    launches: &settings.sanitizer_launches,
                 },
                 program,
             )

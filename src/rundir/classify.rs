@@ -81,6 +81,27 @@ pub fn sanitizer(
     stdout_has_usage: bool,
 ) -> (Outcome, String) {
     let tool = record.tool.name();
+    if record.timed_out && record.spawn_error.is_none() {
+        // Incomplete, not empty: what it streamed before the stop is kept.
+        // compute-sanitizer does not say which launches it had checked.
+        let killed = if record.killed {
+            " (it ignored SIGTERM and was killed)"
+        } else {
+            ""
+        };
+        let found = match evidence.folded {
+            0 => "nothing found before the stop".to_string(),
+            n => format!("{n} record(s) found before the stop are kept"),
+        };
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "incomplete: stopped by its timeout after {:.0}s{killed}; {found}; raise --timeout, \
+                 or check fewer launches with --sanitizer-launch-count or --sanitizer-kernel",
+                record.timeout_seconds
+            ),
+        );
+    }
     if let Some(problem) = process_problem(record, tool) {
         return problem;
     }
@@ -145,8 +166,26 @@ pub fn sanitizer(
     }
     (
         Outcome::Clean,
-        format!("{tool} ran to the end and found nothing"),
+        format!(
+            "{tool} ran to the end and found nothing{}",
+            selected_launches(&record.command)
+        ),
     )
+}
+
+/// ` (only the launches selected by --launch-count 5)` when the user
+/// narrowed the check: a clean stage then vouches for those launches only.
+fn selected_launches(command: &[String]) -> String {
+    let flags: Vec<String> = command
+        .windows(2)
+        .filter(|w| ["--launch-count", "--launch-skip", "--kernel-name"].contains(&w[0].as_str()))
+        .map(|w| format!("{} {}", w[0], w[1]))
+        .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" (only the launches selected by {})", flags.join(" "))
+    }
 }
 
 /// The ncu stage.
@@ -376,11 +415,19 @@ mod tests {
             ),
             (
                 "timed out",
-                timed_out,
+                timed_out.clone(),
                 evidence(summary(None), None, 0),
                 false,
                 Outcome::Inconclusive,
-                "raise --timeout",
+                "incomplete: stopped by its timeout after 120s; nothing found",
+            ),
+            (
+                "timed out with records",
+                timed_out,
+                evidence(summary(None), None, 3),
+                false,
+                Outcome::Inconclusive,
+                "3 record(s) found before the stop are kept",
             ),
             (
                 "tool missing",
@@ -396,6 +443,34 @@ mod tests {
             assert_eq!(got, outcome, "{name}: {reason}");
             assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
         }
+    }
+
+    #[test]
+    fn a_clean_stage_that_checked_only_some_launches_says_so() {
+        let narrowed = StageRecord {
+            command: [
+                "compute-sanitizer",
+                "--tool",
+                "memcheck",
+                "--launch-count",
+                "5",
+                "--kernel-name",
+                "kns=gemm",
+                "./app",
+            ]
+            .map(String::from)
+            .to_vec(),
+            ..record(Tool::Memcheck, ProcessEnd::Exited(0))
+        };
+        let (outcome, reason) =
+            sanitizer(&narrowed, &evidence(summary(Some(0)), Some(0), 0), false);
+        assert_eq!(outcome, Outcome::Clean);
+        assert!(
+            reason.ends_with(
+                "(only the launches selected by --launch-count 5 --kernel-name kns=gemm)"
+            ),
+            "{reason}"
+        );
     }
 
     #[test]

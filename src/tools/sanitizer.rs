@@ -23,6 +23,19 @@ pub struct SanitizerCall<'a> {
     pub suppressions: Option<&'a Path>,
     /// memcheck only: `--leak-check full`.
     pub leak_check: bool,
+    /// Which launches are checked.
+    pub launches: &'a SanitizerLaunches,
+}
+
+/// The sanitizers' own cost levers, passed through.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SanitizerLaunches {
+    /// `--launch-count`.
+    pub count: Option<u64>,
+    /// `--launch-skip`.
+    pub skip: Option<u64>,
+    /// `--kernel-name`.
+    pub kernel: Option<String>,
 }
 
 /// The argv for `call` around `program`.
@@ -43,6 +56,15 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     ];
     if call.tool == Tool::Memcheck && call.leak_check {
         argv.extend(["--leak-check".into(), "full".into()]);
+    }
+    if let Some(n) = call.launches.count {
+        argv.extend(["--launch-count".into(), n.to_string().into()]);
+    }
+    if let Some(n) = call.launches.skip {
+        argv.extend(["--launch-skip".into(), n.to_string().into()]);
+    }
+    if let Some(filter) = &call.launches.kernel {
+        argv.extend(["--kernel-name".into(), filter.into()]);
     }
     if let Some(file) = call.suppressions {
         argv.extend(["--suppressions".into(), file.into()]);

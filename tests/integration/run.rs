@@ -130,7 +130,7 @@ fn a_hanging_tool_times_out_and_is_inconclusive_with_its_output_kept() {
         stage(&report, "memcheck")["reason"]
             .as_str()
             .unwrap()
-            .contains("timed out")
+            .contains("stopped by its timeout")
     );
     assert_artifacts_kept(tmp.path(), "memcheck");
 }
@@ -461,5 +461,67 @@ fn unselected_stages_are_skipped_in_the_checklist_and_do_not_fail_the_gate() {
             .contains("CLEAN: no errors found; not checked: GPU memory headroom"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn a_sanitizer_stopped_by_its_timeout_is_incomplete_and_keeps_what_it_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(
+        fake_run("oob_write", tmp.path(), "memcheck", &["--timeout", "2"])
+            .env("FAKE_MODE", "hang-after-records"),
+    );
+    assert_eq!(out.code, 3, "never clean: {}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    let reason = stage(&report, "memcheck")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.starts_with("incomplete: stopped by its timeout after 2s")
+            && reason.contains("found before the stop are kept"),
+        "{reason}"
+    );
+    assert_eq!(
+        report["findings"][0]["kind"], "invalid_access",
+        "never nothing"
+    );
+    assert_artifacts_kept(tmp.path(), "memcheck");
+}
+
+#[test]
+fn the_sanitizers_cost_levers_are_passed_to_every_sanitizer_stage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out = run(fake_run(
+        "clean",
+        &tmp.path().join("run"),
+        "memcheck,racecheck",
+        &[
+            "--sanitizer-launch-count",
+            "5",
+            "--sanitizer-launch-skip",
+            "2",
+            "--sanitizer-kernel",
+            "kns=gemm",
+        ],
+    )
+    .env("FAKE_LOG", &log));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    for flag in [
+        "--launch-count 5",
+        "--launch-skip 2",
+        "--kernel-name kns=gemm",
+    ] {
+        assert_eq!(logged.matches(flag).count(), 2, "{flag}: {logged}");
+    }
+    let report = read_json(&tmp.path().join("run/report.json"));
+    assert!(
+        stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("only the launches selected by --launch-count 5"),
+        "a clean stage says what it vouches for"
     );
 }
