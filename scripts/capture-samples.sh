@@ -12,7 +12,7 @@
 # really reads. Every run leaves <run>.cmd, .stdout, .stderr, .exit and
 # .seconds beside its artifacts in OUTDIR/<case>/.
 #
-# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|ncu|env ...]
+# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|teardown|ncu|env ...]
 set -uo pipefail
 
 OUTDIR=$(mkdir -p "${1:?usage: capture-samples.sh OUTDIR [CASE...]}" && cd "$1" && pwd)
@@ -76,7 +76,7 @@ sanitize() {
   # compute-sanitizer rejects a flag given twice, so a variant's own
   # --print-limit replaces the default rather than following it.
   for a in "$@"; do [ "$a" = --print-limit ] && limit=(); done
-  [ "$tool" = memcheck ] && extra=(--leak-check full "${extra[@]}")
+  [ "$tool" = memcheck ] && [ -z "${NO_LEAK:-}" ] && extra=(--leak-check full "${extra[@]}")
   # shellcheck disable=SC2046
   record "$run" "$c" -- env ${SAN_ENV-$(stage_env "$c")} CUDAWATCH_STAGE="$tool" \
     compute-sanitizer --tool "$tool" --xml --save "$OUTDIR/$c/$run.xml" "${limit[@]}" \
@@ -135,6 +135,13 @@ specials() {
   RUN_TIMEOUT=20 sanitize hang_after_error memcheck memcheck
 }
 
+# --leak-check full on a PyTorch program crashes the interpreter at teardown
+# (cudawatch leaves the leak check off for Python); the same run without it.
+teardown() {
+  sanitize torch_train_clean memcheck memcheck-leakcheck
+  NO_LEAK=1 sanitize torch_train_clean memcheck memcheck-noleak
+}
+
 ncu_runs() {
   ncu_case coalescing ncu
   ncu_case coalescing ncu-nomatch -k regex:does_not_exist
@@ -152,6 +159,7 @@ for c in "${cases[@]}"; do
   case $c in
     env) environment ;;
     specials) build oob_write; build smem_race; build leak ;;
+    teardown) ;;
     ncu) build coalescing ;;
     *) build "$c"; programs+=("$c") ;;
   esac
@@ -162,6 +170,7 @@ printf '%s\n' "${programs[@]}" | xargs -r -P "${PARALLEL:-6}" -I{} bash -c 'one_
 for c in "${cases[@]}"; do
   case $c in
     specials) specials ;;
+    teardown) teardown ;;
     ncu) ncu_runs ;;
   esac
 done

@@ -94,6 +94,20 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         "no_leaks",
         "no device memory leaks",
         match stage(Tool::Memcheck) {
+            Some(s)
+                if ran(s)
+                    && s.summary
+                        .failures
+                        .iter()
+                        .any(|l| l.contains("didn't terminate successfully")) =>
+            {
+                (
+                    CheckStatus::Inconclusive,
+                    "the program crashed at teardown under memcheck's leak check, so the leak check did not finish \
+                     (the memory checks did)"
+                        .into(),
+                )
+            }
             Some(s) if ran(s) && leaks.is_empty() && !leaks_after.is_empty() => (
                 CheckStatus::Inconclusive,
                 format!(

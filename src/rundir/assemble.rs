@@ -167,7 +167,13 @@ fn read_stage(
                 Some((rel("stdout").as_str(), text.as_slice())),
             );
             let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
-            let (o, r) = classify::sanitizer(record, &evidence, usage);
+            let plain = stage_dir
+                .parent()
+                .map(|run| run.join("plain").join("stdout"))
+                .and_then(|p| std::fs::read(p).ok())
+                .unwrap_or_default();
+            let complete = classify::output_complete(&plain, &text);
+            let (o, r) = classify::sanitizer(record, &evidence, usage, complete);
             (o, r, evidence.summary)
         }
     };

@@ -79,6 +79,7 @@ pub fn sanitizer(
     record: &StageRecord,
     evidence: &SanitizerEvidence,
     stdout_has_usage: bool,
+    output_complete: bool,
 ) -> (Outcome, String) {
     let tool = record.tool.name();
     if record.timed_out && record.spawn_error.is_none() {
@@ -110,6 +111,24 @@ pub fn sanitizer(
             Outcome::ToolFailed,
             "compute-sanitizer rejected its arguments and printed its usage".into(),
         );
+    }
+    if crashed_at_teardown(evidence, output_complete) {
+        // The program did all its work under the tool (its output is the
+        // plain run's, the summary and the XML are complete), then its
+        // interpreter crashed while exiting (--leak-check full does this to
+        // every PyTorch program tried). The checks count; the leak check
+        // does not (the checklist says so).
+        let checked = format!(
+            "{tool} checked the program to its end ({} error(s)); the program then crashed at teardown \
+             under the tool, after its output and the tool's summary",
+            evidence.folded
+        );
+        let outcome = if evidence.folded > 0 {
+            Outcome::Findings
+        } else {
+            Outcome::Clean
+        };
+        return (outcome, checked);
     }
     if let Some(line) = evidence.summary.failures.first() {
         let found = if evidence.folded > 0 {
@@ -171,6 +190,37 @@ pub fn sanitizer(
             selected_launches(&record.command)
         ),
     )
+}
+
+/// Whether the only thing that went wrong is a crash after the program's
+/// work: "did not terminate successfully" is the one tool complaint, the
+/// summary line and a complete XML are there, and the program printed all
+/// it prints in the plain run.
+pub fn crashed_at_teardown(evidence: &SanitizerEvidence, output_complete: bool) -> bool {
+    output_complete
+        && !evidence.summary.failures.is_empty()
+        && evidence
+            .summary
+            .failures
+            .iter()
+            .all(|l| l.contains("didn't terminate successfully") || l.contains("Unified Memory"))
+        && evidence.summary.has_closing_line()
+        && evidence.xml_records.is_some()
+        && evidence.xml_broken.is_none()
+}
+
+/// Whether a stage's stdout holds every line the plain run printed (the
+/// program got to the end of its work under the tool).
+pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
+    let stage = String::from_utf8_lossy(stage_stdout);
+    let stage_lines: std::collections::HashSet<&str> = stage.lines().map(str::trim).collect();
+    let plain = String::from_utf8_lossy(plain_stdout);
+    let mut plain_lines = plain
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    plain_lines.peek().is_some() && plain_lines.all(|l| stage_lines.contains(l))
 }
 
 /// ` (only the launches selected by --launch-count 5)` when the user
@@ -439,10 +489,45 @@ mod tests {
             ),
         ];
         for (name, record, evidence, usage, outcome, words) in rows {
-            let (got, reason) = sanitizer(&record, &evidence, usage);
+            let (got, reason) = sanitizer(&record, &evidence, usage, false);
             assert_eq!(got, outcome, "{name}: {reason}");
             assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
         }
+    }
+
+    #[test]
+    fn a_crash_at_teardown_after_all_the_work_is_told_from_one_in_the_middle() {
+        let ok = record(Tool::Memcheck, ProcessEnd::Exited(7));
+        let crashed = evidence(
+            ToolSummary {
+                failures: vec!["Error: process didn't terminate successfully".into()],
+                ..summary(Some(0))
+            },
+            Some(0),
+            0,
+        );
+        let (outcome, reason) = sanitizer(&ok, &crashed, false, true);
+        assert_eq!(outcome, Outcome::Clean, "{reason}");
+        assert!(reason.contains("crashed at teardown"), "{reason}");
+        let (outcome, reason) = sanitizer(&ok, &crashed, false, false);
+        assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
+        assert!(reason.contains("checked only up to the crash"), "{reason}");
+        let cut = SanitizerEvidence {
+            xml_records: None,
+            ..crashed
+        };
+        assert_eq!(sanitizer(&ok, &cut, false, true).0, Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn the_output_is_complete_when_every_plain_line_is_there() {
+        let tool = b"========= COMPUTE-SANITIZER\nloss 2.2979\nstep 2\n========= ERROR SUMMARY: 0 errors\n";
+        assert!(output_complete(b"loss 2.2979\nstep 2\n", tool));
+        assert!(!output_complete(b"loss 2.2979\nstep 2\nstep 3\n", tool));
+        assert!(
+            !output_complete(b"", tool),
+            "nothing to compare: not proven"
+        );
     }
 
     #[test]
@@ -462,8 +547,12 @@ mod tests {
             .to_vec(),
             ..record(Tool::Memcheck, ProcessEnd::Exited(0))
         };
-        let (outcome, reason) =
-            sanitizer(&narrowed, &evidence(summary(Some(0)), Some(0), 0), false);
+        let (outcome, reason) = sanitizer(
+            &narrowed,
+            &evidence(summary(Some(0)), Some(0), 0),
+            false,
+            false,
+        );
         assert_eq!(outcome, Outcome::Clean);
         assert!(
             reason.ends_with(
