@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::helpers::{cudawatch, finish, read_json, root, run, sample};
+use crate::helpers::{cudawatch, finish, json, read_json, root, run, sample};
 
 /// A run of `case` with both fakes, the plain stage replaying the case's
 /// plain capture.
@@ -523,5 +523,69 @@ fn the_sanitizers_cost_levers_are_passed_to_every_sanitizer_stage() {
             .unwrap()
             .contains("only the launches selected by --launch-count 5"),
         "a clean stage says what it vouches for"
+    );
+}
+
+#[test]
+fn a_python_program_that_crashes_at_teardown_under_the_leak_check_keeps_its_memory_check() {
+    // The real H100 capture: --leak-check full, all output printed, the
+    // summary printed, then the interpreter crashed (exit 7).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "torch_train_clean",
+        tmp.path(),
+        "plain,memcheck",
+        &["--leak-check", "full"],
+    )
+    .env("FAKE_RUN", "memcheck-leakcheck"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("report.json"));
+    let memcheck = stage(&report, "memcheck");
+    assert_eq!(memcheck["outcome"], "clean", "{memcheck}");
+    assert!(
+        memcheck["reason"]
+            .as_str()
+            .unwrap()
+            .contains("crashed at teardown"),
+        "{memcheck}"
+    );
+    let judged = run(cudawatch()
+        .arg("report")
+        .arg(tmp.path())
+        .args(["--format", "json"]));
+    let leaks = json(&judged)["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "no_leaks")
+        .unwrap()
+        .clone();
+    assert_eq!(leaks["status"], "inconclusive", "{leaks}");
+}
+
+#[test]
+fn a_crash_in_the_middle_under_the_tool_stays_inconclusive() {
+    // The same capture, but nothing proves the program got to its end (no
+    // plain run to compare its output with).
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = fake_run(
+        "torch_train_clean",
+        tmp.path(),
+        "memcheck",
+        &["--leak-check", "full"],
+    );
+    cmd.env("FAKE_RUN", "memcheck-leakcheck");
+    let out = run(cmd);
+    assert_eq!(
+        out.code, 3,
+        "no plain run to prove the output complete: {}",
+        out.stderr
+    );
+    let report = read_json(&tmp.path().join("report.json"));
+    assert!(
+        stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("checked only up to the crash")
     );
 }
