@@ -9,6 +9,7 @@
 //! kind = "leak"                  # optional, a finding kind id
 //! kernel = "nccl*"               # optional, glob on the kernel's simple name
 //! file = "third_party/*"         # optional, glob on the finding's file
+//! owner = "cuDNN"                # optional: user, framework, library, or a component
 //! reason = "NCCL keeps its buffers until exit"
 //! expires = "2027-01-31"         # optional, YYYY-MM-DD
 //! ```
@@ -42,6 +43,9 @@ pub struct Rule {
     pub kernel: Option<String>,
     /// Glob on the finding's file path (matched against the whole path and its tail).
     pub file: Option<String>,
+    /// Whose code: `user`, `framework`, `library`, or a component such as
+    /// `cuDNN` (case does not matter).
+    pub owner: Option<String>,
     /// Why it is accepted; shown beside the finding.
     pub reason: String,
     /// Last day the rule applies, `YYYY-MM-DD`.
@@ -123,7 +127,12 @@ pub fn matches(rule: &Rule, site: &Site) -> bool {
                     .any(|(i, _)| glob(g, &l.file[i + 1..]))
         })
     });
-    tool_ok && kind_ok && kernel_ok && file_ok
+    let owner_ok = rule.owner.as_deref().is_none_or(|want| {
+        site.owner.as_ref().is_some_and(|o| {
+            want.eq_ignore_ascii_case(o.owner.name()) || want.eq_ignore_ascii_case(&o.component)
+        })
+    });
+    tool_ok && kind_ok && kernel_ok && file_ok && owner_ok
 }
 
 /// `*` matches any run of characters, `?` one; nothing else is special.
@@ -225,6 +234,27 @@ mod tests {
         apply(&mut later, &set, "2027-02-01");
         assert_eq!(later.findings[0].suppressed, None);
         assert!(later.warnings[0].message.contains("expired on 2027-01-31"));
+    }
+
+    #[test]
+    fn a_rule_can_name_an_owner_or_a_component() {
+        let mut site = leak_in("/a.cu");
+        site.owner = Some(cudawatch_model::Ownership {
+            owner: cudawatch_model::Owner::Library,
+            component: "cuDNN".into(),
+            because: "kernel name".into(),
+            user_call: false,
+        });
+        let rule = |owner: &str| {
+            rules(&format!(
+                "[[suppress]]\nowner = \"{owner}\"\nreason = \"r\""
+            ))
+            .suppress
+        };
+        assert!(matches(&rule("library")[0], &site));
+        assert!(matches(&rule("cudnn")[0], &site));
+        assert!(!matches(&rule("user")[0], &site));
+        assert!(!matches(&rule("cuBLAS")[0], &site));
     }
 
     #[test]

@@ -184,7 +184,7 @@ fn findings(out: &mut String, sites: &[Site], judgement: &Judgement) {
     let mut n = 0;
     for site in shown {
         n += 1;
-        finding(out, n, site);
+        finding(out, n, site, judgement);
         let following: Vec<&Site> = sites
             .iter()
             .filter(|s| s.consequence_of.as_deref() == Some(site.id.as_str()))
@@ -197,7 +197,7 @@ fn findings(out: &mut String, sites: &[Site], judgement: &Judgement) {
             );
             for follower in following {
                 n += 1;
-                finding(out, n, follower);
+                finding(out, n, follower, judgement);
             }
             out.push_str("</details>\n");
         }
@@ -228,14 +228,14 @@ fn findings(out: &mut String, sites: &[Site], judgement: &Judgement) {
         );
         for site in list {
             n += 1;
-            finding(out, n, site);
+            finding(out, n, site, judgement);
         }
         out.push_str("</details>\n");
     }
     out.push_str("</section>\n");
 }
 
-fn finding(out: &mut String, n: usize, site: &Site) {
+fn finding(out: &mut String, n: usize, site: &Site, judgement: &Judgement) {
     let severity = match site.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -272,6 +272,37 @@ fn finding(out: &mut String, n: usize, site: &Site) {
             .unwrap_or_default(),
     );
     row("count", site.count.to_string());
+    row(
+        "owner",
+        site.owner
+            .as_ref()
+            .map(|o| {
+                let scope = if judgement.out_of_scope.contains(&site.id) {
+                    ", not gating"
+                } else {
+                    ""
+                };
+                escape_markup(&format!(
+                    "{} ({}{scope}): {}",
+                    o.owner.name(),
+                    o.component,
+                    o.because
+                ))
+            })
+            .unwrap_or_default(),
+    );
+    row(
+        "follows",
+        site.consequence_of
+            .as_deref()
+            .map(|root| {
+                format!(
+                    "<a href=\"#{0}\">{0}</a> (the root cause)",
+                    escape_markup(root)
+                )
+            })
+            .unwrap_or_default(),
+    );
     row(
         "threads",
         site.samples

@@ -63,14 +63,28 @@ impl Exporter for JunitExporter {
                         .map(|l| format!(" at {l}"))
                         .unwrap_or_default()
                 );
-                let body = if site.suppressed.is_some() || site.in_baseline {
+                let outside = judgement.out_of_scope.contains(&site.id);
+                let body = if site.suppressed.is_some()
+                    || site.in_baseline
+                    || outside
+                    || site.consequence_of.is_some()
+                {
+                    // Not a failure of the user's: say why it does not count.
                     skipped += 1;
                     let why = if site.in_baseline {
-                        "in the baseline"
+                        "in the baseline".to_string()
+                    } else if site.suppressed.is_some() {
+                        "suppressed".to_string()
+                    } else if let Some(root) = &site.consequence_of {
+                        format!("follows the root cause {root}")
                     } else {
-                        "suppressed"
+                        let component = site
+                            .owner
+                            .as_ref()
+                            .map_or("library", |o| o.component.as_str());
+                        format!("inside {component}: not gating (--gate-scope all)")
                     };
-                    format!("<skipped message=\"{why}\"/>")
+                    format!("<skipped message=\"{}\"/>", escape_markup(&why))
                 } else if site.severity == Severity::Error {
                     failures += 1;
                     format!(

@@ -55,13 +55,16 @@ impl Exporter for MarkdownExporter {
         if report.findings.is_empty() {
             out.push_str("None.\n\n");
         } else {
-            out.push_str("| tool | kind | kernel | where | count | message |\n| --- | --- | --- | --- | --- | --- |\n");
+            out.push_str("| tool | kind | owner | kernel | where | count | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
             for s in &report.findings {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} |",
                     s.tool.name(),
                     s.kind.id(),
+                    s.owner
+                        .as_ref()
+                        .map_or_else(String::new, |o| cell(&o.component)),
                     cell(s.kernel.as_deref().unwrap_or("")),
                     s.location
                         .as_ref()

@@ -28,7 +28,7 @@ impl Exporter for SarifExporter {
         }
         let runs: Vec<Value> = by_tool
             .iter()
-            .map(|(tool, sites)| run(report, *tool, sites))
+            .map(|(tool, sites)| run(report, judgement, *tool, sites))
             .collect();
         let mut log = json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -51,7 +51,7 @@ impl Exporter for SarifExporter {
     }
 }
 
-fn run(report: &Report, tool: Tool, sites: &[&Site]) -> Value {
+fn run(report: &Report, judgement: &Judgement, tool: Tool, sites: &[&Site]) -> Value {
     let mut kinds: Vec<&FindingKind> = sites.iter().map(|s| &s.kind).collect();
     kinds.sort();
     kinds.dedup();
@@ -69,7 +69,7 @@ fn run(report: &Report, tool: Tool, sites: &[&Site]) -> Value {
             })
         })
         .collect();
-    let results: Vec<Value> = sites.iter().map(|s| result(s)).collect();
+    let results: Vec<Value> = sites.iter().map(|s| result(s, judgement)).collect();
     let mut run = json!({
         "tool": { "driver": {
             "name": format!("cudawatch-{}", tool.name()),
@@ -112,8 +112,13 @@ fn invocation(stage: &StageReport) -> Value {
     invocation
 }
 
-fn result(site: &Site) -> Value {
+fn result(site: &Site, judgement: &Judgement) -> Value {
+    // What does not gate (library internals outside the gate's scope, and
+    // what follows a root cause) is a note, so code scanning does not
+    // raise an alert for cuDNN's internals or for every 719 after a fault.
+    let gating_scope = site.consequence_of.is_none() && !judgement.out_of_scope.contains(&site.id);
     let level = match site.severity {
+        _ if !gating_scope => "note",
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Note => "note",
@@ -135,7 +140,13 @@ fn result(site: &Site) -> Value {
         "level": level,
         "message": { "text": text },
         "partialFingerprints": { "cudawatchSite/v1": site.id },
-        "properties": { "count": site.count, "tool": site.tool.name() },
+        "properties": {
+            "count": site.count,
+            "tool": site.tool.name(),
+            "owner": site.owner.as_ref().map(|o| o.owner.name()),
+            "component": site.owner.as_ref().map(|o| &o.component),
+            "consequenceOf": site.consequence_of,
+        },
     });
     // Prefer the user's own Python line when the kernel's line is in a library.
     let location = site
