@@ -144,7 +144,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
     pub stages: Vec<StageName>,
     /// Where to keep raw artifacts and report.json
-    /// [default: cudawatch-runs/<time>-<program>].
+    /// [default: cudawatch-runs/<YYYYMMDD-HHMMSS>-<program>]; must be empty
+    /// or new, so that a run only reads what it wrote itself.
     #[arg(long, env = "CUDAWATCH_OUT_DIR")]
     pub out_dir: Option<PathBuf>,
     /// Per-stage timeout in seconds for tool stages [default: 40 × the plain

@@ -4,7 +4,6 @@
 //! and `cudawatch report DIR` adds them all at once: the same code, so the
 //! live report and the saved one cannot disagree.
 
-use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +11,7 @@ use cudawatch_model::{FindingKind, Outcome, Report, StageReport, Tool, ToolSumma
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::classify;
+use super::files;
 use super::read_json;
 use super::records::{RunRecord, StageRecord};
 use crate::errors::ExpectedError;
@@ -106,7 +106,7 @@ fn read_stage(
     tool: Tool,
     record: &StageRecord,
 ) -> StageReport {
-    let read = |name: &str| std::fs::read(stage_dir.join(name)).unwrap_or_default();
+    let read = |name: &str| files::read(&stage_dir.join(name)).unwrap_or_default();
     let rel = |name: &str| format!("{}/{name}", tool.name());
     let (outcome, reason, summary) = match tool {
         Tool::Plain => {
@@ -157,7 +157,7 @@ fn read_stage(
         _ => {
             let text = read("stdout");
             let xml_file = format!("{}.xml", tool.name());
-            let xml = File::open(stage_dir.join(&xml_file))
+            let xml = files::open(&stage_dir.join(&xml_file))
                 .ok()
                 .map(|f| BufReader::with_capacity(1 << 20, f));
             let xml_name = rel(&xml_file);
@@ -170,7 +170,7 @@ fn read_stage(
             let plain = stage_dir
                 .parent()
                 .map(|run| run.join("plain").join("stdout"))
-                .and_then(|p| std::fs::read(p).ok())
+                .and_then(|p| files::read(&p).ok())
                 .unwrap_or_default();
             let complete = classify::output_complete(&plain, &text);
             let (o, r) = classify::sanitizer(record, &evidence, usage, complete);

@@ -13,6 +13,7 @@
 
 mod assemble;
 pub mod classify;
+pub mod files;
 mod records;
 
 use std::path::Path;
@@ -24,13 +25,45 @@ use crate::errors::ExpectedError;
 pub use assemble::{Assembler, assemble};
 pub use records::{RunRecord, StageRecord};
 
+/// Makes `dir` this run's own: creates it, refuses it when it already holds
+/// anything (a run may only ever read what it wrote: an old `memcheck.xml`
+/// would pass for this run's), and claims it by creating `run.json` with
+/// O_EXCL, so two runs started into one directory cannot both have it.
+pub fn claim(dir: &Path, run: &RunRecord) -> Result<(), ExpectedError> {
+    let refuse = |message: String| ExpectedError::RunDir {
+        path: dir.display().to_string(),
+        message,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| refuse(e.to_string()))?;
+    let mut entries = std::fs::read_dir(dir).map_err(|e| refuse(e.to_string()))?;
+    if entries.next().is_some() {
+        return Err(refuse(
+            "is not empty: a run only reads what it wrote itself; give a new --out-dir or remove this one"
+                .into(),
+        ));
+    }
+    let text = serde_json::to_string_pretty(run).map_err(|e| refuse(e.to_string()))? + "\n";
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join("run.json"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => refuse(
+                "another run started into it at the same moment; give each run its own --out-dir"
+                    .into(),
+            ),
+            _ => refuse(e.to_string()),
+        })
+}
+
 /// Reads a JSON file of the run directory.
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ExpectedError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ExpectedError::RunDir {
+    let bytes = files::read(path).map_err(|e| ExpectedError::RunDir {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    serde_json::from_str(&text).map_err(|e| ExpectedError::RunDir {
+    serde_json::from_slice(&bytes).map_err(|e| ExpectedError::RunDir {
         path: path.display().to_string(),
         message: format!("not a cudawatch record: {e}"),
     })
@@ -42,8 +75,10 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedEr
         target: path.display().to_string(),
         message: e.to_string(),
     })?;
-    std::fs::write(path, text + "\n").map_err(|e| ExpectedError::Write {
-        target: path.display().to_string(),
-        message: e.to_string(),
-    })
+    files::create(path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, (text + "\n").as_bytes()))
+        .map_err(|e| ExpectedError::Write {
+            target: path.display().to_string(),
+            message: e.to_string(),
+        })
 }

@@ -110,7 +110,8 @@ pub async fn supervise(
         return ChildEnd::not_started("empty command".into());
     };
     let open = |path: &PathBuf| {
-        File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+        crate::rundir::files::create(path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))
     };
     let (mut out_sink, mut err_sink) = match (open(&spec.stdout), open(&spec.stderr)) {
         (Ok(o), Ok(e)) => (

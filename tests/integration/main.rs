@@ -14,3 +14,4 @@ mod parse;
 mod real_programs;
 mod run;
 mod snapshots;
+mod trust;

@@ -5,7 +5,6 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cli::args::RunArgs;
 use crate::cli::progress::Progress;
@@ -27,15 +26,6 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
     // A report that cannot be written must fail now, not after an hour of
     // sanitizers.
     render::check_targets(&output)?;
-    let run_dir = run_settings
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| default_run_dir(&run_settings.program));
-    std::fs::create_dir_all(&run_dir).map_err(|e| ExpectedError::RunDir {
-        path: run_dir.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let plan = plan::plan(&run_settings, &run_dir);
     let mut run = RunRecord {
         cudawatch_version: env!("CARGO_PKG_VERSION").to_string(),
         target: run_settings
@@ -43,10 +33,17 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
-        stages: plan.stages.iter().map(|s| s.tool).collect(),
+        stages: run_settings.stages.clone(),
         interrupted: false,
     };
-    rundir::write_json(&run_dir.join("run.json"), &run)?;
+    let run_dir = match &run_settings.out_dir {
+        Some(dir) => {
+            rundir::claim(dir, &run)?;
+            dir.clone()
+        }
+        None => claim_default(&run_settings.program, &run)?,
+    };
+    let plan = plan::plan(&run_settings, &run_dir);
     let mut assembler = Assembler::new(&run_dir, run.clone());
     let mut progress = Progress::new(run_settings.stream);
     supervisor::run(&plan, |event| match event {
@@ -89,10 +86,27 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
     Ok(code)
 }
 
+/// `cudawatch-runs/20261122-172000-train.py`, or `...-2`, `-3` when runs
+/// started in the same second: each run gets a directory of its own.
+fn claim_default(program: &[OsString], run: &RunRecord) -> Result<PathBuf, ExpectedError> {
+    let base = default_run_dir(program);
+    let mut last = None;
+    for n in 1..=100 {
+        let dir = if n == 1 {
+            base.clone()
+        } else {
+            PathBuf::from(format!("{}-{n}", base.display()))
+        };
+        match rundir::claim(&dir, run) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.expect("tried at least once"))
+}
+
 fn default_run_dir(program: &[OsString]) -> PathBuf {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S").to_string();
     let name = program
         .iter()
         .map(|a| {
@@ -119,5 +133,5 @@ fn default_run_dir(program: &[OsString]) -> PathBuf {
             }
         })
         .collect();
-    PathBuf::from("cudawatch-runs").join(format!("{secs}-{safe}"))
+    PathBuf::from("cudawatch-runs").join(format!("{stamp}-{safe}"))
 }

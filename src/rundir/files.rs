@@ -1,0 +1,99 @@
+//! Reading and writing the files of a run directory, which may come from
+//! someone else (`cudawatch report DIR` on a copied run): only regular files
+//! are read, never through a symlink, and never more than a bound; files
+//! are created without following a symlink planted in their place. A FIFO
+//! or `/dev/zero` named like an artifact is refused, not read forever.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// The most cudawatch reads of one artifact. A ResNet step's initcheck text
+/// is 420 MB; nothing real comes near this.
+pub const MAX_ARTIFACT_BYTES: u64 = 16 << 30;
+
+/// Opens a regular file for reading, refusing symlinks, FIFOs and devices.
+pub fn open(path: &Path) -> io::Result<File> {
+    let meta = std::fs::symlink_metadata(path)?;
+    if !meta.file_type().is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a symlink, FIFO or device is never read)",
+        ));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nofollow() | nonblock())
+        .open(path)?;
+    // Checked again on what was opened: the name may have changed in between.
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
+/// Reads a whole regular file, at most [`MAX_ARTIFACT_BYTES`].
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .take(MAX_ARTIFACT_BYTES)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Creates (or truncates) a file to write, never through a symlink.
+pub fn create(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(nofollow())
+        .open(path)
+}
+
+fn nofollow() -> i32 {
+    rustix::fs::OFlags::NOFOLLOW.bits() as i32
+}
+
+/// A FIFO opened for reading would block until a writer comes; the type
+/// check refuses it, and this keeps the open itself from blocking.
+fn nonblock() -> i32 {
+    rustix::fs::OFlags::NONBLOCK.bits() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symlinks_fifos_and_devices_are_refused_and_creation_does_not_follow_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let regular = dir.path().join("stdout");
+        std::fs::write(&regular, "ok").unwrap();
+        assert_eq!(read(&regular).unwrap(), b"ok");
+        let link = dir.path().join("stderr");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(read(&link).is_err());
+        assert!(read(Path::new("/dev/zero")).is_err());
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(read(&fifo).is_err(), "refused, not blocked on");
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = dir.path().join("planted");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        assert!(create(&planted).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+}

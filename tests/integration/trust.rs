@@ -1,0 +1,124 @@
+//! Untrusted input and reused places: a run only reads what it wrote, a run
+//! directory from someone else cannot hang or flood cudawatch, and nothing
+//! cudawatch writes follows a planted symlink.
+
+use std::process::Command;
+
+use crate::helpers::{cudawatch, read_json, run};
+use crate::run::fake_run;
+
+#[test]
+fn a_second_run_into_a_used_directory_is_refused_and_the_first_report_kept() {
+    // Before: run 2 read run 1's memcheck.xml as its own and said clean.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let first = run(fake_run("oob_write", &dir, "memcheck", &[]));
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    let report_before = std::fs::read(dir.join("report.json")).unwrap();
+    let second = run(fake_run("clean", &dir, "memcheck", &[]).env("FAKE_MODE", "no-xml"));
+    assert_eq!(second.code, 4, "{}", second.stderr);
+    let line = second
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap();
+    assert!(
+        line.contains("is not empty") && line.contains("--out-dir"),
+        "{line}"
+    );
+    assert_eq!(
+        std::fs::read(dir.join("report.json")).unwrap(),
+        report_before
+    );
+}
+
+#[test]
+fn two_runs_started_at_once_into_one_directory_cannot_both_have_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let spawn = || {
+        fake_run("clean", &dir, "plain", &[])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let codes = [
+        crate::helpers::finish(a).code,
+        crate::helpers::finish(b).code,
+    ];
+    assert!(codes.contains(&0) && codes.contains(&4), "{codes:?}");
+}
+
+#[test]
+fn runs_started_in_the_same_second_get_directories_of_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Started together, so that they share a second.
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            cudawatch()
+                .current_dir(tmp.path())
+                .args(["run", "--stages", "plain", "--", "true"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = crate::helpers::finish(child);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    let dirs: Vec<_> = std::fs::read_dir(tmp.path().join("cudawatch-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(dirs.len(), 3, "{dirs:?}");
+    for dir in &dirs {
+        // 20261122-172000-true, readable and sortable
+        assert!(dir.len() >= 20 && dir.as_bytes()[8] == b'-', "{dir}");
+    }
+}
+
+#[test]
+fn a_run_directory_with_a_fifo_or_a_device_cannot_hang_or_flood_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(fake_run("oob_write", &dir, "plain,memcheck", &[]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    // Someone replaces the artifacts: a FIFO nobody writes, and /dev/zero.
+    let stdout = dir.join("memcheck/stdout");
+    std::fs::remove_file(&stdout).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&stdout)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let stderr = dir.join("plain/stderr");
+    std::fs::remove_file(&stderr).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &stderr).unwrap();
+    let started = std::time::Instant::now();
+    let again = run(cudawatch().arg("report").arg(&dir));
+    assert!(started.elapsed().as_secs() < 20, "no hang, no flood");
+    assert!(matches!(again.code, 1 | 3), "{}", again.stderr);
+    // The XML still holds the finding; the refused files gave nothing.
+    assert!(again.stderr.contains("invalid_access"), "{}", again.stderr);
+}
+
+#[test]
+fn a_planted_symlink_in_the_run_directory_is_never_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let dir = tmp.path().join("run");
+    std::fs::create_dir_all(dir.join("plain")).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("plain/stderr")).unwrap();
+    let out = run(fake_run("clean", &dir, "plain", &[]));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let record = dir.join("run.json");
+    assert!(!record.exists() || read_json(&record)["target"].is_array());
+}
