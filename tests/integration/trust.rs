@@ -122,3 +122,47 @@ fn a_planted_symlink_in_the_run_directory_is_never_written_through() {
     let record = dir.join("run.json");
     assert!(!record.exists() || read_json(&record)["target"].is_array());
 }
+
+#[test]
+fn parse_reads_a_pipe_once_and_finds_what_is_in_it() {
+    // Before: the first 16 KiB went to detection and were lost; the
+    // 26-error log parsed as CLEAN, exit 0.
+    let log = crate::helpers::sample("oob_write").join("memcheck.stdout");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "cat '{}' | '{}' --color never parse /dev/stdin",
+            log.display(),
+            env!("CARGO_BIN_EXE_cudawatch")
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("invalid_access"), "{stderr}");
+}
+
+#[test]
+fn parse_takes_a_directory_of_captures_and_fails_first_on_a_missing_file() {
+    let case = crate::helpers::sample("oob_write");
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["memcheck.xml", "memcheck.stdout"] {
+        std::fs::copy(case.join(name), tmp.path().join(name)).unwrap();
+    }
+    let out = run(cudawatch().arg("parse").arg(tmp.path()));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("invalid_access"), "{}", out.stderr);
+    // A missing file: one line, exit 4, and no report that reads as whole.
+    let missing = run(cudawatch()
+        .arg("parse")
+        .arg(case.join("memcheck.xml"))
+        .arg(tmp.path().join("nope.xml")));
+    assert_eq!(missing.code, 4, "{}", missing.stderr);
+    assert!(!missing.stderr.contains("CLEAN") && !missing.stderr.contains("Findings by site"));
+    assert_eq!(
+        missing.stderr.trim().lines().count(),
+        1,
+        "{}",
+        missing.stderr
+    );
+}

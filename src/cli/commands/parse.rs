@@ -17,11 +17,14 @@ use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::render::style::Style;
 
-/// Runs `cudawatch parse`; returns the exit code.
+/// Runs `cudawatch parse`; returns the exit code. A file that cannot be
+/// read at all is an error before anything is printed: a report of the
+/// others would read as the whole story.
 pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
     let output = settings::output(&args.output)?;
-    let (report, errors) = parse_files(&args.files);
+    let inputs = classify_all(&expand(&args.files)?)?;
+    let (report, errors) = parse_classified(&inputs);
     let mut code = super::conclude(report, &policy, &output, style);
     for error in &errors {
         eprintln!("error: {error}");
@@ -32,37 +35,84 @@ pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
     Ok(code)
 }
 
+/// The files to read: each file as given, and the files of each directory
+/// given (a folder of captures, one level, in name order).
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExpectedError> {
+    let mut files = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| input_error(path, e.to_string()))?;
+        if meta.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| input_error(path, e.to_string()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            inside.sort();
+            if inside.is_empty() {
+                return Err(input_error(
+                    path,
+                    "a directory with no files to read".into(),
+                ));
+            }
+            files.extend(inside);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// Detects what each file is. A pipe (`/dev/stdin`, `<(...)`) can be read
+/// only once, so it is read whole here and parsed from memory; a regular
+/// file is sniffed from its head and streamed later.
+fn classify_all(paths: &[PathBuf]) -> Result<Vec<Classified>, ExpectedError> {
+    paths
+        .iter()
+        .map(|path| {
+            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            let (head, bytes) = if regular {
+                (head(path), None)
+            } else {
+                let mut all = Vec::new();
+                let read = File::open(path).and_then(|f| {
+                    f.take(crate::rundir::files::MAX_ARTIFACT_BYTES)
+                        .read_to_end(&mut all)
+                });
+                (
+                    read.map(|_| all[..all.len().min(HEAD_BYTES)].to_vec()),
+                    Some(all),
+                )
+            };
+            let head = head.map_err(|e| input_error(path, e.to_string()))?;
+            let kind = detect(&head);
+            Ok(Classified {
+                path: path.clone(),
+                kind,
+                tool: tool_hint(&path.to_string_lossy(), kind),
+                bytes,
+            })
+        })
+        .collect()
+}
+
 /// A file, what it is, and which tool it belongs to.
 struct Classified {
     path: PathBuf,
     kind: InputKind,
     tool: Tool,
+    /// The whole input, for one that could be read only once.
+    bytes: Option<Vec<u8>>,
 }
 
-/// Folds `files` into one report. Files that cannot be read at all come
-/// back as one-line errors; the rest are still reported.
-pub fn parse_files(files: &[PathBuf]) -> (Report, Vec<ExpectedError>) {
+/// Folds the classified inputs into one report. Inputs that cannot be
+/// read after all come back as one-line errors; the rest are still reported.
+fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
     let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
     let mut errors = Vec::new();
-    let mut classified = Vec::new();
-    for path in files {
-        match head(path) {
-            Ok(bytes) => {
-                let kind = detect(&bytes);
-                let tool = tool_hint(&path.to_string_lossy(), kind);
-                classified.push(Classified {
-                    path: path.clone(),
-                    kind,
-                    tool,
-                });
-            }
-            Err(e) => errors.push(input_error(path, e.to_string())),
-        }
-    }
     // Group by (directory, tool): one sanitizer run leaves an XML and a log
     // side by side, one ncu run a raw page, a details page, source pages and a log.
     let mut groups: BTreeMap<(PathBuf, Tool), Vec<&Classified>> = BTreeMap::new();
-    for c in &classified {
+    for c in classified {
         let dir = c.path.parent().map(Path::to_path_buf).unwrap_or_default();
         groups.entry((dir, c.tool)).or_default().push(c);
     }
@@ -97,11 +147,8 @@ pub fn parse_files(files: &[PathBuf]) -> (Report, Vec<ExpectedError>) {
                 for i in 0..pairs {
                     let text = texts.get(i).and_then(|c| load(c, &mut errors));
                     let xml = match xmls.get(i) {
-                        Some(c) => match File::open(&c.path) {
-                            Ok(f) => Some((
-                                c.path.to_string_lossy().into_owned(),
-                                BufReader::with_capacity(1 << 20, f),
-                            )),
+                        Some(c) => match open_stream(c) {
+                            Ok(reader) => Some((c.path.to_string_lossy().into_owned(), reader)),
                             Err(e) => {
                                 errors.push(input_error(&c.path, e.to_string()));
                                 None
@@ -153,7 +200,18 @@ fn as_ref(named: &Option<(String, Vec<u8>)>) -> Option<(&str, &[u8])> {
     named.as_ref().map(|(n, b)| (n.as_str(), b.as_slice()))
 }
 
+/// A streaming reader of the input: the file, or the bytes already read.
+fn open_stream(c: &Classified) -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+    Ok(match &c.bytes {
+        Some(bytes) => Box::new(std::io::Cursor::new(bytes.as_slice())),
+        None => Box::new(BufReader::with_capacity(1 << 20, File::open(&c.path)?)),
+    })
+}
+
 fn load(c: &Classified, errors: &mut Vec<ExpectedError>) -> Option<(String, Vec<u8>)> {
+    if let Some(bytes) = &c.bytes {
+        return Some((c.path.to_string_lossy().into_owned(), bytes.clone()));
+    }
     match std::fs::read(&c.path) {
         Ok(bytes) => Some((c.path.to_string_lossy().into_owned(), bytes)),
         Err(e) => {
