@@ -48,8 +48,24 @@ pub struct Rule {
     pub owner: Option<String>,
     /// Why it is accepted; shown beside the finding.
     pub reason: String,
-    /// Last day the rule applies, `YYYY-MM-DD`.
+    /// Last day the rule applies, `YYYY-MM-DD` (a string or a TOML date).
+    #[serde(default, deserialize_with = "date_or_string")]
     pub expires: Option<String>,
+}
+
+/// `expires = "2027-01-31"` and `expires = 2027-01-31` both read as text;
+/// whether it is a real date is checked in [`check`].
+fn date_or_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Text(String),
+        Date(toml::value::Datetime),
+    }
+    Ok(Option::<Either>::deserialize(d)?.map(|e| match e {
+        Either::Text(t) => t,
+        Either::Date(d) => d.to_string(),
+    }))
 }
 
 /// Reads a suppressions file; errors name the file and toml's position.
@@ -62,17 +78,59 @@ pub fn load(path: &Path) -> Result<Suppressions, ExpectedError> {
         path: path.display().to_string(),
         message: crate::errors::toml_one_line(&e),
     })?;
-    for rule in &rules.suppress {
-        if let Some(date) = &rule.expires
-            && !is_date(date)
-        {
-            return Err(ExpectedError::Input {
-                path: path.display().to_string(),
-                message: format!("expires = \"{date}\" is not a YYYY-MM-DD date"),
-            });
-        }
+    for (i, rule) in rules.suppress.iter().enumerate() {
+        check(rule).map_err(|message| ExpectedError::Input {
+            path: path.display().to_string(),
+            message: format!("suppression rule {} ({:?}): {message}", i + 1, rule.reason),
+        })?;
     }
     Ok(rules)
+}
+
+/// Checks a rule: it names what it matches with at least one field that
+/// narrows (a rule of `reason` alone, or of `*` globs, would hide every
+/// finding), its tool and kind exist, and its expiry is a real date.
+pub fn check(rule: &Rule) -> Result<(), String> {
+    let narrows = |glob: &Option<String>| {
+        glob.as_deref()
+            .is_some_and(|g| !g.chars().all(|c| c == '*' || c == '/'))
+    };
+    if rule.tool.is_none()
+        && rule.kind.is_none()
+        && rule.owner.is_none()
+        && !narrows(&rule.kernel)
+        && !narrows(&rule.file)
+    {
+        return Err(
+            "names nothing it matches, so it would hide every finding: give a tool, kind, kernel, file or owner"
+                .into(),
+        );
+    }
+    if let Some(tool) = &rule.tool
+        && cudawatch_model::Tool::from_name(tool).is_none()
+    {
+        return Err(format!(
+            "tool = {tool:?} is not a tool (memcheck, racecheck, initcheck, synccheck, ncu, plain)"
+        ));
+    }
+    if let Some(kind) = &rule.kind
+        && serde_json::from_value::<cudawatch_model::FindingKind>(serde_json::json!(kind)).is_err()
+    {
+        return Err(format!(
+            "kind = {kind:?} is not a finding kind (invalid_access, leak, race, ...)"
+        ));
+    }
+    if let Some(owner) = &rule.owner
+        && owner.trim().is_empty()
+    {
+        return Err("owner is empty".into());
+    }
+    if let Some(date) = &rule.expires
+        && !is_date(date)
+    {
+        return Err(format!("expires = {date:?} is not a date (YYYY-MM-DD)"));
+    }
+    Ok(())
 }
 
 /// Marks the findings the rules cover as suppressed; an expired rule that
@@ -160,35 +218,12 @@ fn glob(pattern: &str, text: &str) -> bool {
 
 /// Whether `text` has the shape `YYYY-MM-DD`.
 pub fn is_date(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+    text.len() == 10 && text.parse::<jiff::civil::Date>().is_ok()
 }
 
 /// Today as `YYYY-MM-DD` (UTC), from the system clock.
 pub fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400);
-    civil_from_days(days as i64)
-}
-
-/// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> String {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    jiff::Timestamp::now().strftime("%Y-%m-%d").to_string()
 }
 
 #[cfg(test)]
@@ -273,8 +308,45 @@ mod tests {
     #[test]
     fn dates_are_checked_and_today_is_a_date() {
         assert!(is_date(&today()));
-        assert_eq!(civil_from_days(0), "1970-01-01");
-        assert_eq!(civil_from_days(20_414), "2025-11-22");
-        assert!(!is_date("2027-1-31"));
+        assert!(is_date("2028-02-29"));
+        for bad in [
+            "2027-1-31",
+            "2026-02-31",
+            "9999-99-99",
+            "2027-01-31T00:00:00",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_rule_must_narrow_name_real_things_and_expire_on_a_real_day() {
+        let check_of = |text: &str| check(&rules(text).suppress[0]);
+        // Before: a rule of a reason alone hid every finding, exit 0.
+        assert!(
+            check_of("[[suppress]]\nreason = \"all\"")
+                .unwrap_err()
+                .contains("names nothing")
+        );
+        assert!(check_of("[[suppress]]\nkernel = \"*\"\nfile = \"**\"\nreason = \"r\"").is_err());
+        assert!(
+            check_of("[[suppress]]\ntool = \"memchek\"\nreason = \"r\"")
+                .unwrap_err()
+                .contains("not a tool")
+        );
+        assert!(
+            check_of("[[suppress]]\nkind = \"leaks\"\nreason = \"r\"")
+                .unwrap_err()
+                .contains("not a finding kind")
+        );
+        assert!(
+            check_of("[[suppress]]\nkind = \"leak\"\nreason = \"r\"\nexpires = \"2026-02-31\"")
+                .is_err()
+        );
+        // A TOML date reads like a quoted one.
+        let toml_date =
+            rules("[[suppress]]\nkind = \"leak\"\nreason = \"r\"\nexpires = 2027-01-31");
+        assert_eq!(toml_date.suppress[0].expires.as_deref(), Some("2027-01-31"));
+        assert!(check(&toml_date.suppress[0]).is_ok());
     }
 }

@@ -166,3 +166,68 @@ fn parse_takes_a_directory_of_captures_and_fails_first_on_a_missing_file() {
         missing.stderr
     );
 }
+
+#[test]
+fn a_suppression_rule_that_names_nothing_is_refused_before_it_hides_everything() {
+    // Before: `reason` alone matched every finding: CLEAN, exit 0, no word.
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("suppress.toml");
+    std::fs::write(&rules, "[[suppress]]\nreason = \"noise\"\n").unwrap();
+    let report = crate::helpers::root().join("docs/examples/oob_write.report.json");
+    let out = run(cudawatch()
+        .arg("report")
+        .arg(&report)
+        .arg("--suppressions")
+        .arg(&rules));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("names nothing it matches"),
+        "{}",
+        out.stderr
+    );
+    for bad in [
+        "tool = \"memchek\"",
+        "kind = \"leak\"\nexpires = \"2026-02-31\"",
+    ] {
+        std::fs::write(&rules, format!("[[suppress]]\n{bad}\nreason = \"r\"\n")).unwrap();
+        let out = run(cudawatch()
+            .arg("report")
+            .arg(&report)
+            .arg("--suppressions")
+            .arg(&rules));
+        assert_eq!(out.code, 4, "{bad}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn cudawatch_suppress_writes_a_reason_with_quotes_and_newlines_safely() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("rules.toml");
+    let report = crate::helpers::root().join("docs/examples/oob_write.report.json");
+    let site = read_json(&report)["findings"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let reason = "tracked in \"BUG-1\"\n[[suppress]]\nreason = \"injected\"";
+    let out = run(cudawatch()
+        .arg("suppress")
+        .arg(&report)
+        .arg(&site)
+        .args(["--reason", reason, "--file"])
+        .arg(&rules));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("does not match"), "{}", out.stderr);
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let parsed: toml::Table = toml::from_str(&text).unwrap();
+    let list = parsed["suppress"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "one rule, nothing injected: {text}");
+    assert_eq!(list[0]["reason"].as_str(), Some(reason));
+    let bad = run(cudawatch()
+        .arg("suppress")
+        .arg(&report)
+        .arg(&site)
+        .args(["--reason", "r", "--expires", "2027-02-30", "--file"])
+        .arg(&rules));
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}

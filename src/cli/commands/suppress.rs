@@ -26,27 +26,40 @@ pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
         && !is_date(date)
     {
         return Err(ExpectedError::Usage(format!(
-            "--expires {date} is not a YYYY-MM-DD date"
+            "--expires {date} is not a date (YYYY-MM-DD)"
         )));
     }
-    let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
-    let mut rule = format!(
-        "\n# {}\n[[suppress]]\ntool = {}\nkind = {}\n",
-        site.message.replace('\n', " "),
-        quote(site.tool.name()),
-        quote(site.kind.id())
-    );
+    // Serialised by toml, so quotes, backslashes and newlines in a reason
+    // or a kernel name cannot corrupt the file.
+    let mut rule = toml::Table::new();
+    rule.insert("tool".into(), site.tool.name().into());
+    rule.insert("kind".into(), site.kind.id().into());
     if let Some(kernel) = &site.kernel {
-        rule.push_str(&format!("kernel = {}\n", quote(simple_kernel_name(kernel))));
+        rule.insert("kernel".into(), simple_kernel_name(kernel).into());
     }
     if let Some(location) = &site.location {
         let base = location.file.rsplit('/').next().unwrap_or(&location.file);
-        rule.push_str(&format!("file = {}\n", quote(&format!("*{base}"))));
+        rule.insert("file".into(), format!("*{base}").into());
     }
-    rule.push_str(&format!("reason = {}\n", quote(&args.reason)));
+    rule.insert("reason".into(), args.reason.clone().into());
     if let Some(date) = &args.expires {
-        rule.push_str(&format!("expires = {}\n", quote(date)));
+        rule.insert("expires".into(), date.clone().into());
     }
+    let mut file = toml::Table::new();
+    file.insert(
+        "suppress".into(),
+        toml::Value::Array(vec![toml::Value::Table(rule)]),
+    );
+    let body = toml::to_string(&file).map_err(|e| ExpectedError::Write {
+        target: args.file.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let comment: String = site
+        .message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let rule = format!("\n# {comment}\n{body}");
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
