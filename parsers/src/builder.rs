@@ -44,6 +44,9 @@ pub struct NcuEvidence {
     pub summary: ToolSummary,
     /// Kernel launches in the raw page.
     pub kernels: usize,
+    /// Launches with at least one coalescing figure (sectors of loads or
+    /// stores, or SourceCounters' sector totals).
+    pub measured: usize,
     /// Pages that could not be read.
     pub errors: Vec<(String, ParseError)>,
 }
@@ -217,6 +220,12 @@ impl ReportBuilder {
             }
         }
         evidence.kernels = kernels.len();
+        evidence.measured = kernels
+            .iter()
+            .filter(|k| {
+                k.load.sectors.is_some() || k.store.sectors.is_some() || k.total_sectors.is_some()
+            })
+            .count();
         let mut lines = Vec::new();
         for (name, bytes) in sources {
             match ncu::source::parse(bytes) {

@@ -278,10 +278,32 @@ pub fn ncu(
             format!("could not read {file}: {error}"),
         );
     }
+    if let Some((page, end)) = record
+        .imports
+        .iter()
+        .find(|(_, end)| *end != ProcessEnd::Exited(0))
+    {
+        return (
+            Outcome::ToolFailed,
+            format!(
+                "ncu --import writing {page} {}: its page cannot be trusted",
+                describe_end(*end)
+            ),
+        );
+    }
     if evidence.kernels == 0 {
         return (
             Outcome::Inconclusive,
             "the profile holds no kernel launches".into(),
+        );
+    }
+    if evidence.measured == 0 {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "none of the {} profiled launches has a coalescing figure (no sector metrics in the raw page)",
+                evidence.kernels
+            ),
         );
     }
     if uncoalesced > 0 {
@@ -331,6 +353,7 @@ mod tests {
             left_behind: false,
             spawn_error: None,
             gpu_memory_mib: None,
+            imports: Vec::new(),
         }
     }
 
@@ -568,6 +591,7 @@ mod tests {
         let with = |summary: ToolSummary, kernels: usize| NcuEvidence {
             summary,
             kernels,
+            measured: kernels,
             errors: Vec::new(),
         };
         let failing = |line: &str| ToolSummary {
@@ -657,12 +681,43 @@ mod tests {
                 Outcome::Inconclusive,
                 "fix the memory errors first",
             ),
+            (
+                "no coalescing metric in the raw page",
+                NcuEvidence {
+                    measured: 0,
+                    ..with(ToolSummary::default(), 3)
+                },
+                0,
+                true,
+                Outcome::Inconclusive,
+                "none of the 3 profiled launches has a coalescing figure",
+            ),
         ];
         for (name, evidence, uncoalesced, profile, outcome, words) in rows {
             let (got, reason) = ncu(&ok, &evidence, uncoalesced, profile);
             assert_eq!(got, outcome, "{name}: {reason}");
             assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
         }
+    }
+
+    #[test]
+    fn an_ncu_import_that_failed_leaves_the_stage_untrusted() {
+        let failed = StageRecord {
+            imports: vec![
+                ("raw.csv".into(), ProcessEnd::Exited(0)),
+                ("details.csv".into(), ProcessEnd::Exited(1)),
+            ],
+            ..record(Tool::Ncu, ProcessEnd::Exited(0))
+        };
+        let evidence = NcuEvidence {
+            summary: ToolSummary::default(),
+            kernels: 2,
+            measured: 2,
+            errors: Vec::new(),
+        };
+        let (outcome, reason) = ncu(&failed, &evidence, 0, true);
+        assert_eq!(outcome, Outcome::ToolFailed);
+        assert!(reason.contains("details.csv exited 1"), "{reason}");
     }
 
     #[test]

@@ -51,4 +51,7 @@ pub struct StageRecord {
     /// Peak and total GPU memory in MiB (plain stage).
     #[serde(default)]
     pub gpu_memory_mib: Option<(u64, u64)>,
+    /// ncu's imports of its report as CSV pages: (file written, how it ended).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<(String, ProcessEnd)>,
 }

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use cudawatch_model::Tool;
+use cudawatch_model::{ProcessEnd, Tool};
 
 use super::child::{ChildSpec, supervise};
 use super::events::StageEvent;
@@ -107,7 +107,7 @@ async fn run_stage(
     let gpu_memory_mib = sampler.and_then(Sampler::stop);
     let mut env: Vec<String> = stage.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
     env.extend(stage.env_remove.iter().map(|k| format!("-{k}")));
-    let record = StageRecord {
+    let mut record = StageRecord {
         tool: stage.tool,
         command: stage
             .argv
@@ -124,17 +124,25 @@ async fn run_stage(
         left_behind: end.left_behind,
         spawn_error: end.spawn_error.clone().or(end.write_error.clone()),
         gpu_memory_mib,
+        imports: Vec::new(),
     };
     let profile = stage.dir.join("profile.ncu-rep");
     if stage.tool == Tool::Ncu && profile.exists() && signals.shutdown() == Shutdown::None {
-        import_ncu(plan, &profile, &stage.dir, signals).await;
+        record.imports = import_ncu(plan, &profile, &stage.dir, signals).await;
     }
     record
 }
 
 /// Reads the ncu profile back as CSV pages: raw and details, then the
-/// source pages of the launches that waste the most sectors.
-async fn import_ncu(plan: &Plan, profile: &Path, stage_dir: &Path, signals: &mut Signals) {
+/// source pages of the launches that waste the most sectors. Returns how
+/// each import ended: one that failed left a page that cannot be trusted.
+async fn import_ncu(
+    plan: &Plan,
+    profile: &Path,
+    stage_dir: &Path,
+    signals: &mut Signals,
+) -> Vec<(String, ProcessEnd)> {
+    let mut ends = Vec::new();
     let spec = |name: &str, argv: Vec<OsString>| ChildSpec {
         argv,
         env: Vec::new(),
@@ -146,7 +154,8 @@ async fn import_ncu(plan: &Plan, profile: &Path, stage_dir: &Path, signals: &mut
         stream: false,
     };
     for (name, argv) in ncu::imports(&plan.ncu, profile) {
-        supervise(&spec(&name, argv), signals, |_| {}).await;
+        let end = supervise(&spec(&name, argv), signals, |_| {}).await;
+        ends.push((name, end.end));
     }
     let raw = std::fs::read(stage_dir.join("raw.csv")).unwrap_or_default();
     let mut launches = cudawatch_parsers::ncu::raw::parse(&raw).unwrap_or_default();
@@ -158,8 +167,10 @@ async fn import_ncu(plan: &Plan, profile: &Path, stage_dir: &Path, signals: &mut
     });
     for launch in launches.iter().take(MAX_SOURCE_PAGES) {
         let (name, argv) = ncu::source_import(&plan.ncu, profile, launch.launch_id);
-        supervise(&spec(&name, argv), signals, |_| {}).await;
+        let end = supervise(&spec(&name, argv), signals, |_| {}).await;
+        ends.push((name, end.end));
     }
+    ends
 }
 
 /// The command line as a shell would show it (for progress lines).

@@ -44,7 +44,9 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
         let Some(launch_id) = parse_number(cell(row, Some(id))) else {
             continue;
         };
-        if row.len() < header.len() {
+        // A row longer than the header is as wrong as a shorter one: a
+        // stray quote in a cell shifts every column after it.
+        if row.len() != header.len() {
             return Err(ParseError::new(
                 ParseErrorKind::Csv(format!(
                     "row has {} cells, header has {}",
@@ -82,4 +84,20 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_shifted_by_a_stray_quote_is_refused_not_read_into_the_wrong_columns() {
+        let header = "\"ID\",\"Kernel Name\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\"\n";
+        let ok = format!("{header}\"0\",\"k\",\"4,096\"\n");
+        assert_eq!(parse(ok.as_bytes()).unwrap()[0].load.sectors, Some(4096.0));
+        // The kernel name's closing quote is lost: one cell too many.
+        let shifted = format!("{header}\"0\",\"k(int\",\"x)\",\"4,096\"\n");
+        let err = parse(shifted.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("row 2"), "{err}");
+    }
 }
