@@ -256,6 +256,12 @@ pub struct OutputArgs {
     /// suppressed and do not fail the gate; expired rules stop hiding.
     #[arg(long, value_name = "FILE", env = "CUDAWATCH_SUPPRESSIONS")]
     pub suppressions: Option<PathBuf>,
+    /// Source snippets are read only from regular files under this
+    /// directory, named by the tools' output [default: the working
+    /// directory]; never from /proc, /sys or /dev. A saved JSON report is
+    /// rendered with the snippets it carries.
+    #[arg(long, value_name = "DIR", env = "CUDAWATCH_SOURCE_ROOT")]
+    pub source_root: Option<PathBuf>,
     /// Checklist: the most a kernel may waste of its global sectors, in percent.
     #[arg(
         long,

@@ -24,6 +24,7 @@ const PATH_KEYS: &[&str] = &[
     "baseline",
     "suppressions",
     "sanitizer-suppressions",
+    "source-root",
 ];
 /// Executables: resolved against the file only when written as a path
 /// (with a `/`); a bare name is looked up on PATH as usual.

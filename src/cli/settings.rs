@@ -87,6 +87,16 @@ pub fn output(output: &OutputArgs) -> Result<OutputSettings, ExpectedError> {
     OutputSettings::new(&output.reports, output.format == super::args::Format::Json)
 }
 
+/// Where source snippets may be read from: `--source-root`, else the
+/// working directory.
+pub fn source_root(output: &OutputArgs) -> std::path::PathBuf {
+    output
+        .source_root
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| std::path::PathBuf::from("."))
+}
+
 /// `--fail-on`.
 pub fn fail_on(arg: FailOnArg) -> FailOn {
     match arg {

@@ -19,15 +19,17 @@ use crate::errors::ExpectedError;
 /// A report being put together from a run directory.
 pub struct Assembler {
     dir: PathBuf,
+    /// Where source snippets may be read from (see `judge::snippets`).
+    source_root: PathBuf,
     run: RunRecord,
     builder: ReportBuilder,
     stages: Vec<StageReport>,
 }
 
 /// Builds the report of a run directory from its raw artifacts.
-pub fn assemble(dir: &Path) -> Result<Report, ExpectedError> {
+pub fn assemble(dir: &Path, source_root: &Path) -> Result<Report, ExpectedError> {
     let run: RunRecord = read_json(&dir.join("run.json"))?;
-    let mut assembler = Assembler::new(dir, run.clone());
+    let mut assembler = Assembler::new(dir, run.clone(), source_root);
     for tool in &run.stages {
         if dir.join(tool.name()).join("stage.json").exists() {
             assembler.add_stage(*tool)?;
@@ -38,11 +40,12 @@ pub fn assemble(dir: &Path) -> Result<Report, ExpectedError> {
 
 impl Assembler {
     /// An assembler for the run `run` in `dir`.
-    pub fn new(dir: &Path, run: RunRecord) -> Assembler {
+    pub fn new(dir: &Path, run: RunRecord, source_root: &Path) -> Assembler {
         let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
         builder.report_mut().target = run.target.clone();
         Assembler {
             dir: dir.to_path_buf(),
+            source_root: source_root.to_path_buf(),
             run,
             builder,
             stages: Vec::new(),
@@ -94,7 +97,7 @@ impl Assembler {
         }
         report.stages = stages;
         report.interrupted = self.run.interrupted;
-        crate::judge::snippets::attach(&mut report);
+        crate::judge::snippets::attach(&mut report, &self.source_root);
         report
     }
 }

@@ -231,3 +231,43 @@ fn cudawatch_suppress_writes_a_reason_with_quotes_and_newlines_safely() {
         .arg(&rules));
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
+
+#[test]
+fn snippets_are_never_read_from_outside_the_source_root_or_for_a_received_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, "l1\nl2\nl3\nl4\nl5\nl6 TOPSECRET\nl7\n").unwrap();
+    let work = tmp.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    // A received report that names the secret and carries no snippet.
+    let mut report = read_json(&crate::helpers::root().join("docs/examples/oob_write.report.json"));
+    for site in report["findings"].as_array_mut().unwrap() {
+        site.as_object_mut().unwrap().remove("snippet");
+        site["location"] = serde_json::json!({"file": secret, "line": 6});
+    }
+    let hostile = tmp.path().join("hostile.json");
+    std::fs::write(&hostile, report.to_string()).unwrap();
+    let out = run(cudawatch()
+        .current_dir(&work)
+        .arg("report")
+        .arg(&hostile)
+        .args(["--format", "json", "--source-root", "/"]));
+    assert!(!out.stdout.contains("TOPSECRET") && !out.stderr.contains("TOPSECRET"));
+    // A capture that names it: outside the working directory, not read...
+    let log = std::fs::read_to_string(crate::helpers::sample("oob_write").join("memcheck.stdout"))
+        .unwrap()
+        .replace("oob_write.cu:6", &format!("{}:6", secret.display()));
+    let capture = tmp.path().join("memcheck.stdout");
+    std::fs::write(&capture, log).unwrap();
+    let parsed = run(cudawatch().current_dir(&work).arg("parse").arg(&capture));
+    assert_eq!(parsed.code, 1, "{}", parsed.stderr);
+    assert!(!parsed.stderr.contains("TOPSECRET"), "{}", parsed.stderr);
+    // ...unless the user points --source-root at it.
+    let allowed = run(cudawatch()
+        .current_dir(&work)
+        .arg("parse")
+        .arg(&capture)
+        .arg("--source-root")
+        .arg(tmp.path()));
+    assert!(allowed.stderr.contains("TOPSECRET"), "{}", allowed.stderr);
+}

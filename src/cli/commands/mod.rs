@@ -8,6 +8,8 @@ pub mod report;
 pub mod run;
 pub mod suppress;
 
+use std::path::Path;
+
 use cudawatch_model::Report;
 
 use crate::exit_codes;
@@ -18,10 +20,20 @@ use crate::render::{self, OutputSettings, style::Style};
 /// and returns the exit code: the same ending for run, report and parse.
 /// A report that cannot be written is said on one line and ranked with the
 /// judgement's own code, so an interrupted run still exits 130.
-pub fn conclude(mut report: Report, policy: &Policy, output: &OutputSettings, style: Style) -> i32 {
+/// `sources` is where snippets may be read from, for reports made here from
+/// captures; a received report renders the snippets it carries.
+pub fn conclude(
+    mut report: Report,
+    policy: &Policy,
+    output: &OutputSettings,
+    style: Style,
+    sources: Option<&Path>,
+) -> i32 {
     // Sources are read here, not in the renderers, so every format shows
-    // the same lines; snippets a saved report already carries are kept.
-    judge::snippets::attach(&mut report);
+    // the same lines; snippets a report already carries are kept.
+    if let Some(root) = sources {
+        judge::snippets::attach(&mut report, root);
+    }
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);
     match render::render(&report, &judgement, output, style) {

@@ -25,7 +25,8 @@ pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
     let output = settings::output(&args.output)?;
     let inputs = classify_all(&expand(&args.files)?)?;
     let (report, errors) = parse_classified(&inputs);
-    let mut code = super::conclude(report, &policy, &output, style);
+    let root = settings::source_root(&args.output);
+    let mut code = super::conclude(report, &policy, &output, style, Some(&root));
     for error in &errors {
         eprintln!("error: {error}");
     }

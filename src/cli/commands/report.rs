@@ -13,10 +13,12 @@ use crate::rundir;
 pub fn run(args: &ReportArgs, style: Style) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
     let output = settings::output(&args.output)?;
+    // A JSON report from someone else is rendered as it is: it names files,
+    // and nothing it names is read.
     let report = if args.dir.is_file() {
         baseline::read_report(&args.dir)?
     } else {
-        rundir::assemble(&args.dir)?
+        rundir::assemble(&args.dir, &settings::source_root(&args.output))?
     };
-    Ok(super::conclude(report, &policy, &output, style))
+    Ok(super::conclude(report, &policy, &output, style, None))
 }

@@ -44,7 +44,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
         None => claim_default(&run_settings.program, &run)?,
     };
     let plan = plan::plan(&run_settings, &run_dir);
-    let mut assembler = Assembler::new(&run_dir, run.clone());
+    let mut assembler = Assembler::new(&run_dir, run.clone(), &settings::source_root(&args.output));
     let mut progress = Progress::new(run_settings.stream);
     supervisor::run(&plan, |event| match event {
         StageEvent::Started {
@@ -81,7 +81,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
             rundir::write_json(&run_dir.join("report.json"), &assembler.report())
         }
     })?;
-    let code = super::conclude(assembler.report(), &policy, &output, style);
+    let code = super::conclude(assembler.report(), &policy, &output, style, None);
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
 }
