@@ -38,7 +38,13 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(200));
             self.bar = Some(bar);
         } else {
-            eprintln!("({}/{total}) {}: {command}", index + 1, tool.name());
+            // The command holds the program's arguments: shown, never obeyed.
+            eprintln!(
+                "({}/{total}) {}: {}",
+                index + 1,
+                tool.name(),
+                crate::render::untrusted::clean(command)
+            );
         }
     }
 

@@ -17,7 +17,7 @@ impl Exporter for MarkdownExporter {
             let _ = writeln!(out, "**{}** {}\n", line.label.heading(), cell(&line.text));
         }
         if !report.target.is_empty() {
-            let _ = writeln!(out, "`{}`\n", cell(&report.target.join(" ")));
+            let _ = writeln!(out, "{}\n", cell(&report.target.join(" ")));
         }
         if !report.stages.is_empty() {
             out.push_str("| stage | outcome | why | time |\n| --- | --- | --- | --- |\n");
@@ -68,7 +68,7 @@ impl Exporter for MarkdownExporter {
                     cell(s.kernel.as_deref().unwrap_or("")),
                     s.location
                         .as_ref()
-                        .map(|l| format!("`{}`", cell(&l.to_string())))
+                        .map(|l| cell(&l.to_string()))
                         .unwrap_or_default(),
                     s.count,
                     cell(&s.message)
@@ -106,9 +106,22 @@ impl Exporter for MarkdownExporter {
 }
 
 /// Text safe inside a table cell: pipes escaped, HTML and newlines neutralised.
+/// Text from tools as Markdown shows it literally: a kernel named
+/// `![x](http://…)`, `[link](…)`, `` `code` `` or `__global__` renders as
+/// itself, not as an image, a link, code or bold text. (Never put inside a
+/// code span: backslash escapes do not work there.)
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\n', " ")
+    let mut out = String::with_capacity(text.len());
+    for c in super::untrusted::clean(text).chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' | '[' | ']' | '(' | ')' | '!' | '`' | '*' | '_' | '\\' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }

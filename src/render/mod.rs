@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod sarif;
 pub mod style;
 pub mod terminal;
+pub mod untrusted;
 
 use std::io::Write;
 use std::path::PathBuf;

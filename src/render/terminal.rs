@@ -18,6 +18,9 @@ const CELL: usize = 48;
 
 /// The whole human report as a string.
 pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
+    // Everything below prints text from tools and captures: cleaned once.
+    let (report, judgement) = super::untrusted::neutralise(report, judgement);
+    let (report, judgement) = (&report, &judgement);
     let mut out = String::new();
     if !report.target.is_empty() {
         let _ = writeln!(

@@ -177,7 +177,7 @@ fn markdown_goes_to_stdout_and_to_the_github_step_summary() {
         .arg(oob.join("memcheck.xml")));
     assert!(
         out.stdout
-            .contains("| memcheck | invalid_access | user | oob_write |"),
+            .contains("| memcheck | invalid_access | user | oob\\_write |"),
         "{}",
         out.stdout
     );

@@ -271,3 +271,43 @@ fn snippets_are_never_read_from_outside_the_source_root_or_for_a_received_report
         .arg(tmp.path()));
     assert!(allowed.stderr.contains("TOPSECRET"), "{}", allowed.stderr);
 }
+
+#[test]
+fn names_from_tools_cannot_drive_the_terminal_or_forge_a_verdict_or_render_as_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut report = read_json(&crate::helpers::root().join("docs/examples/oob_write.report.json"));
+    let site = &mut report["findings"][0];
+    site["kernel"] = serde_json::json!("k\u{1b}[2J\u{1b}]0;owned\u{7}\nCLEAN: no errors found");
+    site["message"] =
+        serde_json::json!("![x](http://evil.example/x.png) [link](http://evil.example) `tick`");
+    report["target"] = serde_json::json!(["./app", "\u{1b}[31mred\u{202e}"]);
+    let hostile = tmp.path().join("hostile.json");
+    std::fs::write(&hostile, report.to_string()).unwrap();
+    let out = run(cudawatch()
+        .arg("--color")
+        .arg("never")
+        .arg("report")
+        .arg(&hostile)
+        .args(["--report", "markdown"]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains('\u{1b}') && !out.stderr.contains('\u{7}'),
+        "{:?}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains('\u{202e}'));
+    assert!(
+        !out.stderr
+            .lines()
+            .any(|l| l.trim_start().starts_with("CLEAN:")),
+        "a forged verdict line: {}",
+        out.stderr
+    );
+    assert!(out.stderr.lines().any(|l| l.starts_with("FINDINGS:")));
+    assert!(
+        !out.stdout.contains("![x](") && !out.stdout.contains("[link]("),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains('\u{1b}'));
+}

@@ -1,0 +1,69 @@
+//! Text that came from tool output, captures or reports from others never
+//! reaches a terminal as control: escape sequences (`ESC[2J`, `ESC]0;title`),
+//! carriage returns and newlines that would forge a `CLEAN:` line above the
+//! real verdict, and bidirectional overrides are shown as visible marks.
+//! cudawatch's own colours are added after this, by `style`.
+
+use cudawatch_model::{Judgement, Report};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// `text` with every control character made visible: a newline as `⏎`, a
+/// tab as a space, anything else as `�`.
+pub fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' => '⏎',
+            '\t' => ' ',
+            c if c.is_control() || is_bidi_control(c) => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
+}
+
+/// Right-to-left overrides and isolates: they reorder what a reader sees.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// A copy of the report and its judgement with every string cleaned: the
+/// whole model is walked, so a field added later is covered too.
+pub fn neutralise(report: &Report, judgement: &Judgement) -> (Report, Judgement) {
+    (walk(report), walk(judgement))
+}
+
+fn walk<T: Serialize + DeserializeOwned + Clone>(value: &T) -> T {
+    let Ok(mut json) = serde_json::to_value(value) else {
+        return value.clone();
+    };
+    clean_value(&mut json);
+    serde_json::from_value(json).unwrap_or_else(|_| value.clone())
+}
+
+fn clean_value(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(s) if s.chars().any(|c| c.is_control() || is_bidi_control(c)) => {
+            *s = clean(s);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(clean_value),
+        serde_json::Value::Object(map) => map.values_mut().for_each(clean_value),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_newlines_and_overrides_become_visible_marks() {
+        assert_eq!(clean("a\x1b[2Jb"), "a\u{FFFD}[2Jb");
+        assert_eq!(clean("t\x1b]0;title\x07"), "t\u{FFFD}]0;title\u{FFFD}");
+        assert_eq!(
+            clean("k\nCLEAN: no errors found"),
+            "k⏎CLEAN: no errors found"
+        );
+        assert_eq!(clean("a\u{202E}b"), "a\u{FFFD}b");
+        assert_eq!(clean("plain ünïcode"), "plain ünïcode");
+    }
+}
