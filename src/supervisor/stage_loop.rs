@@ -11,7 +11,7 @@ use cudawatch_model::{ProcessEnd, Tool};
 use super::child::{ChildSpec, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
-use super::signals::{Shutdown, Signals};
+use super::signals::{Blocking, Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
 use crate::rundir::StageRecord;
@@ -68,12 +68,18 @@ async fn run_stages(
         if stage.tool == Tool::Plain && record.spawn_error.is_none() && !record.timed_out {
             plain_seconds = Some(record.seconds);
         }
-        on_event(StageEvent::Finished {
-            index,
-            total,
-            record: &record,
-        })?;
+        {
+            let _busy = Blocking::enter();
+            on_event(StageEvent::Finished {
+                index,
+                total,
+                record: &record,
+            })?;
+        }
+        // A signal during the stage or while it was read in (counted even
+        // though nothing was polling then) stops the run before the next.
         if signals.shutdown() != Shutdown::None {
+            let _busy = Blocking::enter();
             on_event(StageEvent::Interrupted { after: stage.tool })?;
             return Ok(LoopEnd::Interrupted);
         }
@@ -156,6 +162,11 @@ async fn import_ncu(
     for (name, argv) in ncu::imports(&plan.ncu, profile) {
         let end = supervise(&spec(&name, argv), signals, |_| {}).await;
         ends.push((name, end.end));
+        // The user asked to stop: the remaining imports would each run
+        // up to their timeout.
+        if signals.shutdown() != Shutdown::None {
+            return ends;
+        }
     }
     let raw = std::fs::read(stage_dir.join("raw.csv")).unwrap_or_default();
     let mut launches = cudawatch_parsers::ncu::raw::parse(&raw).unwrap_or_default();
@@ -169,6 +180,9 @@ async fn import_ncu(
         let (name, argv) = ncu::source_import(&plan.ncu, profile, launch.launch_id);
         let end = supervise(&spec(&name, argv), signals, |_| {}).await;
         ends.push((name, end.end));
+        if signals.shutdown() != Shutdown::None {
+            break;
+        }
     }
     ends
 }

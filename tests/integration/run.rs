@@ -589,3 +589,127 @@ fn a_crash_in_the_middle_under_the_tool_stays_inconclusive() {
             .contains("checked only up to the crash")
     );
 }
+
+#[test]
+fn a_ctrl_c_during_the_ncu_imports_stops_the_remaining_imports() {
+    // Before: each remaining import still ran, up to 300 s each.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out_dir = tmp.path().join("run");
+    let mut cmd = fake_run("coalescing", &out_dir, "ncu", &[]);
+    cmd.env("FAKE_IMPORT", "hang").env("FAKE_LOG", &log);
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_log(&log, "ncu import page=raw");
+    let started = std::time::Instant::now();
+    interrupt(&child);
+    let out = finish(child);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    let imports = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(imports.matches("ncu import").count(), 1, "{imports}");
+    assert_eq!(read_json(&out_dir.join("run.json"))["interrupted"], true);
+}
+
+/// A copy of a captured case whose memcheck XML repeats its records up to
+/// about `bytes`: reading it in takes a while, which is the window the
+/// signal tests below need.
+fn slow_to_read_case(case: &str, bytes: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(sample(case)).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let xml = std::fs::read_to_string(sample(case).join("memcheck.xml")).unwrap();
+    let (start, end) = (
+        xml.find("<record>").unwrap(),
+        xml.rfind("</record>").unwrap() + 9,
+    );
+    let mut big = String::with_capacity(bytes + xml.len());
+    big.push_str(&xml[..start]);
+    while big.len() < bytes {
+        big.push_str(&xml[start..end]);
+    }
+    big.push_str(&xml[end..]);
+    std::fs::write(dir.path().join("memcheck.xml"), big).unwrap();
+    dir
+}
+
+#[test]
+fn a_ctrl_c_while_a_stage_is_read_in_stops_before_the_next_stage() {
+    // Before: the signal waited for the next stage's loop, which started
+    // racecheck and then interrupted it.
+    let case = slow_to_read_case("oob_write", 40 << 20);
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let log = tmp.path().join("fake.log");
+    let mut cmd = fake_run("oob_write", &out_dir, "memcheck,racecheck", &[]);
+    cmd.env("FAKE_CASE", case.path()).env("FAKE_LOG", &log);
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // stage.json is written as the stage ends, before its XML is read in.
+    let record = out_dir.join("memcheck/stage.json");
+    let mut waited = Duration::ZERO;
+    while !record.exists() {
+        std::thread::sleep(Duration::from_millis(5));
+        waited += Duration::from_millis(5);
+        assert!(waited < Duration::from_secs(30), "memcheck never finished");
+    }
+    interrupt(&child);
+    let out = finish(child);
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    let report = read_json(&out_dir.join("report.json"));
+    assert_eq!(stage(&report, "memcheck")["outcome"], "findings");
+    assert_eq!(
+        stage(&report, "racecheck")["outcome"],
+        "skipped",
+        "never started"
+    );
+    assert!(
+        !std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("tool=racecheck")
+    );
+}
+
+#[test]
+fn a_second_ctrl_c_while_a_stage_is_read_in_exits_at_once() {
+    let case = slow_to_read_case("oob_write", 80 << 20);
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let mut cmd = fake_run("oob_write", &out_dir, "memcheck,racecheck", &[]);
+    cmd.env("FAKE_CASE", case.path());
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let record = out_dir.join("memcheck/stage.json");
+    let mut waited = Duration::ZERO;
+    while !record.exists() {
+        std::thread::sleep(Duration::from_millis(5));
+        waited += Duration::from_millis(5);
+        assert!(waited < Duration::from_secs(30), "memcheck never finished");
+    }
+    interrupt(&child);
+    std::thread::sleep(Duration::from_millis(50));
+    let started = std::time::Instant::now();
+    interrupt(&child);
+    let out = finish(child);
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "exited {:?} after the second signal, not at once",
+        started.elapsed()
+    );
+}

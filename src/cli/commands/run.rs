@@ -81,7 +81,12 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
             rundir::write_json(&run_dir.join("report.json"), &assembler.report())
         }
     })?;
-    let code = super::conclude(assembler.report(), &policy, &output, style, None);
+    // Judging and rendering a large run takes a while: a second Ctrl-C
+    // during it ends cudawatch at once.
+    let code = {
+        let _busy = supervisor::signals::Blocking::enter();
+        super::conclude(assembler.report(), &policy, &output, style, None)
+    };
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
 }
