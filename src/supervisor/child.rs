@@ -18,7 +18,7 @@ use rustix::process::Signal;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
-use super::group::{group_alive, signal_group};
+use super::group::{group_alive, kill_adopted, signal_group};
 use super::signals::{Shutdown, Signals};
 
 /// How long to wait for the pipes to close after the child exits before
@@ -221,6 +221,11 @@ pub async fn supervise(
     if group_alive(pgid) {
         result.left_behind = true;
         signal_group(pgid, Signal::KILL);
+    }
+    // What left the group and the session (a daemon) was adopted by
+    // cudawatch when its parent exited: it goes too.
+    if kill_adopted() > 0 {
+        result.left_behind = true;
     }
     result.seconds = started.elapsed().as_secs_f64();
     result.write_error = out_sink.error.or(err_sink.error);

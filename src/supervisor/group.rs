@@ -16,3 +16,68 @@ pub fn signal_group(pgid: u32, signal: Signal) {
 pub fn group_alive(pgid: u32) -> bool {
     Pid::from_raw(pgid as i32).is_some_and(|pid| test_kill_process_group(pid).is_ok())
 }
+
+/// Makes cudawatch the child subreaper of everything it starts: a process
+/// that leaves its process group and session (`setsid sleep &`, a daemon)
+/// is adopted by cudawatch, not by init, when its parent exits, so
+/// [`kill_adopted`] can find it. Linux only; elsewhere nothing changes.
+pub fn adopt_orphans() {
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+}
+
+/// Kills and reaps every process cudawatch adopted: its children outside
+/// its own process group (its own helpers, such as nvidia-smi, stay in
+/// it). Returns how many there were. Killing one can orphan its own
+/// children, who are adopted in turn, so this repeats until none is left.
+pub fn kill_adopted() -> usize {
+    let me = rustix::process::getpid();
+    let my_group = rustix::process::getpgrp();
+    let mut killed = 0;
+    for _ in 0..16 {
+        let adopted: Vec<Pid> = children_of(me)
+            .into_iter()
+            .filter(|pid| rustix::process::getpgid(Some(*pid)).is_ok_and(|g| g != my_group))
+            .collect();
+        if adopted.is_empty() {
+            break;
+        }
+        for pid in adopted {
+            let _ = rustix::process::kill_process(pid, Signal::KILL);
+            reap(pid);
+            killed += 1;
+        }
+    }
+    killed
+}
+
+/// Waits up to a second for a killed process to be gone; one stuck in the
+/// kernel (a GPU driver call) is left as a zombie rather than hang the run.
+fn reap(pid: Pid) {
+    for _ in 0..50 {
+        match rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG) {
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            _ => return,
+        }
+    }
+}
+
+/// The processes whose parent is `parent`, from /proc.
+fn children_of(parent: Pid) -> Vec<Pid> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(Pid::from_raw)
+        .filter(|pid| parent_of(*pid) == Some(parent))
+        .collect()
+}
+
+/// The parent of `pid`: the fourth field of /proc/PID/stat, after the
+/// command name in parentheses (which may itself hold spaces or ')').
+fn parent_of(pid: Pid) -> Option<Pid> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let ppid: i32 = after_name.split_whitespace().nth(1)?.parse().ok()?;
+    Pid::from_raw(ppid)
+}

@@ -49,6 +49,7 @@ async fn run_stages(
     mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<LoopEnd, ExpectedError> {
     let mut signals = Signals::install();
+    super::group::adopt_orphans();
     let mut plain_seconds: Option<f64> = None;
     let total = plan.stages.len();
     for (index, stage) in plan.stages.iter().enumerate() {

@@ -713,3 +713,29 @@ fn a_second_ctrl_c_while_a_stage_is_read_in_exits_at_once() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_daemon_the_program_leaves_behind_is_killed_and_reported() {
+    // Before: a setsid'd grandchild outlived the run, which said clean.
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("cudawatch-daemon-{}", std::process::id());
+    let out = run(fake_run("clean", tmp.path(), "memcheck", &[])
+        .env("FAKE_MODE", "daemon")
+        .env("MARKER", &marker));
+    let report = read_json(&tmp.path().join("report.json"));
+    assert!(
+        stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("left behind were killed"),
+        "{}",
+        out.stderr
+    );
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .filter(|c| c.contains(&marker))
+        .collect();
+    assert!(survivors.is_empty(), "still running: {survivors:?}");
+}
