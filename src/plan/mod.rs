@@ -114,6 +114,9 @@ pub struct Stage {
     pub env_remove: Vec<String>,
     /// The stage's folder in the run directory (`memcheck`, `ncu`, ...).
     pub dir: PathBuf,
+    /// Why the stage cannot start (its tool was found nowhere): the
+    /// supervisor records this instead of spawning.
+    pub cannot_start: Option<String>,
 }
 
 /// A whole run, ready for the supervisor.
@@ -181,12 +184,18 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
             )
         }
     };
+    let cannot_start = argv
+        .first()
+        .and_then(|exe| settings.tools.missing(std::path::Path::new(exe)))
+        .filter(|_| tool != Tool::Plain)
+        .map(str::to_string);
     Stage {
         tool,
         argv,
         env,
         env_remove,
         dir,
+        cannot_start,
     }
 }
 

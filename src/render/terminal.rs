@@ -182,6 +182,9 @@ fn table(builder: Builder) -> String {
     s
 }
 
+/// Widest reason in the stages table; a longer one is given whole below it.
+const REASON: usize = 70;
+
 fn stages_table(report: &Report) -> String {
     let mut b = Builder::default();
     b.push_record(["stage", "outcome", "why", "exit", "time"]);
@@ -189,7 +192,7 @@ fn stages_table(report: &Report) -> String {
         b.push_record([
             stage.tool.name().to_string(),
             stage.outcome.name().to_string(),
-            shorten(&stage_why(stage), 70),
+            shorten(&stage_why(stage), REASON),
             stage.end.map(|e| e.to_string()).unwrap_or_default(),
             stage
                 .seconds
@@ -197,7 +200,16 @@ fn stages_table(report: &Report) -> String {
                 .unwrap_or_default(),
         ]);
     }
-    table(b)
+    let mut out = table(b);
+    // The remedy is usually the reason's second half ("install the CUDA
+    // toolkit or pass --compute-sanitizer"): never cut it off.
+    for stage in &report.stages {
+        if stage.reason.chars().count() > REASON && stage.outcome != cudawatch_model::Outcome::Clean
+        {
+            let _ = writeln!(out, "  {}: {}", stage.tool.name(), stage.reason);
+        }
+    }
+    out
 }
 
 /// The stage's reason, with the program's peak GPU memory where it was sampled.

@@ -40,8 +40,19 @@ fn walk<T: Serialize + DeserializeOwned + Clone>(value: &T) -> T {
     serde_json::from_value(json).unwrap_or_else(|_| value.clone())
 }
 
+/// Longest text shown from a tool: a 64 MB message would bury the report.
+const MAX_CHARS: usize = 4096;
+
 fn clean_value(value: &mut serde_json::Value) {
     match value {
+        serde_json::Value::String(s) if s.len() > MAX_CHARS => {
+            let cut: String = s.chars().take(MAX_CHARS).collect();
+            *s = format!(
+                "{}… ({} more bytes in the JSON report)",
+                clean(&cut),
+                s.len() - cut.len()
+            );
+        }
         serde_json::Value::String(s) if s.chars().any(|c| c.is_control() || is_bidi_control(c)) => {
             *s = clean(s);
         }
@@ -65,5 +76,13 @@ mod tests {
         );
         assert_eq!(clean("a\u{202E}b"), "a\u{FFFD}b");
         assert_eq!(clean("plain ünïcode"), "plain ünïcode");
+    }
+
+    #[test]
+    fn a_huge_message_is_cut_for_the_terminal() {
+        let mut value = serde_json::json!({ "message": "x".repeat(64 << 20) });
+        clean_value(&mut value);
+        let shown = value["message"].as_str().unwrap();
+        assert!(shown.len() < 5000 && shown.ends_with("more bytes in the JSON report)"));
     }
 }

@@ -14,7 +14,9 @@ use super::records::StageRecord;
 /// Facts common to every stage, from the supervisor.
 fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, String)> {
     if let Some(error) = &record.spawn_error {
+        // The lookup's own message already says where it looked and what to do.
         let hint = match record.tool {
+            _ if error.contains("; install") => String::new(),
             Tool::Plain => String::new(),
             Tool::Ncu => "; install Nsight Compute or pass --ncu / CUDAWATCH_NCU".into(),
             _ => "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER".into(),

@@ -68,7 +68,8 @@ pub struct ChildEnd {
 }
 
 impl ChildEnd {
-    fn not_started(error: String) -> ChildEnd {
+    /// A child that was never started, and why.
+    pub fn not_started(error: String) -> ChildEnd {
         ChildEnd {
             end: ProcessEnd::NotStarted,
             seconds: 0.0,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cudawatch_model::{ProcessEnd, Tool};
 
-use super::child::{ChildSpec, supervise};
+use super::child::{ChildEnd, ChildSpec, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
 use super::signals::{Blocking, Shutdown, Signals};
@@ -105,12 +105,17 @@ async fn run_stage(
         stream: plan.stream,
     };
     let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
-    let end = supervise(&spec, signals, |pgid| {
-        if let Some(s) = &sampler {
-            s.watch(pgid);
+    let end = match &stage.cannot_start {
+        Some(why) => ChildEnd::not_started(why.clone()),
+        None => {
+            supervise(&spec, signals, |pgid| {
+                if let Some(s) = &sampler {
+                    s.watch(pgid);
+                }
+            })
+            .await
         }
-    })
-    .await;
+    };
     let gpu_memory_mib = sampler.and_then(Sampler::stop);
     let mut env: Vec<String> = stage.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
     env.extend(stage.env_remove.iter().map(|k| format!("-{k}")));

@@ -10,6 +10,19 @@ pub struct ToolPaths {
     pub compute_sanitizer: PathBuf,
     /// ncu.
     pub ncu: PathBuf,
+    /// Tools found nowhere, each with the one line that says where
+    /// cudawatch looked: their stages are not started.
+    pub missing: Vec<(PathBuf, String)>,
+}
+
+impl ToolPaths {
+    /// Why `executable` cannot be run, when it was found nowhere.
+    pub fn missing(&self, executable: &Path) -> Option<&str> {
+        self.missing
+            .iter()
+            .find(|(name, _)| name == executable)
+            .map(|(_, why)| why.as_str())
+    }
 }
 
 impl ToolPaths {
@@ -17,15 +30,40 @@ impl ToolPaths {
     /// looks for the others. A tool found nowhere keeps its bare name, so
     /// spawning it fails with a clear error and its stage is inconclusive.
     pub fn resolve(compute_sanitizer: Option<&Path>, ncu: Option<&Path>) -> ToolPaths {
+        let mut missing = Vec::new();
+        let mut find = |given: Option<&Path>, name: &str, remedy: &str| {
+            match given {
+            Some(path) => path.to_path_buf(),
+            None => find_tool(name).unwrap_or_else(|| {
+                missing.push((
+                    PathBuf::from(name),
+                    format!(
+                        "{name} was not found on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin; {remedy}"
+                    ),
+                ));
+                PathBuf::from(name)
+            }),
+        }
+        };
+        let compute_sanitizer = find(
+            compute_sanitizer,
+            "compute-sanitizer",
+            "install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER",
+        );
+        let ncu = find(
+            ncu,
+            "ncu",
+            "install Nsight Compute or pass --ncu / CUDAWATCH_NCU",
+        );
         ToolPaths {
-            compute_sanitizer: compute_sanitizer
-                .map_or_else(|| find_tool("compute-sanitizer"), Path::to_path_buf),
-            ncu: ncu.map_or_else(|| find_tool("ncu"), Path::to_path_buf),
+            compute_sanitizer,
+            ncu,
+            missing,
         }
     }
 }
 
-fn find_tool(name: &str) -> PathBuf {
+fn find_tool(name: &str) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
         .unwrap_or_default();
@@ -35,6 +73,12 @@ fn find_tool(name: &str) -> PathBuf {
     dirs.push(PathBuf::from("/usr/local/cuda/bin"));
     dirs.into_iter()
         .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| PathBuf::from(name))
+        .find(|p| is_executable(p))
+}
+
+/// A regular file someone may execute: a non-executable file of the same
+/// name earlier on PATH is passed over, as a shell would.
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

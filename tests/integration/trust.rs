@@ -311,3 +311,60 @@ fn names_from_tools_cannot_drive_the_terminal_or_forge_a_verdict_or_render_as_ma
     );
     assert!(!out.stdout.contains('\u{1b}'));
 }
+
+#[test]
+fn out_of_range_numbers_are_one_line_usage_errors_from_flags_environment_and_file() {
+    // Before: inf and 1e308 panicked (exit 101), 1e19 panicked after the
+    // program had started, nan let a check or the run misbehave.
+    for (flag, value) in [
+        ("--plain-timeout", "inf"),
+        ("--plain-timeout", "1e19"),
+        ("--timeout", "nan"),
+        ("--timeout", "-1"),
+        ("--grace", "1e308"),
+        ("--max-wasted-sectors", "nan"),
+        ("--min-memory-headroom", "101"),
+        ("--max-excess-sectors-per-request", "-inf"),
+    ] {
+        let out = run(cudawatch().args(["run", flag, value, "--", "true"]));
+        assert_eq!(out.code, 2, "{flag} {value}: {}", out.stderr);
+        assert!(out.stderr.contains(value), "{flag} {value}: {}", out.stderr);
+    }
+    let env = run(cudawatch()
+        .env("CUDAWATCH_GRACE", "inf")
+        .args(["run", "--", "true"]));
+    assert_eq!(env.code, 2, "{}", env.stderr);
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("cudawatch.toml"), "timeout = 1e300\n").unwrap();
+    let file = run(cudawatch()
+        .current_dir(tmp.path())
+        .args(["run", "--", "true"]));
+    assert!(matches!(file.code, 2 | 4), "{}", file.stderr);
+    assert!(file.stderr.contains("timeout"), "{}", file.stderr);
+    assert!(!tmp.path().join("cudawatch-runs").exists(), "nothing ran");
+}
+
+#[test]
+fn the_remedy_of_a_long_reason_is_never_cut_off_and_a_file_that_cannot_run_is_not_the_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A non-executable `compute-sanitizer` earlier on PATH is passed over.
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("compute-sanitizer"), "not a program").unwrap();
+    let out = run(cudawatch()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("CUDA_HOME", tmp.path().join("no-cuda"))
+        .current_dir(tmp.path())
+        .args([
+            "--color", "never", "run", "--stages", "memcheck", "--", "true",
+        ]));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("Permission denied"), "{}", out.stderr);
+}
