@@ -368,3 +368,84 @@ fn the_remedy_of_a_long_reason_is_never_cut_off_and_a_file_that_cannot_run_is_no
     );
     assert!(!out.stderr.contains("Permission denied"), "{}", out.stderr);
 }
+
+#[test]
+fn mutated_reports_and_run_directories_never_panic_cudawatch_report() {
+    // A small deterministic fuzz through the binary: byte flips, cuts and
+    // duplications of a real report and of a real run directory's records.
+    let base =
+        std::fs::read(crate::helpers::root().join("docs/examples/oob_write.report.json")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for i in 0..120 {
+        let mut bytes = base.clone();
+        match next() % 4 {
+            0 => {
+                let at = (next() as usize) % bytes.len();
+                bytes[at] = next() as u8;
+            }
+            1 => bytes.truncate((next() as usize) % bytes.len()),
+            2 => {
+                let at = (next() as usize) % bytes.len();
+                let tail = bytes[at..].to_vec();
+                bytes.extend_from_slice(&tail);
+            }
+            _ => {
+                // Numbers where strings were, and the other way round.
+                let text = String::from_utf8_lossy(&bytes)
+                    .replacen("\"count\": 24", "\"count\": -1e400", 1)
+                    .replacen("\"line\": 6", "\"line\": \"6\"", 1);
+                bytes = text.into_bytes();
+            }
+        }
+        let path = tmp.path().join(format!("m{i}.json"));
+        std::fs::write(&path, &bytes).unwrap();
+        let out = run(cudawatch()
+            .arg("report")
+            .arg(&path)
+            .args(["--report", "sarif=-"]));
+        assert!(
+            matches!(out.code, 0 | 1 | 3 | 4),
+            "case {i}: exit {}: {}",
+            out.code,
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "case {i}: {}", out.stderr);
+    }
+    // A run directory whose records are mangled.
+    let dir = tmp.path().join("run");
+    let first = run(fake_run("oob_write", &dir, "plain,memcheck", &[]));
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    for (file, text) in [
+        ("run.json", "{\"cudawatch_version\": 1}"),
+        (
+            "memcheck/stage.json",
+            "{\"tool\": \"memcheck\", \"seconds\": \"NaN\"}",
+        ),
+        (
+            "memcheck/memcheck.xml",
+            "<ComputeSanitizerOutput><record><kind>",
+        ),
+    ] {
+        let copy = tmp.path().join(format!("copy-{}", file.replace('/', "-")));
+        let _ = Command::new("cp").arg("-r").arg(&dir).arg(&copy).status();
+        std::fs::write(copy.join(file), text).unwrap();
+        let out = run(cudawatch().arg("report").arg(&copy));
+        assert!(
+            matches!(out.code, 1 | 3 | 4),
+            "{file}: exit {}: {}",
+            out.code,
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{file}: {}", out.stderr);
+        assert!(out.stderr.lines().any(|l| l.starts_with("error:")
+            || l.starts_with("FINDINGS")
+            || l.starts_with("INCONCLUSIVE")));
+    }
+}
