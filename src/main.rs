@@ -15,6 +15,7 @@ mod render;
 mod rundir;
 mod supervisor;
 mod tools;
+mod words;
 
 use cli::args::Command;
 use cli::commands;

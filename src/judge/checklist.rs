@@ -7,6 +7,7 @@ use cudawatch_model::{
 };
 
 use super::policy::{Policy, Thresholds, is_open};
+use crate::words::plural;
 
 /// The checklist of a run's report (empty for reports without stages).
 pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
@@ -130,7 +131,7 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
                 let count: u64 = leaks.iter().map(|l| l.count).sum();
                 (
                     CheckStatus::Fail,
-                    format!("{bytes} bytes leaked in {count} allocations"),
+                    format!("{bytes} bytes leaked in {}", plural(count, "allocation")),
                 )
             }
             other => not_checked(other),
@@ -155,14 +156,18 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
             (None, Some(_)) if !api_after.is_empty() => (
                 CheckStatus::Inconclusive,
                 format!(
-                    "only errors that follow the root cause ({} sites, first: {})",
-                    api_after.len(),
+                    "only errors that follow the root cause ({}, first: {})",
+                    plural(api_after.len() as u64, "site"),
                     api_after[0].message
                 ),
             ),
             (Some(first), _) => (
                 CheckStatus::Fail,
-                format!("{} sites, first: {}", api.len(), first.message),
+                format!(
+                    "{}, first: {}",
+                    plural(api.len() as u64, "site"),
+                    first.message
+                ),
             ),
             (None, Some(_)) => (
                 CheckStatus::Pass,
@@ -240,7 +245,11 @@ fn by_stage(stage: Option<&StageReport>, found: &[&Site]) -> (CheckStatus, Strin
                 .unwrap_or_default();
             (
                 CheckStatus::Fail,
-                format!("{} sites, first: {}{at}", found.len(), first.message),
+                format!(
+                    "{}, first: {}{at}",
+                    plural(found.len() as u64, "site"),
+                    first.message
+                ),
             )
         }
         (Some(s), None) if ran(s) => (CheckStatus::Pass, s.reason.clone()),

@@ -8,6 +8,7 @@ use cudawatch_parsers::site::simple_kernel_name;
 
 use super::gate::Facts;
 use super::policy::{FailOn, Policy};
+use crate::words::plural;
 
 /// The verdict lines of `facts`, worst news first.
 pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<VerdictLine> {
@@ -41,13 +42,13 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
     let accepted = (facts.accepted > 0).then(|| {
         format!(
             "{} accepted (suppressed or in the baseline)",
-            plural(facts.accepted, "site")
+            plural(facts.accepted as u64, "site")
         )
     });
     let outside = (facts.out_of_scope > 0).then(|| {
         format!(
             "{} inside framework or library code reported, not gating (--gate-scope all)",
-            plural(facts.out_of_scope, "site")
+            plural(facts.out_of_scope as u64, "site")
         )
     });
     let checks = (!facts.failed_checks.is_empty())
@@ -65,7 +66,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         let folded = (facts.consequences > 0).then(|| {
             format!(
                 "{} following from it folded under it",
-                plural(facts.consequences, "site")
+                plural(facts.consequences as u64, "site")
             )
         });
         push(
@@ -108,7 +109,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             join(vec![
                 Some(format!(
                     "{}, none fails the gate (--fail-on {})",
-                    plural(facts.open_errors_not_gating, "error site"),
+                    plural(facts.open_errors_not_gating as u64, "error site"),
                     policy.fail_on.name()
                 )),
                 outside,
@@ -206,17 +207,8 @@ fn gating_sites(facts: &Facts<'_>) -> String {
     .into_iter()
     .filter_map(|(severity, noun)| {
         let n = count(severity);
-        (n > 0).then(|| plural(n, noun))
+        (n > 0).then(|| plural(n as u64, noun))
     })
     .collect();
     parts.join(", ")
-}
-
-/// `1 site`, `2 sites`.
-pub fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }

@@ -222,9 +222,9 @@ fn findings(out: &mut String, sites: &[Site], judgement: &Judgement) {
     for (component, list) in components {
         let _ = writeln!(
             out,
-            "<details class=\"library\"><summary>{}: {} sites</summary>",
+            "<details class=\"library\"><summary>{}: {}</summary>",
             escape_markup(&component),
-            list.len()
+            crate::words::plural(list.len() as u64, "site")
         );
         for site in list {
             n += 1;

@@ -68,8 +68,8 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
             out,
             "\n{}",
             style.bold(&format!(
-                "Inside framework and library code, not gating ({} sites; --gate-scope all counts them)",
-                folded.len()
+                "Inside framework and library code, not gating ({}; --gate-scope all counts them)",
+                crate::words::plural(folded.len() as u64, "site")
             ))
         );
         out.push_str(&folded_lines(&folded));
@@ -163,11 +163,10 @@ fn folded_lines(sites: &[&Site]) -> String {
             }
         }
         let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
-        let sites = if list.len() == 1 { "site" } else { "sites" };
         let _ = writeln!(
             out,
-            "  {component}: {} {sites} ({})",
-            list.len(),
+            "  {component}: {} ({})",
+            crate::words::plural(list.len() as u64, "site"),
             kinds.join(", ")
         );
     }

@@ -10,6 +10,7 @@ use cudawatch_model::{Outcome, ProcessEnd, Tool};
 use cudawatch_parsers::builder::{NcuEvidence, SanitizerEvidence};
 
 use super::records::StageRecord;
+use crate::words::plural;
 
 /// Facts common to every stage, from the supervisor.
 fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, String)> {
@@ -63,7 +64,11 @@ pub fn plain(record: &StageRecord, findings: usize) -> (Outcome, String) {
     match (failed, findings) {
         (_, n) if n > 0 => (
             Outcome::Findings,
-            format!("{} printed {n} error site(s)", describe_end(record.end)),
+            format!(
+                "{} printed {}",
+                describe_end(record.end),
+                plural(n as u64, "error site")
+            ),
         ),
         (true, _) => (
             Outcome::TargetFailed,
@@ -94,7 +99,7 @@ pub fn sanitizer(
         };
         let found = match evidence.folded {
             0 => "nothing found before the stop".to_string(),
-            n => format!("{n} record(s) found before the stop are kept"),
+            n => format!("{} found before the stop kept", plural(n, "record")),
         };
         return (
             Outcome::Inconclusive,
@@ -121,9 +126,9 @@ pub fn sanitizer(
         // every PyTorch program tried). The checks count; the leak check
         // does not (the checklist says so).
         let checked = format!(
-            "{tool} checked the program to its end ({} error(s)); the program then crashed at teardown \
+            "{tool} checked the program to its end ({}); the program then crashed at teardown \
              under the tool, after its output and the tool's summary",
-            evidence.folded
+            plural(evidence.folded, "error")
         );
         let outcome = if evidence.folded > 0 {
             Outcome::Findings
@@ -134,7 +139,7 @@ pub fn sanitizer(
     }
     if let Some(line) = evidence.summary.failures.first() {
         let found = if evidence.folded > 0 {
-            format!("{} error(s) reported, then ", evidence.folded)
+            format!("{} reported, then ", plural(evidence.folded, "error"))
         } else {
             String::new()
         };
@@ -174,7 +179,10 @@ pub fn sanitizer(
             .errors
             .or(evidence.summary.racecheck.map(|r| r.0))
             .unwrap_or(evidence.folded);
-        return (Outcome::Findings, format!("{total} error(s) reported"));
+        return (
+            Outcome::Findings,
+            format!("{} reported", plural(total, "error")),
+        );
     }
     if evidence.summary.errors.is_some_and(|e| e > 0) {
         return (
@@ -319,7 +327,10 @@ pub fn ncu(
     }
     (
         Outcome::Clean,
-        format!("{} launches profiled, all coalesced", evidence.kernels),
+        format!(
+            "{} profiled, all coalesced",
+            plural(evidence.kernels as u64, "launch")
+        ),
     )
 }
 
@@ -414,7 +425,7 @@ mod tests {
                 evidence(summary(Some(26)), Some(26), 26),
                 false,
                 Outcome::Findings,
-                "26 error(s)",
+                "26 errors",
             ),
             (
                 "usage printed",
@@ -502,7 +513,7 @@ mod tests {
                 evidence(summary(None), None, 3),
                 false,
                 Outcome::Inconclusive,
-                "3 record(s) found before the stop are kept",
+                "3 records found before the stop kept",
             ),
             (
                 "tool missing",

@@ -19,7 +19,7 @@ const LAYERS: &[&str] = &[
     "render",
 ];
 /// Modules anyone may use.
-const LEAVES: &[&str] = &["errors", "exit_codes"];
+const LEAVES: &[&str] = &["errors", "exit_codes", "words"];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

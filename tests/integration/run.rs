@@ -479,7 +479,7 @@ fn a_sanitizer_stopped_by_its_timeout_is_incomplete_and_keeps_what_it_found() {
         .to_string();
     assert!(
         reason.starts_with("incomplete: stopped by its timeout after 2s")
-            && reason.contains("found before the stop are kept"),
+            && reason.contains("found before the stop kept"),
         "{reason}"
     );
     assert_eq!(
