@@ -14,6 +14,8 @@ pub enum ExpectedError {
     RunDir { path: String, message: String },
     /// Nothing to run.
     NoProgram,
+    /// The program to run cannot be found or run.
+    ProgramNotFound(String),
     /// A report could not be written.
     Write { target: String, message: String },
     /// The command line asks for something impossible.
@@ -26,7 +28,8 @@ impl ExpectedError {
         match self {
             ExpectedError::Input { .. }
             | ExpectedError::RunDir { .. }
-            | ExpectedError::NoProgram => exit_codes::SETUP_ERROR,
+            | ExpectedError::NoProgram
+            | ExpectedError::ProgramNotFound(_) => exit_codes::SETUP_ERROR,
             ExpectedError::Write { .. } => exit_codes::WRITE_ERROR,
             ExpectedError::Usage(_) => exit_codes::USAGE,
         }
@@ -41,6 +44,7 @@ impl fmt::Display for ExpectedError {
             ExpectedError::NoProgram => f.write_str(
                 "no program to run: give it after `--`, e.g. cudawatch run -- python train.py",
             ),
+            ExpectedError::ProgramNotFound(message) => f.write_str(message),
             ExpectedError::Write { target, message } => {
                 write!(f, "cannot write {target}: {message}")
             }

@@ -140,7 +140,7 @@ pub struct ReportArgs {
 /// `cudawatch run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Stages to run, in order.
+    /// Stages to run, in order, comma-separated (plain,memcheck,ncu).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
     pub stages: Vec<StageName>,
     /// Where to keep raw artifacts and report.json
@@ -207,13 +207,9 @@ pub struct RunArgs {
     /// ncu executable.
     #[arg(long, env = "CUDAWATCH_NCU")]
     pub ncu: Option<PathBuf>,
-    /// The program and its arguments.
-    #[arg(
-        required = true,
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "PROGRAM"
-    )]
+    /// The program and its arguments, after `--`: everything before `--` is
+    /// cudawatch's, so a mistyped flag is an error, not a program.
+    #[arg(required = true, last = true, value_name = "PROGRAM")]
     pub program: Vec<OsString>,
 }
 

@@ -326,7 +326,7 @@ fn out_of_range_numbers_are_one_line_usage_errors_from_flags_environment_and_fil
         ("--min-memory-headroom", "101"),
         ("--max-excess-sectors-per-request", "-inf"),
     ] {
-        let out = run(cudawatch().args(["run", flag, value, "--", "true"]));
+        let out = run(cudawatch().args(["run", &format!("{flag}={value}"), "--", "true"]));
         assert_eq!(out.code, 2, "{flag} {value}: {}", out.stderr);
         assert!(out.stderr.contains(value), "{flag} {value}: {}", out.stderr);
     }

@@ -1,0 +1,73 @@
+//! What a person meets first: a mistyped flag, a program that is not there,
+//! a missing file named by a flag, a program that fails on its own. Each is
+//! said once, before any stage runs, in a line that says what to do.
+
+use crate::helpers::{cudawatch, run};
+
+#[test]
+fn a_mistyped_flag_is_an_error_with_a_tip_not_a_program() {
+    // Before: `--stage` was run as the program, and `memcheck` after a
+    // space-separated stage list too.
+    let out = run(cudawatch().args(["run", "--stage", "plain", "--", "/bin/true"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("a similar argument exists: '--stages'"),
+        "{}",
+        out.stderr
+    );
+    let out = run(cudawatch().args(["run", "--stages", "plain", "memcheck", "--", "/bin/true"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unexpected argument 'memcheck'"),
+        "{}",
+        out.stderr
+    );
+    let help = run(cudawatch().args(["run", "--help"]));
+    assert!(help.stdout.contains("comma-separated"), "{}", help.stdout);
+}
+
+#[test]
+fn a_program_that_is_not_there_is_one_line_and_exit_4_before_any_stage() {
+    // Before: all six stages ran and the run exited 3 with a full report.
+    let tmp = tempfile::tempdir().unwrap();
+    for program in [
+        &["./no-such-program"][..],
+        &["no-such-program-anywhere"],
+        &["python3", "missing.py"],
+    ] {
+        let out = run(cudawatch()
+            .current_dir(tmp.path())
+            .arg("run")
+            .arg("--")
+            .args(program));
+        assert_eq!(out.code, 4, "{program:?}: {}", out.stderr);
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+        assert!(
+            out.stderr.starts_with("error: cannot run"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert!(!tmp.path().join("cudawatch-runs").exists(), "no stage ran");
+}
+
+#[test]
+fn a_missing_baseline_or_suppressions_file_stops_the_run_before_it_starts() {
+    // Before: noticed after every stage had run, and then no report at all.
+    let tmp = tempfile::tempdir().unwrap();
+    for flag in ["--baseline", "--suppressions"] {
+        let out = run(cudawatch().current_dir(tmp.path()).args([
+            "run",
+            flag,
+            "missing.file",
+            "--",
+            "true",
+        ]));
+        assert_eq!(out.code, 4, "{flag}: {}", out.stderr);
+        assert!(out.stderr.contains("missing.file"), "{}", out.stderr);
+        assert!(
+            !tmp.path().join("cudawatch-runs").exists(),
+            "{flag}: a stage ran"
+        );
+    }
+}
