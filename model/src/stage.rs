@@ -89,4 +89,8 @@ pub struct StageReport {
     /// Peak GPU memory used during the stage, in MiB, and the total.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_memory_mib: Option<(u64, u64)>,
+    /// The last lines the program wrote on stderr, when the plain run
+    /// failed: what a person looks at first (the whole file is an artifact).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
 }

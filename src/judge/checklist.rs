@@ -431,6 +431,7 @@ mod tests {
             summary: ToolSummary::default(),
             artifacts: Vec::new(),
             gpu_memory_mib: Some((1000, 80000)),
+            stderr_tail: Vec::new(),
         }
     }
 

@@ -200,6 +200,16 @@ fn stages_table(report: &Report) -> String {
         ]);
     }
     let mut out = table(b);
+    for stage in report.stages.iter().filter(|s| !s.stderr_tail.is_empty()) {
+        let _ = writeln!(
+            out,
+            "  The program's last lines on stderr ({}/stderr in the run directory has it all):",
+            stage.tool.name()
+        );
+        for line in &stage.stderr_tail {
+            let _ = writeln!(out, "    | {line}");
+        }
+    }
     // The remedy is usually the reason's second half ("install the CUDA
     // toolkit or pass --compute-sanitizer"): never cut it off.
     for stage in &report.stages {

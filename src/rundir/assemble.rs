@@ -7,7 +7,9 @@
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use cudawatch_model::{FindingKind, Outcome, Report, StageReport, Tool, ToolSummary, Warning};
+use cudawatch_model::{
+    FindingKind, Outcome, ProcessEnd, Report, StageReport, Tool, ToolSummary, Warning,
+};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::classify;
@@ -203,6 +205,11 @@ fn read_stage(
         summary,
         artifacts,
         gpu_memory_mib: record.gpu_memory_mib,
+        stderr_tail: if tool == Tool::Plain && record.end != ProcessEnd::Exited(0) {
+            tail(&read("stderr"))
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -245,5 +252,20 @@ fn skipped(tool: Tool, reason: &str) -> StageReport {
         summary: ToolSummary::default(),
         artifacts: Vec::new(),
         gpu_memory_mib: None,
+        stderr_tail: Vec::new(),
     }
+}
+
+/// Lines kept of a failed program's stderr, and the longest shown whole.
+const TAIL_LINES: usize = 12;
+const TAIL_CHARS: usize = 300;
+
+/// The last non-empty lines of `bytes`, each cut to a readable length.
+fn tail(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..]
+        .iter()
+        .map(|l| l.chars().take(TAIL_CHARS).collect())
+        .collect()
 }

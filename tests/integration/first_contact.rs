@@ -71,3 +71,34 @@ fn a_missing_baseline_or_suppressions_file_stops_the_run_before_it_starts() {
         );
     }
 }
+
+#[test]
+fn when_the_program_fails_its_last_stderr_lines_are_shown_with_where_the_rest_is() {
+    // Before: the report said only "the program exited 1".
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(crate::run::fake_run(
+        "device_assert",
+        tmp.path(),
+        "plain",
+        &[],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let last =
+        std::fs::read_to_string(crate::helpers::sample("device_assert").join("plain.stderr"))
+            .unwrap()
+            .lines()
+            .rfind(|l| !l.trim().is_empty())
+            .unwrap()
+            .to_string();
+    assert!(
+        out.stderr
+            .contains("The program's last lines on stderr (plain/stderr"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("| {last}")),
+        "{last:?} in {}",
+        out.stderr
+    );
+}
