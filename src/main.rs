@@ -29,13 +29,13 @@ fn main() {
         }
     };
     let args = &resolved.args;
-    let style = render::style::Style::from_env(cli::settings::color(args.color));
+    let styles = render::style::Style::from_env(cli::settings::color(args.color));
     let result = match &args.command {
         Command::Config(a) => commands::config::run(a, &resolved),
-        Command::Run(a) => commands::run::run(a, style),
-        Command::Parse(a) => commands::parse::run(a, style),
-        Command::Report(a) => commands::report::run(a, style),
-        Command::Diff(a) => commands::diff::run(a, style),
+        Command::Run(a) => commands::run::run(a, styles),
+        Command::Parse(a) => commands::parse::run(a, styles),
+        Command::Report(a) => commands::report::run(a, styles),
+        Command::Diff(a) => commands::diff::run(a, styles),
         Command::Completions { shell } => commands::help::completions(*shell),
         Command::Man => commands::help::man(),
         Command::Suppress(a) => commands::suppress::run(a),

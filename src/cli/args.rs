@@ -103,14 +103,11 @@ pub struct SuppressArgs {
     pub file: PathBuf,
 }
 
-/// `cudawatch config`. It also takes every setting flag of `run`
-/// (added in `config::command`), to show how they combine.
+/// `cudawatch config`. It takes every setting flag of `run` (added in
+/// `config::command`), to show how they combine; `--format json`, one of
+/// them, prints the settings as JSON.
 #[derive(Debug, clap::Args)]
-pub struct ConfigArgs {
-    /// Print the settings as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
+pub struct ConfigArgs {}
 
 /// `cudawatch diff`.
 #[derive(Debug, clap::Args)]

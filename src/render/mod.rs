@@ -98,6 +98,10 @@ pub fn parse_spec(text: &str) -> Result<ReportSpec, ExpectedError> {
 pub struct OutputSettings {
     /// Every export, at most one of them on stdout.
     pub reports: Vec<ReportSpec>,
+    /// Where the human report goes: stdout for `report` and `parse` (their
+    /// product, `cudawatch report r.json > r.txt`) unless a machine format
+    /// claims it; stderr during a run, beside its progress lines.
+    pub human_on_stdout: bool,
 }
 
 impl OutputSettings {
@@ -119,7 +123,16 @@ impl OutputSettings {
                 "only one report can go to stdout: give the others a path, e.g. --report sarif=cudawatch.sarif".into(),
             ));
         }
-        Ok(OutputSettings { reports: specs })
+        Ok(OutputSettings {
+            reports: specs,
+            human_on_stdout: false,
+        })
+    }
+
+    /// The human report on stdout, unless a machine format is there.
+    pub fn human_on_stdout(mut self) -> OutputSettings {
+        self.human_on_stdout = !self.reports.iter().any(|s| s.target == Target::Stdout);
+        self
     }
 }
 
@@ -128,12 +141,16 @@ pub fn render(
     report: &Report,
     judgement: &Judgement,
     output: &OutputSettings,
-    style: style::Style,
+    styles: style::Styles,
 ) -> Result<(), ExpectedError> {
-    let table = terminal::render(report, judgement, style);
-    // A closed stderr is not worth failing the run for; the exports and the
-    // run directory still carry everything.
-    let _ = std::io::stderr().lock().write_all(table.as_bytes());
+    if output.human_on_stdout {
+        write_stdout(terminal::render(report, judgement, styles.stdout).as_bytes())?;
+    } else {
+        // A closed stderr is not worth failing the run for; the exports and
+        // the run directory still carry everything.
+        let table = terminal::render(report, judgement, styles.stderr);
+        let _ = std::io::stderr().lock().write_all(table.as_bytes());
+    }
     // One export that cannot be written must not cost the others: write
     // them all, then report the first failure.
     let mut first_error = None;

@@ -13,19 +13,29 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Whether to colour, decided once.
+/// Whether to colour each stream, decided once: human output goes to
+/// stderr during a run and to stdout from `report` and `parse`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Styles {
+    /// For stderr.
+    pub stderr: Style,
+    /// For stdout.
+    pub stdout: Style,
+}
+
+/// Whether to colour one stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     color: bool,
 }
 
 impl Style {
-    /// Resolves `--color` for stderr. `auto` colours only a terminal, and
-    /// never when NO_COLOR is set to anything non-empty or TERM is `dumb`.
-    /// The environment is passed in so the rule can be tested.
+    /// Resolves `--color` for a stream. `auto` colours only a terminal,
+    /// and never when NO_COLOR is set to anything non-empty or TERM is
+    /// `dumb`. The environment is passed in so the rule can be tested.
     pub fn resolve(
         choice: ColorChoice,
-        stderr_is_terminal: bool,
+        is_terminal: bool,
         no_color: Option<&str>,
         term: Option<&str>,
     ) -> Style {
@@ -33,22 +43,22 @@ impl Style {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                stderr_is_terminal && no_color.is_none_or(str::is_empty) && term != Some("dumb")
+                is_terminal && no_color.is_none_or(str::is_empty) && term != Some("dumb")
             }
         };
         Style { color }
     }
 
-    /// Resolves against this process's environment.
-    pub fn from_env(choice: ColorChoice) -> Style {
+    /// Resolves against this process's environment, for stderr and stdout.
+    pub fn from_env(choice: ColorChoice) -> Styles {
         let no_color = std::env::var("NO_COLOR").ok();
         let term = std::env::var("TERM").ok();
-        Style::resolve(
-            choice,
-            std::io::stderr().is_terminal(),
-            no_color.as_deref(),
-            term.as_deref(),
-        )
+        let on =
+            |is_terminal| Style::resolve(choice, is_terminal, no_color.as_deref(), term.as_deref());
+        Styles {
+            stderr: on(std::io::stderr().is_terminal()),
+            stdout: on(std::io::stdout().is_terminal()),
+        }
     }
 
     fn paint(self, code: &str, text: &str) -> String {

@@ -74,7 +74,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
     let mut cmd = cudawatch();
     cmd.current_dir(tmp.path())
         .env("CUDAWATCH_GRACE", "2")
-        .args(["config", "--json", "--max-wasted-sectors", "35"]);
+        .args(["config", "--format", "json", "--max-wasted-sectors", "35"]);
     let out = run(cmd);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let report = json(&out);

@@ -102,3 +102,37 @@ fn when_the_program_fails_its_last_stderr_lines_are_shown_with_where_the_rest_is
         out.stderr
     );
 }
+
+#[test]
+fn report_parse_diff_and_config_print_their_product_on_stdout() {
+    // Before: all on stderr, so `cudawatch report r.json > r.txt` and
+    // `cudawatch config | grep fail-on` got nothing.
+    let example = crate::helpers::root().join("docs/examples/oob_write.report.json");
+    let report = run(cudawatch().arg("report").arg(&example));
+    assert!(report.stdout.contains("Findings by site") && report.stdout.contains("FINDINGS:"));
+    assert!(
+        !report.stderr.contains("Findings by site"),
+        "{}",
+        report.stderr
+    );
+    // A machine format on stdout keeps it: the human report moves to stderr.
+    let json = run(cudawatch()
+        .arg("report")
+        .arg(&example)
+        .args(["--format", "json"]));
+    assert!(json.stdout.trim_start().starts_with('{') && json.stderr.contains("FINDINGS:"));
+    let config = run(cudawatch().args(["config"]));
+    assert!(
+        config.stdout.lines().any(|l| l.contains("fail-on")),
+        "{}",
+        config.stdout
+    );
+    let config_json = run(cudawatch().args(["config", "--format", "json"]));
+    assert!(
+        config_json.stdout.contains("\"settings\""),
+        "{}",
+        config_json.stdout
+    );
+    let diff = run(cudawatch().arg("diff").arg(&example).arg(&example));
+    assert!(diff.stdout.contains("unchanged (3)"), "{}", diff.stdout);
+}

@@ -254,7 +254,7 @@ fn a_baseline_keeps_known_findings_from_failing_and_diff_lists_new_and_fixed() {
         "every finding is in the baseline: {}",
         same.stderr
     );
-    assert!(same.stderr.contains("(baseline)"), "{}", same.stderr);
+    assert!(same.stdout.contains("(baseline)"), "{}", same.stdout);
     let diff = run(cudawatch()
         .args(["diff", "--format", "json"])
         .arg(&old)

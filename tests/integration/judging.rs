@@ -43,8 +43,8 @@ fn a_report_is_its_own_baseline_so_nothing_fails_not_even_the_checklist() {
         .arg("--baseline")
         .arg(&report));
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(printed_labels(&out.stderr), ["CLEAN"], "{}", out.stderr);
-    assert!(out.stderr.contains("3 sites accepted"), "{}", out.stderr);
+    assert_eq!(printed_labels(&out.stdout), ["CLEAN"], "{}", out.stdout);
+    assert!(out.stdout.contains("3 sites accepted"), "{}", out.stdout);
 }
 
 #[test]
@@ -132,20 +132,20 @@ fn the_two_verdicts_that_contradicted_their_exit_codes() {
         "warning",
     ]));
     assert_eq!(out.code, 1);
-    assert_eq!(printed_labels(&out.stderr), ["FINDINGS"], "{}", out.stderr);
-    assert!(out.stderr.contains("; 1 warning site"), "{}", out.stderr);
+    assert_eq!(printed_labels(&out.stdout), ["FINDINGS"], "{}", out.stdout);
+    assert!(out.stdout.contains("; 1 warning site"), "{}", out.stdout);
     // Before: a red FINDINGS with exit 0.
     let out = run(cudawatch()
         .arg("report")
         .arg(example("oob_write"))
         .args(["--fail-on", "never"]));
     assert_eq!(out.code, 0);
-    assert_eq!(printed_labels(&out.stderr), ["PASSED"], "{}", out.stderr);
+    assert_eq!(printed_labels(&out.stdout), ["PASSED"], "{}", out.stdout);
     assert!(
-        out.stderr
+        out.stdout
             .contains("1 error site, none fails the gate (--fail-on never)"),
         "{}",
-        out.stderr
+        out.stdout
     );
 }
 

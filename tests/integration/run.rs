@@ -288,7 +288,8 @@ fn ncu_stage_imports_the_profile_and_reports_coalescing() {
             .unwrap_or("")
             .to_string()
     };
-    assert!(item(&out.stderr).contains("fail") && item(&loose.stderr).contains("pass"));
+    // `run` prints its report on stderr, `report` its product on stdout.
+    assert!(item(&out.stderr).contains("fail") && item(&loose.stdout).contains("pass"));
 }
 
 /// Starts `cmd`, waits until the fake logged that it runs `tool`.

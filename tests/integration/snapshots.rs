@@ -28,7 +28,7 @@ fn every_format(case: &str, dir: &Path) -> Vec<(&'static str, String)> {
     }
     let out = run(cmd);
     assert!(matches!(out.code, 0 | 1 | 3), "{case}: {}", out.stderr);
-    let mut rendered = vec![("terminal", out.stderr)];
+    let mut rendered = vec![("terminal", out.stdout)];
     for (format, ext) in formats {
         let text = std::fs::read_to_string(dir.join(format!("{case}.{ext}")))
             .unwrap_or_else(|e| panic!("{case}.{ext}: {e}"));

@@ -105,7 +105,7 @@ fn a_run_directory_with_a_fifo_or_a_device_cannot_hang_or_flood_report() {
     assert!(started.elapsed().as_secs() < 20, "no hang, no flood");
     assert!(matches!(again.code, 1 | 3), "{}", again.stderr);
     // The XML still holds the finding; the refused files gave nothing.
-    assert!(again.stderr.contains("invalid_access"), "{}", again.stderr);
+    assert!(again.stdout.contains("invalid_access"), "{}", again.stdout);
 }
 
 #[test]
@@ -137,9 +137,14 @@ fn parse_reads_a_pipe_once_and_finds_what_is_in_it() {
         ))
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("invalid_access"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("invalid_access"), "{stdout}");
 }
 
 #[test]
@@ -151,7 +156,7 @@ fn parse_takes_a_directory_of_captures_and_fails_first_on_a_missing_file() {
     }
     let out = run(cudawatch().arg("parse").arg(tmp.path()));
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("invalid_access"), "{}", out.stderr);
+    assert!(out.stdout.contains("invalid_access"), "{}", out.stdout);
     // A missing file: one line, exit 4, and no report that reads as whole.
     let missing = run(cudawatch()
         .arg("parse")
@@ -261,7 +266,7 @@ fn snippets_are_never_read_from_outside_the_source_root_or_for_a_received_report
     std::fs::write(&capture, log).unwrap();
     let parsed = run(cudawatch().current_dir(&work).arg("parse").arg(&capture));
     assert_eq!(parsed.code, 1, "{}", parsed.stderr);
-    assert!(!parsed.stderr.contains("TOPSECRET"), "{}", parsed.stderr);
+    assert!(!parsed.stdout.contains("TOPSECRET") && !parsed.stderr.contains("TOPSECRET"));
     // ...unless the user points --source-root at it.
     let allowed = run(cudawatch()
         .current_dir(&work)
@@ -269,7 +274,7 @@ fn snippets_are_never_read_from_outside_the_source_root_or_for_a_received_report
         .arg(&capture)
         .arg("--source-root")
         .arg(tmp.path()));
-    assert!(allowed.stderr.contains("TOPSECRET"), "{}", allowed.stderr);
+    assert!(allowed.stdout.contains("TOPSECRET"), "{}", allowed.stdout);
 }
 
 #[test]
@@ -444,8 +449,12 @@ fn mutated_reports_and_run_directories_never_panic_cudawatch_report() {
             out.stderr
         );
         assert!(!out.stderr.contains("panicked"), "{file}: {}", out.stderr);
-        assert!(out.stderr.lines().any(|l| l.starts_with("error:")
-            || l.starts_with("FINDINGS")
-            || l.starts_with("INCONCLUSIVE")));
+        assert!(
+            out.stderr.lines().any(|l| l.starts_with("error:"))
+                || out
+                    .stdout
+                    .lines()
+                    .any(|l| l.starts_with("FINDINGS") || l.starts_with("INCONCLUSIVE"))
+        );
     }
 }

@@ -19,8 +19,8 @@ struct Row {
     origin: String,
 }
 
-/// Prints the table on stderr (JSON on stdout with `--json`).
-pub fn run(args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError> {
+/// Prints the settings on stdout: a table, or JSON with `--format json`.
+pub fn run(_args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError> {
     let root = Args::command();
     let config_matches = resolved
         .matches
@@ -56,14 +56,22 @@ pub fn run(args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError>
         Some(f) => f.path.display().to_string(),
         None => format!("none ({} not found here or above)", config::FILE_NAME),
     };
-    if args.json {
+    // `--format json` is itself a setting, so it is read from the same
+    // matches: one spelling for JSON in every command.
+    let json = config_matches
+        .get_raw("format")
+        .and_then(|mut v| v.next())
+        .is_some_and(|v| v == "json");
+    if json {
         let json = serde_json::json!({ "config_file": resolved.file.as_ref().map(|f| &f.path), "settings": rows });
         let text = serde_json::to_string_pretty(&json).expect("serialisable");
         crate::render::write_stdout(format!("{text}\n").as_bytes())?;
     } else {
-        eprintln!("config file: {file}");
-        eprintln!("{}", Table::new(&rows).with(TableStyle::sharp()));
-        eprintln!("precedence: command line > environment > config file > default");
+        let text = format!(
+            "config file: {file}\n{}\nprecedence: command line > environment > config file > default\n",
+            Table::new(&rows).with(TableStyle::sharp())
+        );
+        crate::render::write_stdout(text.as_bytes())?;
     }
     Ok(exit_codes::CLEAN)
 }

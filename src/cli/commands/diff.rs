@@ -13,7 +13,7 @@ use crate::cli::settings;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::judge::{Policy, baseline};
-use crate::render::style::Style;
+use crate::render::style::Styles;
 
 /// The diff, as `--format json` prints it.
 #[derive(Debug, Serialize)]
@@ -28,7 +28,7 @@ pub struct Diff<'a> {
 
 /// Runs `cudawatch diff`; exits 1 when NEW has sites OLD did not at or
 /// above `--fail-on`.
-pub fn run(args: &DiffArgs, style: Style) -> Result<i32, ExpectedError> {
+pub fn run(args: &DiffArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let old = baseline::read_report(&args.old)?;
     let new = baseline::read_report(&args.new)?;
     let policy = Policy {
@@ -54,13 +54,15 @@ pub fn run(args: &DiffArgs, style: Style) -> Result<i32, ExpectedError> {
             .filter(|s| old_ids.contains(s.id.as_str()))
             .collect(),
     };
-    eprint!("{}", render(&diff, style));
+    // The diff is the product: on stdout, as JSON or as text.
     if args.format == Format::Json {
         let text = serde_json::to_string_pretty(&diff).map_err(|e| ExpectedError::Write {
             target: "stdout".into(),
             message: e.to_string(),
         })?;
         crate::render::write_stdout(format!("{text}\n").as_bytes())?;
+    } else {
+        crate::render::write_stdout(render(&diff, styles.stdout).as_bytes())?;
     }
     let fails = diff.new.iter().any(|s| policy.gates(s));
     Ok(if fails {
@@ -70,7 +72,7 @@ pub fn run(args: &DiffArgs, style: Style) -> Result<i32, ExpectedError> {
     })
 }
 
-fn render(diff: &Diff<'_>, style: Style) -> String {
+fn render(diff: &Diff<'_>, style: crate::render::style::Style) -> String {
     let mut out = String::new();
     let line = |out: &mut String, mark: &str, s: &Site| {
         let at = s

@@ -14,7 +14,7 @@ use cudawatch_model::Report;
 
 use crate::exit_codes;
 use crate::judge::{self, Policy};
-use crate::render::{self, OutputSettings, style::Style};
+use crate::render::{self, OutputSettings, style::Styles};
 
 /// Marks what the policy accepts, judges, renders every requested format,
 /// and returns the exit code: the same ending for run, report and parse.
@@ -26,7 +26,7 @@ pub fn conclude(
     mut report: Report,
     policy: &Policy,
     output: &OutputSettings,
-    style: Style,
+    styles: Styles,
     sources: Option<&Path>,
 ) -> i32 {
     // Sources are read here, not in the renderers, so every format shows
@@ -36,7 +36,7 @@ pub fn conclude(
     }
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);
-    match render::render(&report, &judgement, output, style) {
+    match render::render(&report, &judgement, output, styles) {
         Ok(()) => judgement.exit_code,
         Err(error) => {
             eprintln!("error: {error}");

@@ -15,18 +15,18 @@ use crate::cli::args::ParseArgs;
 use crate::cli::settings;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::render::style::Style;
+use crate::render::style::Styles;
 
 /// Runs `cudawatch parse`; returns the exit code. A file that cannot be
 /// read at all is an error before anything is printed: a report of the
 /// others would read as the whole story.
-pub fn run(args: &ParseArgs, style: Style) -> Result<i32, ExpectedError> {
+pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
-    let output = settings::output(&args.output)?;
+    let output = settings::output(&args.output)?.human_on_stdout();
     let inputs = classify_all(&expand(&args.files)?)?;
     let (report, errors) = parse_classified(&inputs);
     let root = settings::source_root(&args.output);
-    let mut code = super::conclude(report, &policy, &output, style, Some(&root));
+    let mut code = super::conclude(report, &policy, &output, styles, Some(&root));
     for error in &errors {
         eprintln!("error: {error}");
     }

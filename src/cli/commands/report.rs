@@ -6,13 +6,13 @@ use crate::cli::args::ReportArgs;
 use crate::cli::settings;
 use crate::errors::ExpectedError;
 use crate::judge::baseline;
-use crate::render::style::Style;
+use crate::render::style::Styles;
 use crate::rundir;
 
 /// Runs `cudawatch report`; returns the exit code.
-pub fn run(args: &ReportArgs, style: Style) -> Result<i32, ExpectedError> {
+pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
-    let output = settings::output(&args.output)?;
+    let output = settings::output(&args.output)?.human_on_stdout();
     // A JSON report from someone else is rendered as it is: it names files,
     // and nothing it names is read.
     let report = if args.dir.is_file() {
@@ -20,5 +20,5 @@ pub fn run(args: &ReportArgs, style: Style) -> Result<i32, ExpectedError> {
     } else {
         rundir::assemble(&args.dir, &settings::source_root(&args.output))?
     };
-    Ok(super::conclude(report, &policy, &output, style, None))
+    Ok(super::conclude(report, &policy, &output, styles, None))
 }

@@ -11,12 +11,12 @@ use crate::cli::progress::Progress;
 use crate::cli::settings;
 use crate::errors::ExpectedError;
 use crate::plan;
-use crate::render::{self, style::Style};
+use crate::render::{self, style::Styles};
 use crate::rundir::{self, Assembler, RunRecord};
 use crate::supervisor::{self, StageEvent};
 
 /// Runs `cudawatch run`; returns the exit code.
-pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
+pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if args.program.is_empty() {
         return Err(ExpectedError::NoProgram);
     }
@@ -86,7 +86,7 @@ pub fn run(args: &RunArgs, style: Style) -> Result<i32, ExpectedError> {
     // during it ends cudawatch at once.
     let code = {
         let _busy = supervisor::signals::Blocking::enter();
-        super::conclude(assembler.report(), &policy, &output, style, None)
+        super::conclude(assembler.report(), &policy, &output, styles, None)
     };
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
