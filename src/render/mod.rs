@@ -144,11 +144,13 @@ pub fn render(
     styles: style::Styles,
 ) -> Result<(), ExpectedError> {
     if output.human_on_stdout {
-        write_stdout(terminal::render(report, judgement, styles.stdout).as_bytes())?;
+        let width = width_of(&std::io::stdout());
+        write_stdout(terminal::render(report, judgement, styles.stdout, width).as_bytes())?;
     } else {
         // A closed stderr is not worth failing the run for; the exports and
         // the run directory still carry everything.
-        let table = terminal::render(report, judgement, styles.stderr);
+        let width = width_of(&std::io::stderr());
+        let table = terminal::render(report, judgement, styles.stderr, width);
         let _ = std::io::stderr().lock().write_all(table.as_bytes());
     }
     // One export that cannot be written must not cost the others: write
@@ -170,6 +172,26 @@ pub fn render(
         }
     }
     first_error.map_or(Ok(()), Err)
+}
+
+/// The columns of a terminal stream, or `$COLUMNS` when it is not a
+/// terminal and that is set; `None` (no limit) for a file or a pipe.
+fn width_of<S: std::io::IsTerminal + std::os::fd::AsFd>(stream: &S) -> Option<usize> {
+    let from_env = || {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|c| *c >= 40)
+    };
+    if stream.is_terminal() {
+        rustix::termios::tcgetwinsize(stream)
+            .ok()
+            .map(|w| usize::from(w.ws_col))
+            .filter(|c| *c >= 40)
+            .or_else(from_env)
+    } else {
+        from_env()
+    }
 }
 
 /// Checks before a long run that every file target can be written

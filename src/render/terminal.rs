@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 use cudawatch_model::{Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel};
 use tabled::builder::Builder;
 use tabled::settings::Style as TableStyle;
+use tabled::settings::Width;
+use tabled::settings::peaker::PriorityMax;
 
 use super::describe::{self, shorten};
 use super::style::Style;
@@ -17,7 +19,18 @@ const DETAILED: usize = 5;
 const CELL: usize = 48;
 
 /// The whole human report as a string.
-pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
+/// Below this many columns the findings are a list, not a table: nine
+/// columns wrapped into 80 read as noise.
+const NARROW: usize = 110;
+
+/// The whole human report as a string, its tables fitted to `width`
+/// columns (unlimited when `None`: a file or a pipe).
+pub fn render(
+    report: &Report,
+    judgement: &Judgement,
+    style: Style,
+    width: Option<usize>,
+) -> String {
     // Everything below prints text from tools and captures: cleaned once.
     let (report, judgement) = super::untrusted::neutralise(report, judgement);
     let (report, judgement) = (&report, &judgement);
@@ -32,7 +45,7 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
     }
     if !report.stages.is_empty() {
         let _ = writeln!(out, "\n{}", style.bold("Stages"));
-        out.push_str(&stages_table(report));
+        out.push_str(&stages_table(report, width));
     }
     // What the user can act on first; library and framework internals
     // outside the gate's scope are folded into one line per component.
@@ -50,7 +63,11 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
     if shown.is_empty() {
         let _ = writeln!(out, "  none");
     } else {
-        out.push_str(&findings_table(&shown));
+        if width.is_some_and(|w| w < NARROW) {
+            out.push_str(&findings_list(&shown));
+        } else {
+            out.push_str(&findings_table(&shown, width));
+        }
         for (i, site) in shown.iter().take(DETAILED).enumerate() {
             out.push_str(&site_details(i + 1, site, style));
             out.push_str(&followers(report, site));
@@ -80,7 +97,7 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
             "\n{}",
             style.bold("Global-memory coalescing per kernel launch")
         );
-        out.push_str(&coalescing_table(&report.coalescing));
+        out.push_str(&coalescing_table(&report.coalescing, width));
     }
     if !report.wasteful_lines.is_empty() {
         let _ = writeln!(
@@ -88,7 +105,7 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
             "\n{}",
             style.bold("Source lines that waste the most sectors")
         );
-        out.push_str(&lines_table(report));
+        out.push_str(&lines_table(report, width));
     }
     if !judgement.checklist.is_empty() {
         let _ = writeln!(out, "\n{}", style.bold("Pre-deployment checklist"));
@@ -101,7 +118,7 @@ pub fn render(report: &Report, judgement: &Judgement, style: Style) -> String {
                 shorten(&item.evidence, 80),
             ]);
         }
-        out.push_str(&table(b));
+        out.push_str(&table(b, width));
     }
     if !report.warnings.is_empty() {
         let _ = writeln!(out, "\n{}", style.warn("Warnings"));
@@ -173,18 +190,61 @@ fn folded_lines(sites: &[&Site]) -> String {
     out
 }
 
-fn table(builder: Builder) -> String {
+fn table(builder: Builder, width: Option<usize>) -> String {
     let mut table = builder.build();
     table.with(TableStyle::sharp());
+    if let Some(width) = width {
+        // Widest columns give way first, words kept whole where they fit;
+        // display width, not chars, is what tabled measures.
+        table.with(
+            Width::wrap(width)
+                .priority(PriorityMax::right())
+                .keep_words(true),
+        );
+    }
     let mut s = table.to_string();
     s.push('\n');
     s
 }
 
+/// The findings as a list, for a narrow terminal: one block per site.
+fn findings_list(sites: &[&Site]) -> String {
+    let mut out = String::new();
+    for (i, site) in sites.iter().enumerate() {
+        let owner = site
+            .owner
+            .as_ref()
+            .map(|o| format!(" ({})", o.component))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}. {} {}{owner} ×{}",
+            i + 1,
+            site.tool.name(),
+            site.kind.id(),
+            site.count
+        );
+        if let Some(kernel) = &site.kernel {
+            let _ = writeln!(out, "     kernel {}", shorten(kernel, 60));
+        }
+        if let Some(l) = &site.location {
+            let _ = writeln!(out, "     at {}", short_path(&l.file, l.line));
+        }
+        if let Some(frame) = describe::launched_from(site) {
+            let _ = writeln!(
+                out,
+                "     launched from {}",
+                shorten(&short_frame(&frame), 60)
+            );
+        }
+    }
+    out
+}
+
 /// Widest reason in the stages table; a longer one is given whole below it.
 const REASON: usize = 70;
 
-fn stages_table(report: &Report) -> String {
+fn stages_table(report: &Report, width: Option<usize>) -> String {
     let mut b = Builder::default();
     b.push_record(["stage", "outcome", "why", "exit", "time"]);
     for stage in &report.stages {
@@ -199,7 +259,7 @@ fn stages_table(report: &Report) -> String {
                 .unwrap_or_default(),
         ]);
     }
-    let mut out = table(b);
+    let mut out = table(b, width);
     for stage in report.stages.iter().filter(|s| !s.stderr_tail.is_empty()) {
         let _ = writeln!(
             out,
@@ -229,7 +289,7 @@ fn stage_why(stage: &cudawatch_model::StageReport) -> String {
     }
 }
 
-fn findings_table(sites: &[&Site]) -> String {
+fn findings_table(sites: &[&Site], width: Option<usize>) -> String {
     let mut b = Builder::default();
     b.push_record([
         "#",
@@ -272,7 +332,7 @@ fn findings_table(sites: &[&Site]) -> String {
                 .unwrap_or_else(|| "-".into()),
         ]);
     }
-    table(b)
+    table(b, width)
 }
 
 fn sample(site: &Site) -> String {
@@ -346,7 +406,7 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
     out
 }
 
-fn coalescing_table(kernels: &[KernelCoalescing]) -> String {
+fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> String {
     let mut b = Builder::default();
     b.push_record([
         "kernel",
@@ -364,9 +424,17 @@ fn coalescing_table(kernels: &[KernelCoalescing]) -> String {
             .unwrap_or(0.0)
             .total_cmp(&a.excessive_pct().unwrap_or(0.0))
     });
+    let narrow = width.is_some_and(|w| w < NARROW);
     for k in sorted {
+        // On a narrow terminal the simple name (templates kept, parameters
+        // dropped) is what fits and still tells kernels apart.
+        let kernel = if narrow {
+            shorten(cudawatch_parsers::site::simple_kernel_name(&k.kernel), 24)
+        } else {
+            shorten(&k.kernel, CELL)
+        };
         b.push_record([
-            shorten(&k.kernel, CELL),
+            kernel,
             format!("{} x {}", k.grid, k.block),
             num(k.load.sectors_per_request(), 1),
             num(k.store.sectors_per_request(), 1),
@@ -383,10 +451,10 @@ fn coalescing_table(kernels: &[KernelCoalescing]) -> String {
                 .unwrap_or_else(|| "-".into()),
         ]);
     }
-    table(b)
+    table(b, width)
 }
 
-fn lines_table(report: &Report) -> String {
+fn lines_table(report: &Report, width: Option<usize>) -> String {
     let mut b = Builder::default();
     b.push_record([
         "where",
@@ -409,7 +477,7 @@ fn lines_table(report: &Report) -> String {
             shorten(&l.source, 50),
         ]);
     }
-    table(b)
+    table(b, width)
 }
 
 fn verdict(judgement: &Judgement, style: Style) -> String {

@@ -136,3 +136,48 @@ fn report_parse_diff_and_config_print_their_product_on_stdout() {
     let diff = run(cudawatch().arg("diff").arg(&example).arg(&example));
     assert!(diff.stdout.contains("unchanged (3)"), "{}", diff.stdout);
 }
+
+/// The display width of a line (box drawing, `…` and `×` are one column each).
+fn columns(line: &str) -> usize {
+    line.chars().count()
+}
+
+#[test]
+fn tables_fit_80_and_120_columns_and_narrow_findings_are_a_list() {
+    // Before: fixed cell widths; at 80 columns every row wrapped into noise,
+    // at 120 the tables still reached 165 columns.
+    for case in ["oob_write", "coalescing", "torch_train_clean", "smem_race"] {
+        let report = crate::helpers::root().join(format!("docs/examples/{case}.report.json"));
+        for width in [80, 120] {
+            let out = run(cudawatch()
+                .env("COLUMNS", width.to_string())
+                .arg("report")
+                .arg(&report));
+            let tables: Vec<&str> = out
+                .stdout
+                .lines()
+                .filter(|l| l.starts_with(['┌', '│', '├', '└']))
+                .collect();
+            assert!(!tables.is_empty(), "{case}");
+            for line in tables {
+                assert!(
+                    columns(line) <= width,
+                    "{case} at {width}: {} columns: {line}",
+                    columns(line)
+                );
+            }
+            let listed = out.stdout.contains("  1. ");
+            let has_findings = !out.stdout.contains("Findings by site (0)");
+            assert_eq!(listed, width < 110 && has_findings, "{case} at {width}");
+        }
+    }
+    // A file or a pipe without COLUMNS keeps every table whole.
+    let report = crate::helpers::root().join("docs/examples/oob_write.report.json");
+    let whole = run(cudawatch().env_remove("COLUMNS").arg("report").arg(&report));
+    assert!(
+        whole
+            .stdout
+            .lines()
+            .any(|l| l.starts_with('│') && columns(l) > 120)
+    );
+}

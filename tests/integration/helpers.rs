@@ -24,7 +24,9 @@ pub fn cudawatch() -> Command {
             cmd.env_remove(name);
         }
     }
+    // A terminal width from the developer's shell would wrap the tables.
     cmd.env_remove("CI")
+        .env_remove("COLUMNS")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
     cmd
