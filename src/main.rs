@@ -37,7 +37,7 @@ fn main() {
         Command::Report(a) => commands::report::run(a, styles),
         Command::Diff(a) => commands::diff::run(a, styles),
         Command::Completions { shell } => commands::help::completions(*shell),
-        Command::Man => commands::help::man(),
+        Command::Man(a) => commands::help::man(a),
         Command::Suppress(a) => commands::suppress::run(a),
     };
     let code = match result {

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// Runs a CUDA program under compute-sanitizer and Nsight Compute and folds
 /// every tool's output into one report.
 #[derive(Debug, Parser)]
-#[command(name = "cudawatch", version, about, long_about = None)]
+#[command(name = "cudawatch", version, about, long_about = None, after_long_help = AFTER_HELP)]
 pub struct Args {
     /// When to colour terminal output (NO_COLOR is honoured under auto).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, global = true, env = "CUDAWATCH_COLOR")]
@@ -21,6 +21,33 @@ pub struct Args {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// Exit codes, environment and examples: the end of `--help` and of the
+/// man page.
+const AFTER_HELP: &str = "\
+Exit status (the worst wins):
+  0    clean: every stage ran to the end and nothing gates
+  1    findings: a finding at or above --fail-on in the gate's scope, a failed checklist item, or the program failed on its own
+  2    usage: the command line or cudawatch.toml is wrong
+  3    inconclusive: a stage could not really check the program (tool missing, crashed, timed out, truncated output)
+  4    setup error: no program, an unreadable input, a run directory that is not new
+  5    write error: a report could not be written
+  130  interrupted: SIGINT or SIGTERM; the report of what finished is written
+
+Environment:
+  CUDAWATCH_<FLAG>   every setting of `run` (CUDAWATCH_FAIL_ON, CUDAWATCH_TIMEOUT, ...)
+  CUDAWATCH_CONFIG   the settings file (else cudawatch.toml in the working directory or above)
+  NO_COLOR           no colour under --color auto
+  COLUMNS            table width when the output is not a terminal
+  CUDA_HOME          where to look for compute-sanitizer and ncu (after PATH)
+  GITHUB_STEP_SUMMARY  a Markdown report is appended to it
+
+Examples:
+  cudawatch run -- python train.py
+  cudawatch run --stages plain,memcheck --fail-on warning -- ./app
+  cudawatch report cudawatch-runs/<run> --report html=run.html
+  cudawatch parse memcheck.xml memcheck.stdout
+";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -54,10 +81,11 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
+    /// Print a man page (roff): cudawatch's, or a subcommand's; or write
+    /// every page into a directory.
     ///
-    /// Example: cudawatch man > /usr/local/share/man/man1/cudawatch.1
-    Man,
+    /// Example: cudawatch man --dir /usr/local/share/man/man1
+    Man(ManArgs),
     /// Show every setting as resolved from the command line, the
     /// environment (CUDAWATCH_*) and cudawatch.toml, and where each came from.
     ///
@@ -109,6 +137,16 @@ pub struct SuppressArgs {
 #[derive(Debug, clap::Args)]
 pub struct ConfigArgs {}
 
+/// `cudawatch man`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (run, report, parse, ...).
+    pub subcommand: Option<String>,
+    /// Write cudawatch.1 and one cudawatch-SUBCOMMAND.1 per subcommand here.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
 /// `cudawatch diff`.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
@@ -138,52 +176,76 @@ pub struct ReportArgs {
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Stages to run, in order, comma-separated (plain,memcheck,ncu).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
+    #[arg(help_heading = "Stages", long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
     pub stages: Vec<StageName>,
     /// Where to keep raw artifacts and report.json
     /// [default: cudawatch-runs/<YYYYMMDD-HHMMSS>-<program>]; must be empty
     /// or new, so that a run only reads what it wrote itself.
-    #[arg(long, env = "CUDAWATCH_OUT_DIR")]
+    #[arg(help_heading = "Output", long, env = "CUDAWATCH_OUT_DIR")]
     pub out_dir: Option<PathBuf>,
     /// Per-stage timeout in seconds for tool stages [default: 40 × the plain
     /// run's time, at least 120 s; 3600 s when the plain run was skipped].
-    #[arg(long, value_parser = seconds, env = "CUDAWATCH_TIMEOUT")]
+    #[arg(help_heading = "Timeouts", long, value_parser = seconds, env = "CUDAWATCH_TIMEOUT")]
     pub timeout: Option<f64>,
     /// Timeout of the plain run in seconds.
-    #[arg(long, default_value_t = 3600.0, value_parser = seconds, env = "CUDAWATCH_PLAIN_TIMEOUT")]
+    #[arg(help_heading = "Timeouts", long, default_value_t = 3600.0, value_parser = seconds, env = "CUDAWATCH_PLAIN_TIMEOUT")]
     pub plain_timeout: f64,
     /// Seconds between SIGTERM and SIGKILL when a stage is stopped.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds, env = "CUDAWATCH_GRACE")]
+    #[arg(help_heading = "Timeouts", long, default_value_t = 5.0, value_parser = seconds, env = "CUDAWATCH_GRACE")]
     pub grace: f64,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Stream each stage's output live to stderr as well as to its files.
-    #[arg(long, env = "CUDAWATCH_STREAM")]
+    #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM")]
     pub stream: bool,
     /// Keep PyTorch's caching allocator on under the sanitizers (it hides
     /// out-of-bounds accesses inside its blocks; off by default).
-    #[arg(long, env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR")]
+    #[arg(
+        help_heading = "Stages",
+        long,
+        env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR"
+    )]
     pub keep_caching_allocator: bool,
     /// Most kernel launches ncu profiles in all.
-    #[arg(long, default_value_t = 50, env = "CUDAWATCH_NCU_LAUNCH_CAP")]
+    #[arg(
+        help_heading = "Tools",
+        long,
+        default_value_t = 50,
+        env = "CUDAWATCH_NCU_LAUNCH_CAP"
+    )]
     pub ncu_launch_cap: u32,
     /// Profile every launch, not one per unique kernel and launch configuration.
-    #[arg(long, env = "CUDAWATCH_NCU_ALL_LAUNCHES")]
+    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_ALL_LAUNCHES")]
     pub ncu_all_launches: bool,
     /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
-    #[arg(long, env = "CUDAWATCH_NCU_KERNEL")]
+    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_KERNEL")]
     pub ncu_kernel: Option<String>,
     /// A compute-sanitizer suppression XML, passed to every sanitizer stage
     /// as `--suppressions`.
-    #[arg(long, value_name = "FILE", env = "CUDAWATCH_SANITIZER_SUPPRESSIONS")]
+    #[arg(
+        help_heading = "Stages",
+        long,
+        value_name = "FILE",
+        env = "CUDAWATCH_SANITIZER_SUPPRESSIONS"
+    )]
     pub sanitizer_suppressions: Option<PathBuf>,
     /// Sanitizer stages check only this many kernel launches (after the
     /// skipped ones, counting only launches the kernel filter selects):
     /// the stage is then clean only for those launches, and says so.
-    #[arg(long, value_name = "N", env = "CUDAWATCH_SANITIZER_LAUNCH_COUNT")]
+    #[arg(
+        help_heading = "Stages",
+        long,
+        value_name = "N",
+        env = "CUDAWATCH_SANITIZER_LAUNCH_COUNT"
+    )]
     pub sanitizer_launch_count: Option<u64>,
     /// Sanitizer stages skip this many kernel launches before checking.
-    #[arg(long, value_name = "N", env = "CUDAWATCH_SANITIZER_LAUNCH_SKIP")]
+    #[arg(
+        help_heading = "Stages",
+        long,
+        value_name = "N",
+        env = "CUDAWATCH_SANITIZER_LAUNCH_SKIP"
+    )]
     pub sanitizer_launch_skip: Option<u64>,
     /// Sanitizer stages check only kernels matching this compute-sanitizer
     /// filter (`kns=SUBSTRING`, `regex=EXPR` on the mangled name; `regex=`,
@@ -191,18 +253,23 @@ pub struct RunArgs {
     /// so initcheck reports reads of it as uninitialised; and do not use it
     /// to leave out library kernels (on a ResNet step without cuDNN,
     /// racecheck crashed and initcheck flooded with false reports).
-    #[arg(long, value_name = "FILTER", env = "CUDAWATCH_SANITIZER_KERNEL")]
+    #[arg(
+        help_heading = "Stages",
+        long,
+        value_name = "FILTER",
+        env = "CUDAWATCH_SANITIZER_KERNEL"
+    )]
     pub sanitizer_kernel: Option<String>,
     /// memcheck's leak check: `auto` checks native programs but not Python,
     /// whose teardown crashes under `--leak-check full` (the memory check
     /// would be lost with it); `full` forces it, `off` never.
-    #[arg(long, value_enum, default_value_t = LeakCheckArg::Auto, env = "CUDAWATCH_LEAK_CHECK")]
+    #[arg(help_heading = "Stages", long, value_enum, default_value_t = LeakCheckArg::Auto, env = "CUDAWATCH_LEAK_CHECK")]
     pub leak_check: LeakCheckArg,
     /// compute-sanitizer executable.
-    #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
+    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,
     /// ncu executable.
-    #[arg(long, env = "CUDAWATCH_NCU")]
+    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU")]
     pub ncu: Option<PathBuf>,
     /// The program and its arguments, after `--`: everything before `--` is
     /// cudawatch's, so a mistyped flag is an error, not a program.
@@ -215,7 +282,7 @@ pub struct RunArgs {
 pub struct OutputArgs {
     /// `table`: tables on stderr; `json`: also the JSON report on stdout
     /// (the same as `--report json=-`).
-    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
     pub format: Format,
     /// Also write the report as FORMAT (json, sarif, junit, markdown, html) to
     /// PATH, or to stdout when PATH is `-` or missing; repeatable, at most
@@ -224,6 +291,7 @@ pub struct OutputArgs {
     ///
     /// Example: --report sarif=cudawatch.sarif --report junit=junit.xml
     #[arg(
+        help_heading = "Output",
         long = "report",
         value_name = "FORMAT[=PATH]",
         value_delimiter = ',',
@@ -232,31 +300,47 @@ pub struct OutputArgs {
     pub reports: Vec<String>,
     /// The least severe finding that fails the run (exit 1): uncoalesced
     /// access is a warning, memory errors are errors.
-    #[arg(long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
+    #[arg(help_heading = "Gate", long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOnArg,
     /// Which findings fail the gate: `user` counts the user's code, failures
     /// (faults, asserts, failed calls) wherever they happen, and hazards in
     /// framework or library kernels the user's own line launched; racecheck,
     /// initcheck and coalescing findings inside cuDNN, cuBLAS, CUTLASS or
     /// ATen are reported, not gating. `all` counts every finding.
-    #[arg(long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
+    #[arg(help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
     /// A cudawatch JSON report of an earlier run: findings it already had
     /// (same site id) are shown but do not fail the gate.
-    #[arg(long, value_name = "REPORT.json", env = "CUDAWATCH_BASELINE")]
+    #[arg(
+        help_heading = "Gate",
+        long,
+        value_name = "REPORT.json",
+        env = "CUDAWATCH_BASELINE"
+    )]
     pub baseline: Option<PathBuf>,
     /// A TOML file of suppression rules: matching findings stay visible as
     /// suppressed and do not fail the gate; expired rules stop hiding.
-    #[arg(long, value_name = "FILE", env = "CUDAWATCH_SUPPRESSIONS")]
+    #[arg(
+        help_heading = "Gate",
+        long,
+        value_name = "FILE",
+        env = "CUDAWATCH_SUPPRESSIONS"
+    )]
     pub suppressions: Option<PathBuf>,
     /// Source snippets are read only from regular files under this
     /// directory, named by the tools' output [default: the working
     /// directory]; never from /proc, /sys or /dev. A saved JSON report is
     /// rendered with the snippets it carries.
-    #[arg(long, value_name = "DIR", env = "CUDAWATCH_SOURCE_ROOT")]
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_name = "DIR",
+        env = "CUDAWATCH_SOURCE_ROOT"
+    )]
     pub source_root: Option<PathBuf>,
     /// Checklist: the most a kernel may waste of its global sectors, in percent.
     #[arg(
+        help_heading = "Checklist thresholds",
         long,
         default_value_t = 50.0,
         value_parser = percent,
@@ -266,12 +350,13 @@ pub struct OutputArgs {
     pub max_wasted_sectors: f64,
     /// Checklist: the most a single source line may waste of the sectors
     /// its accesses move, in percent [default: not checked].
-    #[arg(long, value_name = "PCT", value_parser = percent, env = "CUDAWATCH_MAX_LINE_WASTED_SECTORS")]
+    #[arg(help_heading = "Checklist thresholds", long, value_name = "PCT", value_parser = percent, env = "CUDAWATCH_MAX_LINE_WASTED_SECTORS")]
     pub max_line_wasted_sectors: Option<f64>,
     /// Checklist: the most sectors per request a kernel's loads or stores
     /// may need beyond the ideal for its access width (4 for 4-byte
     /// accesses) [default: not checked].
     #[arg(
+        help_heading = "Checklist thresholds",
         long,
         value_name = "SECTORS",
         value_parser = non_negative,
@@ -280,6 +365,7 @@ pub struct OutputArgs {
     pub max_excess_sectors_per_request: Option<f64>,
     /// Checklist: the least free GPU memory at the plain run's peak, in percent.
     #[arg(
+        help_heading = "Checklist thresholds",
         long,
         default_value_t = 10.0,
         value_parser = percent,

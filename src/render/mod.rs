@@ -176,7 +176,7 @@ pub fn render(
 
 /// The columns of a terminal stream, or `$COLUMNS` when it is not a
 /// terminal and that is set; `None` (no limit) for a file or a pipe.
-fn width_of<S: std::io::IsTerminal + std::os::fd::AsFd>(stream: &S) -> Option<usize> {
+pub fn width_of<S: std::io::IsTerminal + std::os::fd::AsFd>(stream: &S) -> Option<usize> {
     let from_env = || {
         std::env::var("COLUMNS")
             .ok()

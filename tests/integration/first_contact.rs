@@ -181,3 +181,50 @@ fn tables_fit_80_and_120_columns_and_narrow_findings_are_a_list() {
             .any(|l| l.starts_with('│') && columns(l) > 120)
     );
 }
+
+#[test]
+fn help_is_grouped_config_shows_the_tools_it_finds_and_every_subcommand_has_a_man_page() {
+    let help = run(cudawatch().args(["run", "--help"]));
+    for heading in [
+        "Stages:",
+        "Tools:",
+        "Timeouts:",
+        "Output:",
+        "Gate:",
+        "Checklist thresholds:",
+    ] {
+        assert!(help.stdout.contains(heading), "{heading}: {}", help.stdout);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let tool = tmp.path().join("compute-sanitizer");
+    std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let config = run(cudawatch()
+        .env("PATH", format!("{}:/usr/bin:/bin", tmp.path().display()))
+        .args(["config", "--format", "json"]));
+    let settings = crate::helpers::json(&config)["settings"].clone();
+    let found = settings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["setting"] == "compute-sanitizer")
+        .unwrap()
+        .clone();
+    assert_eq!(found["value"], tool.display().to_string(), "{found}");
+    assert!(
+        found["origin"].as_str().unwrap().starts_with("lookup"),
+        "{found}"
+    );
+    let pages = tmp.path().join("man");
+    let out = run(cudawatch().args(["man", "--dir"]).arg(&pages));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for sub in ["run", "report", "parse", "diff", "suppress", "config"] {
+        let page = std::fs::read_to_string(pages.join(format!("cudawatch-{sub}.1"))).unwrap();
+        assert!(page.contains(".TH"), "{sub}");
+    }
+    let root = std::fs::read_to_string(pages.join("cudawatch.1")).unwrap();
+    assert!(
+        root.contains("Exit status") && root.contains("CUDAWATCH_CONFIG"),
+        "exit codes and environment"
+    );
+}

@@ -372,6 +372,13 @@ fn the_remedy_of_a_long_reason_is_never_cut_off_and_a_file_that_cannot_run_is_no
         out.stderr
     );
     assert!(!out.stderr.contains("Permission denied"), "{}", out.stderr);
+    // Said once, up front, before the stages.
+    assert!(
+        out.stderr
+            .starts_with("warning: compute-sanitizer was not found"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -22,6 +22,19 @@ struct Row {
 /// Prints the settings on stdout: a table, or JSON with `--format json`.
 pub fn run(_args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError> {
     let root = Args::command();
+    // What the tool lookup finds for a tool no setting names.
+    let lookup = crate::tools::ToolPaths::resolve(None, None);
+    let looked_up = |id: &str| -> Option<String> {
+        let path = match id {
+            "compute_sanitizer" => &lookup.compute_sanitizer,
+            "ncu" => &lookup.ncu,
+            _ => return None,
+        };
+        Some(match lookup.missing(path) {
+            Some(_) => "(not found)".to_string(),
+            None => path.display().to_string(),
+        })
+    };
     let config_matches = resolved
         .matches
         .subcommand_matches("config")
@@ -44,11 +57,20 @@ pub fn run(_args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError
                         .collect::<Vec<_>>()
                         .join(",")
                 })
-                .unwrap_or_else(|| "(unset)".into());
+                .map(|v| (v, None))
+                .or_else(|| {
+                    looked_up(id)
+                        .map(|v| (v, Some("lookup: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin")))
+                })
+                .unwrap_or_else(|| ("(unset)".into(), None));
+            let (value, found_by) = value;
             Row {
                 setting: arg.get_long().expect("settings have long flags").into(),
                 value,
-                origin: config::origin(matches, arg, resolved.file.as_ref()).to_string(),
+                origin: found_by.map_or_else(
+                    || config::origin(matches, arg, resolved.file.as_ref()).to_string(),
+                    str::to_string,
+                ),
             }
         })
         .collect();
@@ -67,9 +89,17 @@ pub fn run(_args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError
         let text = serde_json::to_string_pretty(&json).expect("serialisable");
         crate::render::write_stdout(format!("{text}\n").as_bytes())?;
     } else {
+        let mut table = Table::new(&rows);
+        table.with(TableStyle::sharp());
+        if let Some(width) = crate::render::width_of(&std::io::stdout()) {
+            table.with(
+                tabled::settings::Width::wrap(width)
+                    .priority(tabled::settings::peaker::PriorityMax::right())
+                    .keep_words(true),
+            );
+        }
         let text = format!(
-            "config file: {file}\n{}\nprecedence: command line > environment > config file > default\n",
-            Table::new(&rows).with(TableStyle::sharp())
+            "config file: {file}\n{table}\nprecedence: command line > environment > config file > default\n"
         );
         crate::render::write_stdout(text.as_bytes())?;
     }

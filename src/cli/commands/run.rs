@@ -45,6 +45,21 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         None => claim_default(&run_settings.program, &run)?,
     };
     let plan = plan::plan(&run_settings, &run_dir);
+    // Said once, up front, before an hour of stages that cannot check.
+    for (name, why) in &run_settings.tools.missing {
+        let affected: Vec<&str> = plan
+            .stages
+            .iter()
+            .filter(|s| s.argv.first().is_some_and(|a| a == name.as_os_str()))
+            .map(|s| s.tool.name())
+            .collect();
+        if !affected.is_empty() {
+            eprintln!(
+                "warning: {why} (stages {} will be inconclusive)",
+                affected.join(", ")
+            );
+        }
+    }
     let mut assembler = Assembler::new(&run_dir, run.clone(), &settings::source_root(&args.output));
     let mut progress = Progress::new(run_settings.stream);
     supervisor::run(&plan, |event| match event {
