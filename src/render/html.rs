@@ -49,7 +49,7 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; 
 .verdict.pass { background: #e8f5e9; color: var(--pass); }
 table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid var(--line); vertical-align: top; }
 td { overflow-wrap: anywhere; } th { background: var(--bg); }
-.badge { display: inline-block; min-width: 6.5em; text-align: center; border-radius: 4px; padding: .05em .5em; font-size: .85em; font-weight: 600; color: #fff; }
+.badge { display: inline-block; white-space: nowrap; min-width: 6.5em; text-align: center; border-radius: 4px; padding: .05em .5em; font-size: .85em; font-weight: 600; color: #fff; }
 .badge.pass, .badge.clean { background: var(--pass); } .badge.fail, .badge.error, .badge.findings, .badge.target_failed { background: var(--fail); }
 .badge.inconclusive, .badge.warning, .badge.tool_failed { background: var(--warn); } .badge.note, .badge.skipped { background: #757575; }
 .finding { border: 1px solid var(--line); border-left: 5px solid #757575; border-radius: 6px; padding: .6em 1em; margin: .8em 0; }

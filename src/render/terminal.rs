@@ -373,6 +373,10 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
             .map(|k| format!(" in {}", shorten(k, 60)))
             .unwrap_or_default();
         let _ = writeln!(out, "    at {location}{kernel}");
+    } else if let Some(kernel) = &site.kernel {
+        // No source line (library kernels, a build without -lineinfo): the
+        // kernel is still named.
+        let _ = writeln!(out, "    in kernel {}", shorten(kernel, 90));
     }
     if let Some(other) = &site.other
         && let Some(location) = &other.location
@@ -439,8 +443,11 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
             num(k.load.sectors_per_request(), 1),
             num(k.store.sectors_per_request(), 1),
             num(k.ideal_sectors_per_request, 1),
+            // A kernel without loads has no "bytes used" share: 0.0% would
+            // read as a kernel wasting all it loads.
             k.load
                 .bytes_used_pct
+                .filter(|_| k.load.requests.is_some_and(|r| r > 0.0))
                 .map(|p| format!("{p:.1}%"))
                 .unwrap_or_else(|| "-".into()),
             k.excessive_pct()

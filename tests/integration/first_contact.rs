@@ -228,3 +228,29 @@ fn help_is_grouped_config_shows_the_tools_it_finds_and_every_subcommand_has_a_ma
         "exit codes and environment"
     );
 }
+
+#[test]
+fn absent_figures_are_dashes_and_a_finding_without_a_line_still_names_its_kernel() {
+    let root = crate::helpers::root();
+    let oob = run(cudawatch()
+        .arg("report")
+        .arg(root.join("docs/examples/oob_write.report.json")));
+    let row = oob
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("│ oob_write(int *, int)"))
+        .unwrap();
+    // oob_write only stores: no "bytes used" share of loads, not 0.0%.
+    assert!(!row.contains("0.0%"), "{row}");
+    assert!(oob.stdout.contains("1 site, first:") && !oob.stdout.contains("1 sites"));
+    let gpt2 = run(cudawatch()
+        .arg("report")
+        .arg(root.join("docs/examples/real/gpt2_step.report.json"))
+        .args(["--gate-scope", "all"]));
+    assert!(
+        gpt2.stdout
+            .contains("in kernel fmha_cutlassF_f32_aligned_64x64_rf_sm80"),
+        "{}",
+        gpt2.stdout
+    );
+}
