@@ -120,6 +120,14 @@ pub fn check(rule: &Rule) -> Result<(), String> {
             "kind = {kind:?} is not a finding kind (invalid_access, leak, race, ...)"
         ));
     }
+    for glob in [&rule.kernel, &rule.file].into_iter().flatten() {
+        if let Err(e) = globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+        {
+            return Err(format!("{glob:?} is not a glob: {e}"));
+        }
+    }
     if let Some(owner) = &rule.owner
         && owner.trim().is_empty()
     {
@@ -193,27 +201,15 @@ pub fn matches(rule: &Rule, site: &Site) -> bool {
     tool_ok && kind_ok && kernel_ok && file_ok && owner_ok
 }
 
-/// `*` matches any run of characters, `?` one; nothing else is special.
+/// Whether `text` matches the glob, as globset reads it with
+/// gitignore-like rules: `*` and `?` stay within one path component, `**`
+/// crosses `/`, `[..]` and `{a,b}` work. A glob that does not parse matches
+/// nothing ([`check`] refuses it when the file is read).
 fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .is_ok_and(|g| g.compile_matcher().is_match(text))
 }
 
 /// Whether `text` has the shape `YYYY-MM-DD`.
@@ -303,6 +299,10 @@ mod tests {
             &leak_in("/a.cu")
         ));
         assert!(glob("a*c?e", "abbbcde") && !glob("a*c", "ab"));
+        // gitignore-like: `*` stays in a component, `**` crosses them.
+        assert!(!glob("third_party/*", "third_party/nccl/ring.cu"));
+        assert!(glob("third_party/**", "third_party/nccl/ring.cu"));
+        assert!(glob("*.{cu,cuh}", "kernel.cuh") && glob("k[0-9].cu", "k7.cu"));
     }
 
     #[test]

@@ -193,19 +193,33 @@ async fn import_ncu(
     ends
 }
 
-/// The command line as a shell would show it (for progress lines).
+/// The command line as a shell would take it back (for progress lines):
+/// shlex quotes `'`, spaces and the rest the way a POSIX shell reads them.
 fn shell_words(argv: &[OsString]) -> String {
     argv.iter()
         .map(|a| {
             let s = a.to_string_lossy();
-            if s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,".contains(c))
-            {
-                s.into_owned()
-            } else {
-                format!("'{s}'")
-            }
+            // A NUL cannot be quoted for a shell; show it as such.
+            shlex::try_quote(&s).map_or_else(|_| format!("{s:?}"), |q| q.into_owned())
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_are_quoted_as_a_shell_reads_them() {
+        let argv: Vec<OsString> = ["python3", "train.py", "--name", "it's a test", "a;b"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        let line = shell_words(&argv);
+        assert_eq!(
+            shlex::split(&line).unwrap(),
+            ["python3", "train.py", "--name", "it's a test", "a;b"]
+        );
+    }
 }
