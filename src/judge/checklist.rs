@@ -13,7 +13,18 @@ use crate::words::plural;
 pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
     let thresholds = policy.thresholds;
     if report.stages.is_empty() {
-        return Vec::new();
+        // Parsed files: only the coalescing thresholds have something to
+        // judge (ncu pages), and they are applied rather than ignored.
+        if report.coalescing.is_empty() {
+            return Vec::new();
+        }
+        let (status, evidence) = coalescing(report, None, policy);
+        return vec![ChecklistItem {
+            id: "coalescing_within_thresholds".into(),
+            title: "coalescing within thresholds".into(),
+            status,
+            evidence,
+        }];
     }
     let stage = |tool: Tool| report.stages.iter().find(|s| s.tool == tool);
     let errors = |pred: &dyn Fn(&Site) -> bool| -> Vec<&Site> {
@@ -263,7 +274,13 @@ fn coalescing(
     policy: &Policy,
 ) -> (CheckStatus, String) {
     let thresholds: Thresholds = policy.thresholds;
-    if !stage.is_some_and(ran) || report.coalescing.is_empty() {
+    // Without stages (parsed pages) the pages are the measurement.
+    let measured = if report.stages.is_empty() {
+        true
+    } else {
+        stage.is_some_and(ran)
+    };
+    if !measured || report.coalescing.is_empty() {
         return not_checked(stage);
     }
     // Library and framework kernels are how NVIDIA and PyTorch wrote them:

@@ -254,3 +254,29 @@ fn absent_figures_are_dashes_and_a_finding_without_a_line_still_names_its_kernel
         gpt2.stdout
     );
 }
+
+#[test]
+fn parse_applies_the_coalescing_thresholds_it_is_given() {
+    // Before: accepted and ignored.
+    let coal = crate::helpers::sample("coalescing");
+    let pages = |extra: &[&str]| {
+        run(cudawatch()
+            .arg("parse")
+            .arg(coal.join("ncu-raw.stdout"))
+            .arg(coal.join("ncu-details.stdout"))
+            .args(extra))
+    };
+    let strict = pages(&[]);
+    assert_eq!(
+        strict.code, 1,
+        "78% wasted is over the default 50%: {}",
+        strict.stdout
+    );
+    assert!(
+        strict.stdout.contains("coalescing within thresholds"),
+        "{}",
+        strict.stdout
+    );
+    let loose = pages(&["--max-wasted-sectors", "90"]);
+    assert_eq!(loose.code, 0, "{}", loose.stdout);
+}
