@@ -63,13 +63,11 @@ impl Progress {
             tool.name(),
             outcome.name()
         );
-        match self.bar.take() {
-            Some(bar) => bar.finish_with_message(format!(
-                "{} {} in {seconds:.1}s",
-                tool.name(),
-                outcome.name()
-            )),
-            None => eprintln!("{line}"),
+        // The spinner gives way to a plain line: a finished bar left on
+        // the terminal would share its line with whatever comes next.
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
+        eprintln!("{line}");
     }
 }

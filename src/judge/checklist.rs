@@ -123,8 +123,8 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
             Some(s) if ran(s) && leaks.is_empty() && !leaks_after.is_empty() => (
                 CheckStatus::Inconclusive,
                 format!(
-                    "{} leaked allocation sites follow the root cause: the program bailed out before freeing; fix it and run again",
-                    leaks_after.len()
+                    "the leaks ({}) follow the root cause: the program bailed out before freeing; fix it and run again",
+                    plural(leaks_after.len() as u64, "site")
                 ),
             ),
             Some(s) if ran(s) && leaks.is_empty() && !s.command.iter().any(|a| a == "--leak-check") => (

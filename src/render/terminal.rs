@@ -40,7 +40,13 @@ pub fn render(
             out,
             "{} {}",
             style.bold("cudawatch:"),
-            report.target.join(" ")
+            // Quoted as a shell would take it back, so it can be copied.
+            report
+                .target
+                .iter()
+                .map(|a| shlex::try_quote(a).map_or_else(|_| a.clone(), |q| q.into_owned()))
+                .collect::<Vec<_>>()
+                .join(" ")
         );
     }
     if !report.stages.is_empty() {
@@ -271,12 +277,20 @@ fn stages_table(report: &Report, width: Option<usize>) -> String {
         }
     }
     // The remedy is usually the reason's second half ("install the CUDA
-    // toolkit or pass --compute-sanitizer"): never cut it off.
+    // toolkit or pass --compute-sanitizer"): never cut it off. Stages that
+    // share a reason share its line.
+    let mut long: Vec<(Vec<&str>, &str)> = Vec::new();
     for stage in &report.stages {
         if stage.reason.chars().count() > REASON && stage.outcome != cudawatch_model::Outcome::Clean
         {
-            let _ = writeln!(out, "  {}: {}", stage.tool.name(), stage.reason);
+            match long.iter_mut().find(|(_, r)| *r == stage.reason) {
+                Some((tools, _)) => tools.push(stage.tool.name()),
+                None => long.push((vec![stage.tool.name()], &stage.reason)),
+            }
         }
+    }
+    for (tools, reason) in long {
+        let _ = writeln!(out, "  {}: {reason}", tools.join(", "));
     }
     out
 }

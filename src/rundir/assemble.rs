@@ -227,9 +227,11 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
     stages
         .iter()
         .find(|s| {
-            s.env
-                .iter()
-                .any(|e| e == "PYTORCH_NO_CUDA_MEMORY_CACHING=1")
+            // Only where a sanitizer really ran: otherwise it changed nothing.
+            s.end.is_some_and(|e| e != ProcessEnd::NotStarted)
+                && s.env
+                    .iter()
+                    .any(|e| e == "PYTORCH_NO_CUDA_MEMORY_CACHING=1")
         })
         .map(|_| Warning {
             source: "sanitizers".into(),
