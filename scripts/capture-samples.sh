@@ -12,7 +12,7 @@
 # really reads. Every run leaves <run>.cmd, .stdout, .stderr, .exit and
 # .seconds beside its artifacts in OUTDIR/<case>/.
 #
-# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|teardown|ncu|env ...]
+# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|teardown|variants|ncu|env ...]
 set -uo pipefail
 
 OUTDIR=$(mkdir -p "${1:?usage: capture-samples.sh OUTDIR [CASE...]}" && cd "$1" && pwd)
@@ -142,6 +142,34 @@ teardown() {
   NO_LEAK=1 sanitize torch_train_clean memcheck memcheck-noleak
 }
 
+# The shapes users bring to `cudawatch parse`, made with other flags than
+# cudawatch's own: ncu's live --csv output (the program's lines and ==PROF==
+# mixed in), pages imported without --print-units base, a profile with only
+# the SourceCounters section, --print-details all; and a CI log in which a
+# test runner's lines and timestamps surround compute-sanitizer's.
+variants() {
+  local c=coalescing dir=$OUTDIR/coalescing
+  mkdir -p "$dir"
+  record ncu-live-raw "$c" -- ncu --csv --page raw --metrics "$NCU_METRICS" "$BIN/$c"
+  record ncu-live-details "$c" -- ncu --csv --page details --section SourceCounters \
+    --print-details all "$BIN/$c"
+  record ncu-sc "$c" -- ncu --section SourceCounters -f -o "$dir/ncu-sc" "$BIN/$c"
+  if [ -f "$dir/ncu-sc.ncu-rep" ]; then
+    record ncu-sc-raw "$c" -- ncu --import "$dir/ncu-sc.ncu-rep" --csv --page raw
+    record ncu-sc-details-all "$c" -- ncu --import "$dir/ncu-sc.ncu-rep" --csv --page details \
+      --print-details all
+  fi
+  record ncu-units "$c" -- ncu --metrics "$NCU_METRICS" --section SourceCounters -f \
+    -o "$dir/ncu-units" "$BIN/$c"
+  [ -f "$dir/ncu-units.ncu-rep" ] &&
+    record ncu-units-raw "$c" -- ncu --import "$dir/ncu-units.ncu-rep" --csv --page raw
+  # A CI job: pytest runs two tests, each under compute-sanitizer, and the
+  # runner prefixes every line with a timestamp as GitHub Actions does.
+  mkdir -p "$OUTDIR/ci_log"
+  cp "$SRC/ci/test_kernels.py" "$OUTDIR/ci_log/"
+  record pytest-github ci_log -- bash "$ROOT/scripts/ci-job-log.sh" "$OUTDIR/ci_log" "$BIN"
+}
+
 ncu_runs() {
   ncu_case coalescing ncu
   ncu_case coalescing ncu-nomatch -k regex:does_not_exist
@@ -160,6 +188,7 @@ for c in "${cases[@]}"; do
     env) environment ;;
     specials) build oob_write; build smem_race; build leak ;;
     teardown) ;;
+    variants) build coalescing; build oob_write; build leak ;;
     ncu) build coalescing ;;
     *) build "$c"; programs+=("$c") ;;
   esac
@@ -171,6 +200,7 @@ for c in "${cases[@]}"; do
   case $c in
     specials) specials ;;
     teardown) teardown ;;
+    variants) variants ;;
     ncu) ncu_runs ;;
   esac
 done
