@@ -368,6 +368,9 @@ pub struct Site {
     /// the report is judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<Ownership>,
+    /// The test that was running when the tool reported it, in a CI log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
     /// The id of the root-cause site this one follows from (the 719s after
     /// an invalid access, the leaks of a process that bailed out, the same
     /// error seen by another tool); set when the report is judged. Such a

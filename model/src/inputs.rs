@@ -53,6 +53,11 @@ pub struct Input {
     pub tool: Tool,
     /// Records or rows read from it.
     pub records: u64,
+    /// The totals the tool printed in it (`ERROR SUMMARY`, `LEAK SUMMARY`,
+    /// racecheck's counts), beside the records read: they differ when a
+    /// print limit cut the records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<ToolSummary>,
 }
 
 /// The kinds of file cudawatch reads.

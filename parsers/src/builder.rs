@@ -81,6 +81,7 @@ impl ReportBuilder {
             kind,
             tool,
             records,
+            summary: None,
         });
     }
 
@@ -170,6 +171,38 @@ impl ReportBuilder {
         evidence.folded = stage.record_count();
         let source =
             xml_name.unwrap_or_else(|| text.map(|(n, _)| n.to_string()).unwrap_or_default());
+        // The log's own totals go beside its records in the report.
+        if let Some((name, _)) = text
+            && let Some(input) = self.report.inputs.iter_mut().rev().find(|i| i.path == name)
+            && evidence.summary != ToolSummary::default()
+        {
+            input.summary = Some(evidence.summary.clone());
+        }
+        // What the tool said about itself: it did not really check (never
+        // attached, crashed, rejected its options). Never a clean log.
+        for line in &evidence.summary.failures {
+            self.warn(&source, format!("compute-sanitizer: {line}"));
+        }
+        // A LEAK SUMMARY whose records were cut by a print limit is still a
+        // leak, with its bytes and allocations.
+        if let Some((bytes, allocations)) = evidence.summary.leaked
+            && bytes > 0
+            && !stage.sites().iter().any(|s| s.kind == FindingKind::Leak)
+        {
+            let mut site = new_site(
+                tool_of(tool, Tool::Memcheck),
+                FindingKind::Leak,
+                Severity::Error,
+                format!(
+                    "{bytes} bytes leaked in {allocations} allocation{} (the LEAK SUMMARY; its records were not printed)",
+                    if allocations == 1 { "" } else { "s" }
+                ),
+            );
+            site.bytes = Some(bytes);
+            site.count = allocations.max(1);
+            site.id = site_id(&site, "leak-summary");
+            stage.add_site(site);
+        }
         if let Some(n) = evidence.summary.not_printed {
             self.warn(
                 &source,
@@ -226,6 +259,20 @@ impl ReportBuilder {
                 k.load.sectors.is_some() || k.store.sectors.is_some() || k.total_sectors.is_some()
             })
             .count();
+        if let Some((name, _)) = raw
+            && evidence.kernels > 0
+            && evidence.measured == 0
+        {
+            // Read, but not about coalescing: the page was made without the
+            // sector metrics. Saying so keeps it from passing as clean.
+            self.warn(
+                name,
+                format!(
+                    "none of its {} launches has a coalescing figure: profile with the l1tex sector metrics or the SourceCounters section",
+                    evidence.kernels
+                ),
+            );
+        }
         let mut lines = Vec::new();
         for (name, bytes) in sources {
             match ncu::source::parse(bytes) {
@@ -296,6 +343,15 @@ impl ReportBuilder {
     pub fn finish(mut self) -> Report {
         self.report.findings = self.folder.finish();
         self.report
+    }
+}
+
+/// The tool a record belongs to when the file did not say which sanitizer.
+fn tool_of(tool: Tool, default: Tool) -> Tool {
+    if tool == Tool::Sanitizer {
+        default
+    } else {
+        tool
     }
 }
 

@@ -14,8 +14,14 @@ pub fn detect(head: &[u8]) -> InputKind {
         return InputKind::SanitizerXml;
     }
     let first = trimmed.lines().next().unwrap_or("");
-    if first.starts_with("\"ID\",\"Process ID\"") {
-        return if first.contains("\"Metric Name\"") {
+    // A page's header, first or (live `ncu --csv`) after ncu's `==PROF==`
+    // lines and the program's own output.
+    let header = trimmed
+        .lines()
+        .take(200)
+        .find(|l| l.starts_with("\"ID\",\"Process ID\""));
+    if let Some(header) = header {
+        return if header.contains("\"Metric Name\"") {
             InputKind::NcuDetails
         } else {
             InputKind::NcuRaw
@@ -34,7 +40,15 @@ pub fn detect(head: &[u8]) -> InputKind {
         return InputKind::NcuSource;
     }
     let lines = || trimmed.lines();
-    if lines().any(|l| l.starts_with("========= ") || l == "=========") {
+    // compute-sanitizer's usage (options it rejected) is its output too,
+    // and a CI log puts a timestamp or a test name before the tool's prefix.
+    if lines().any(|l| {
+        l.starts_with("========= ")
+            || l == "========="
+            || l.contains(" ========= ")
+            || l.ends_with(" =========")
+            || l.contains("Usage: compute-sanitizer")
+    }) {
         return InputKind::SanitizerText;
     }
     if lines().any(|l| {

@@ -41,7 +41,9 @@ pub fn link(report: &mut Report) {
     let Some(root_site) = root_site else { return };
     let fault = is_device_fault(&root_site);
     for site in &mut report.findings {
-        if site.id == root {
+        // A CI log holds several runs (one per test): only the same run's
+        // sites can follow from its fault.
+        if site.id == root || site.test != root_site.test {
             continue;
         }
         let follows = match site.kind {

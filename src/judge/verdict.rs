@@ -34,7 +34,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         push(
             VerdictLabel::Inconclusive,
             format!(
-                "{} could not be read to the end: not clean",
+                "{} could not be fully read or held nothing to check (see the warnings): not clean",
                 facts.damaged_inputs.join(", ")
             ),
         );

@@ -204,3 +204,128 @@ fn the_caching_allocator_trap_shows_in_the_captures() {
             .ends_with("triton_hidden_oob.py")
     );
 }
+
+/// The shapes users bring (issue: parse takes the files users really have).
+mod shapes {
+    use crate::helpers::{cudawatch, json, run, sample};
+
+    fn parse(files: &[&str]) -> crate::helpers::Output {
+        let mut cmd = cudawatch();
+        cmd.arg("parse").args(["--format", "json"]);
+        for f in files {
+            cmd.arg(sample("").join(f));
+        }
+        run(cmd)
+    }
+
+    #[test]
+    fn live_ncu_csv_and_pages_without_base_units_give_the_real_figures() {
+        // Before: the live output was an ncu log with 0 records and CLEAN;
+        // the page without base units gave 0% wasted and 0.1 µs.
+        for page in [
+            "coalescing/ncu-live-raw.stdout",
+            "coalescing/ncu-units-raw.stdout",
+            "coalescing/ncu-sc-raw.stdout",
+        ] {
+            let out = parse(&[page]);
+            assert_eq!(
+                out.code, 1,
+                "{page}: 78% wasted fails the 50% threshold: {}",
+                out.stderr
+            );
+            let report = json(&out);
+            let strided = report["coalescing"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k["kernel"].as_str().unwrap().starts_with("gather_strided"))
+                .unwrap()
+                .clone();
+            let ns = strided["duration_ns"].as_f64().unwrap();
+            assert!(ns > 90_000.0 && ns < 120_000.0, "{page}: {ns} ns");
+            assert!(
+                report["inputs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|i| i["kind"] == "ncu_raw"),
+                "{page}: {}",
+                report["inputs"]
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_that_held_nothing_to_check_is_never_clean() {
+        // ncu's console lines alone; a sanitizer that never attached; one
+        // that rejected its options (before: an unrecognised finding, or
+        // CLEAN).
+        for (file, says) in [
+            ("coalescing/ncu.stdout", "console lines only"),
+            (
+                "no_cuda/memcheck.stdout",
+                "terminated before first instrumented API call",
+            ),
+            (
+                "oob_write/memcheck-duplicate-flag.stdout",
+                "Usage: compute-sanitizer",
+            ),
+        ] {
+            let out = parse(&[file]);
+            assert_eq!(out.code, 3, "{file}: {}", out.stderr);
+            let report = json(&out);
+            assert!(
+                report["findings"].as_array().unwrap().is_empty(),
+                "{file}: no finding of the program"
+            );
+            assert!(
+                report["warnings"].to_string().contains(says),
+                "{file}: {}",
+                report["warnings"]
+            );
+        }
+    }
+
+    #[test]
+    fn a_print_limit_keeps_the_totals_and_the_leak_summary_becomes_a_leak() {
+        // Before: the totals and the 4000-byte leak were lost.
+        let out = parse(&["oob_write/memcheck-limit5.stdout"]);
+        let report = json(&out);
+        let summary = &report["inputs"][0]["summary"];
+        assert_eq!(summary["errors"], 26);
+        assert_eq!(summary["not_printed"], 21);
+        let leak = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kind"] == "leak")
+            .unwrap()
+            .clone();
+        assert_eq!(leak["bytes"], 4000);
+        assert!(
+            report["warnings"]
+                .to_string()
+                .contains("21 errors were not printed")
+        );
+    }
+
+    #[test]
+    fn a_ci_log_with_timestamps_and_test_output_is_read_and_tagged_by_test() {
+        let out = parse(&["ci_log/pytest-github.stdout"]);
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        let report = json(&out);
+        let sites = report["findings"].as_array().unwrap();
+        let oob = sites
+            .iter()
+            .find(|s| s["kind"] == "invalid_access")
+            .unwrap();
+        assert_eq!(oob["count"], 24);
+        assert_eq!(oob["test"], "test_kernels.py::test_oob_write_is_clean");
+        let leak = sites.iter().find(|s| s["kind"] == "leak").unwrap();
+        assert_eq!(leak["test"], "test_kernels.py::test_leak_is_clean");
+        assert!(
+            leak.get("consequence_of").is_none(),
+            "another test's leak is its own finding"
+        );
+    }
+}

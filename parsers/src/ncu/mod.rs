@@ -1,11 +1,12 @@
 //! Nsight Compute output: the CSV pages of `ncu --import REPORT --csv
 //! --print-units base` and ncu's own console lines.
 //!
-//! cudawatch never parses CSV from a live `ncu` run: the program's stdout and
-//! `==PROF==` lines are mixed into it. It profiles to a report file and
-//! imports that. Every field is quoted and numbers keep thousands separators
-//! (`"4,194,304"`), so columns are found by header name and numbers are
-//! normalised here.
+//! cudawatch itself profiles to a report file and imports it, but users
+//! bring every shape: live `ncu --csv` output with the program's own lines
+//! and `==PROF==` lines before the CSV, pages with or without
+//! `--print-units base`. Every field is quoted and numbers may keep
+//! thousands separators (`"4,194,304"`), so columns are found by header
+//! name, numbers are normalised here, and the units row is read.
 
 pub mod details;
 pub mod log;
@@ -24,13 +25,74 @@ pub fn parse_number(cell: &str) -> Option<f64> {
     plain.parse().ok()
 }
 
+/// The CSV of ncu output without what is not CSV: live `ncu --csv` prints
+/// its `==PROF==`/`==WARNING==` lines and the program's own output first
+/// (a stray quote there would derail the CSV reader), so everything before
+/// the first line that starts with a quoted cell goes, and so do ncu's own
+/// `==...==` lines anywhere.
+pub(crate) fn csv_part(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let is_tool_line = |l: &[u8]| l.starts_with(b"==") && l.windows(2).skip(2).any(|w| w == b"==");
+    let start = input
+        .split_inclusive(|b| *b == b'\n')
+        .scan(0usize, |offset, line| {
+            let at = *offset;
+            *offset += line.len();
+            Some((at, line))
+        })
+        .find(|(_, line)| line.first() == Some(&b'"'))
+        .map_or(input.len(), |(at, _)| at);
+    let csv = &input[start..];
+    if !csv.split(|b| *b == b'\n').any(is_tool_line) {
+        return std::borrow::Cow::Borrowed(csv);
+    }
+    let kept: Vec<u8> = csv
+        .split_inclusive(|b| *b == b'\n')
+        .filter(|l| !is_tool_line(l))
+        .flatten()
+        .copied()
+        .collect();
+    std::borrow::Cow::Owned(kept)
+}
+
+/// What one unit of a column is worth in cudawatch's units (nanoseconds,
+/// bytes, sectors, percent), from the units row of a page printed without
+/// `--print-units base`: `us` is 1000 ns, `Mbyte` a million bytes.
+pub fn unit_scale(unit: &str) -> f64 {
+    let unit = unit.trim();
+    match unit {
+        "ns" | "nsecond" => 1.0,
+        "us" | "usecond" => 1e3,
+        "ms" | "msecond" => 1e6,
+        "s" | "second" => 1e9,
+        _ => {
+            let mut chars = unit.chars();
+            let prefix = match chars.next() {
+                Some('K') => 1e3,
+                Some('M') => 1e6,
+                Some('G') => 1e9,
+                Some('T') => 1e12,
+                _ => return 1.0,
+            };
+            // Only a prefix on a unit: `Mbyte`, `Ksector`; not a unit
+            // that merely starts with a capital.
+            let rest: String = chars.collect();
+            if rest.starts_with(|c: char| c.is_ascii_lowercase()) {
+                prefix
+            } else {
+                1.0
+            }
+        }
+    }
+}
+
 /// All rows of a CSV document, each a vector of cells. Rows may differ in
 /// length (ncu's source page starts with two-cell preamble rows).
 pub(crate) fn rows(input: &[u8]) -> Result<Vec<Vec<String>>, ParseError> {
+    let input = csv_part(input);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(input);
+        .from_reader(input.as_ref());
     let mut out = Vec::new();
     for (index, row) in reader.byte_records().enumerate() {
         let row = row.map_err(|e| {

@@ -38,6 +38,19 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
     );
     let (ld_used, st_used, duration) = (metric(LD_USED), metric(ST_USED), metric(DURATION));
     let (excessive, theoretical, ideal) = (metric(EXCESSIVE), metric(THEORETICAL), metric(IDEAL));
+    // The units row (an empty ID) says what each column counts in:
+    // `us`, `Mbyte`, `%` without --print-units base, base units with it.
+    let units: Vec<f64> = rows
+        .get(1)
+        .filter(|r| cell(r, Some(id)).is_empty())
+        .map(|r| {
+            header
+                .iter()
+                .enumerate()
+                .map(|(i, _)| super::unit_scale(cell(r, Some(i))))
+                .collect()
+        })
+        .unwrap_or_else(|| vec![1.0; header.len()]);
     let mut out = Vec::new();
     for (index, row) in rows.iter().enumerate().skip(1) {
         // The units row has an empty ID.
@@ -57,7 +70,10 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
                 format!("row {}", index + 1),
             ));
         }
-        let num = |i: Option<usize>| parse_number(cell(row, i));
+        let num = |i: Option<usize>| {
+            let scale = i.and_then(|i| units.get(i)).copied().unwrap_or(1.0);
+            parse_number(cell(row, i)).map(|v| v * scale)
+        };
         let load = AccessStats {
             requests: num(ld_req),
             sectors: num(ld_sec),
@@ -70,6 +86,32 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
         };
         let requests = load.requests.unwrap_or(0.0) + store.requests.unwrap_or(0.0);
         let ideal_spr = num(ideal).filter(|_| requests > 0.0).map(|i| i / requests);
+        // Without SourceCounters' sector totals, the l1tex sectors and the
+        // share of each sector's bytes used still give the waste: a sector
+        // 12.5% used is 87.5% wasted.
+        let from_l1tex = || {
+            let part = |s: &AccessStats| match (s.sectors, s.bytes_used_pct) {
+                (Some(n), Some(pct)) => Some((n, n * (1.0 - (pct / 100.0).clamp(0.0, 1.0)))),
+                (Some(0.0), None) => Some((0.0, 0.0)),
+                _ => None,
+            };
+            let parts: Vec<(f64, f64)> =
+                [part(&load), part(&store)].into_iter().flatten().collect();
+            (!parts.is_empty()).then(|| {
+                parts
+                    .iter()
+                    .fold((0.0, 0.0), |(t, w), (n, e)| (t + n, w + e))
+            })
+        };
+        let theoretical_total = num(theoretical);
+        let excessive_total =
+            num(excessive).or_else(|| Some(num(theoretical)? - num(ideal)?).filter(|e| *e >= 0.0));
+        let (total_sectors, excessive_sectors) = match (theoretical_total, excessive_total) {
+            (Some(t), Some(e)) => (Some(t), Some(e)),
+            _ => from_l1tex().map_or((theoretical_total, excessive_total), |(t, e)| {
+                (Some(t), Some(e.round()))
+            }),
+        };
         out.push(KernelCoalescing {
             launch_id: launch_id as u64,
             kernel: cell(row, Some(kernel)).to_string(),
@@ -79,8 +121,10 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
             store,
             duration_ns: num(duration),
             ideal_sectors_per_request: ideal_spr,
-            excessive_sectors: num(excessive),
-            total_sectors: num(theoretical),
+            // SourceCounters' excessive sectors, or the theoretical minus
+            // the ideal, or what the l1tex figures imply.
+            excessive_sectors,
+            total_sectors,
         });
     }
     Ok(out)

@@ -206,6 +206,7 @@ fn record_site(tool: Tool, record: Record) -> Site {
     site.launch_frame = user_native_frame(&record.host_frames);
     site.host_frames = record.host_frames;
     site.unrecognised = record.unrecognised;
+    site.test = record.test;
     site
 }
 

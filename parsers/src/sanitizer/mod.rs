@@ -132,6 +132,8 @@ pub struct Record {
     pub host_frames: Vec<Frame>,
     /// Elements cudawatch does not interpret, as `path = value`.
     pub unrecognised: Vec<(String, String)>,
+    /// The test that was running, in a CI log (pytest, gtest, ctest).
+    pub test: Option<String>,
 }
 
 impl Record {
@@ -154,6 +156,7 @@ impl Record {
             hazards: None,
             host_frames: Vec::new(),
             unrecognised: Vec::new(),
+            test: None,
         }
     }
 }

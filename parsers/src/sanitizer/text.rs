@@ -29,6 +29,14 @@ const FAILURE_MARKERS: [&str; 8] = [
     "was enabled but no save location was specified",
 ];
 
+/// Unprefixed lines that say compute-sanitizer rejected its options.
+const OPTION_ERRORS: [&str; 4] = [
+    "Usage: compute-sanitizer",
+    "Filter ill-formed",
+    "cannot be specified more than once",
+    "unrecognised option",
+];
+
 /// Reads compute-sanitizer text, calling `on_record` for each record, and
 /// returns the summary lines. Never fails: anything unrecognised is skipped
 /// or kept as an [`RecordKind::Other`] record.
@@ -36,8 +44,25 @@ pub fn parse(input: &[u8], mut on_record: impl FnMut(Record)) -> ToolSummary {
     let text = String::from_utf8_lossy(input);
     let mut summary = ToolSummary::default();
     let mut current: Option<Record> = None;
-    for raw_line in text.lines() {
+    let mut test: Option<String> = None;
+    for full_line in text.lines() {
+        // A CI log puts a timestamp or a job name before each line, and a
+        // test runner its own lines between the tool's: the tool's line
+        // starts at its prefix.
+        let (before, raw_line) = split_log_prefix(full_line);
+        if let Some(name) = test_name(before) {
+            test = Some(name);
+        }
         let Some(rest) = raw_line.strip_prefix(PREFIX) else {
+            // compute-sanitizer's own complaints about its options come
+            // without the prefix: it never ran the program.
+            if let Some(line) = OPTION_ERRORS
+                .iter()
+                .find_map(|m| full_line.find(m).map(|i| full_line[i..].trim()))
+                && !summary.failures.iter().any(|f| f == line)
+            {
+                summary.failures.push(line.to_string());
+            }
             continue;
         };
         let body = rest.trim_start();
@@ -61,12 +86,51 @@ pub fn parse(input: &[u8], mut on_record: impl FnMut(Record)) -> ToolSummary {
         if summary_line(body, &mut summary) {
             continue;
         }
-        current = header(body);
+        current = header(body).map(|mut r| {
+            r.test = test.clone();
+            r
+        });
     }
     if let Some(record) = current.take() {
         on_record(record);
     }
     summary
+}
+
+/// Splits a line into what a CI log put before the tool's prefix and the
+/// tool's line: the prefix must stand alone (followed by a space or the
+/// line's end, so pytest's `=====` banners are not it) and what comes
+/// before it must end in a space. A line without the prefix is all
+/// "before" (a test runner's own line).
+fn split_log_prefix(line: &str) -> (&str, &str) {
+    let mut from = 0;
+    while let Some(at) = line[from..].find(PREFIX).map(|i| i + from) {
+        let after = &line[at + PREFIX.len()..];
+        let before = &line[..at];
+        let stands_alone = after.is_empty() || after.starts_with(' ');
+        if stands_alone && (before.is_empty() || before.ends_with(' ')) {
+            return (before, &line[at..]);
+        }
+        from = at + PREFIX.len();
+    }
+    (line, "")
+}
+
+/// The test a runner says it is running: pytest's `file.py::test_name`,
+/// gtest's `[ RUN      ] Suite.Name`, ctest's `Start  3: name`.
+fn test_name(text: &str) -> Option<String> {
+    if let Some(rest) = text.split("[ RUN      ]").nth(1) {
+        return rest.split_whitespace().next().map(str::to_string);
+    }
+    if let Some(rest) = text.split(" Start ").nth(1)
+        && let Some((n, name)) = rest.trim().split_once(": ")
+        && n.trim().chars().all(|c| c.is_ascii_digit())
+    {
+        return name.split_whitespace().next().map(str::to_string);
+    }
+    text.split_whitespace()
+        .find(|w| w.contains(".py::"))
+        .map(|w| w.to_string())
 }
 
 /// Reads a summary or status line into `summary`; false if it is not one.

@@ -127,9 +127,18 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
                 let details = of(InputKind::NcuDetails)
                     .next()
                     .and_then(|c| load(c, &mut errors));
+                // Live `ncu --csv` output carries its console lines with the
+                // page: the page is its log too.
                 let log = of(InputKind::NcuLog)
                     .next()
-                    .and_then(|c| load(c, &mut errors));
+                    .and_then(|c| load(c, &mut errors))
+                    .or_else(|| {
+                        [&raw, &details]
+                            .into_iter()
+                            .flatten()
+                            .find(|(_, bytes)| bytes.windows(8).any(|w| w == b"==PROF=="))
+                            .cloned()
+                    });
                 let sources: Vec<(String, Vec<u8>)> = of(InputKind::NcuSource)
                     .filter_map(|c| load(c, &mut errors))
                     .collect();
@@ -138,6 +147,19 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
                     .map(|(n, b)| (n.as_str(), b.as_slice()))
                     .collect();
                 builder.ncu(as_ref(&raw), as_ref(&details), &source_refs, as_ref(&log));
+                if raw.is_none()
+                    && details.is_none()
+                    && sources.is_empty()
+                    && let Some((name, _)) = &log
+                {
+                    // Read, but nothing in it measures coalescing: never clean.
+                    builder.warn(
+                        name,
+                        "ncu's console lines only, no page with coalescing figures \
+                         (ncu --import REPORT --csv --page raw)"
+                            .into(),
+                    );
+                }
             }
             _ => {
                 let xmls: Vec<&&Classified> = of(InputKind::SanitizerXml).collect();

@@ -1,0 +1,1 @@
+ncu --import /tmp/cap/coalescing/ncu-units.ncu-rep --csv --page raw 
