@@ -276,6 +276,35 @@ pub struct Sample {
     /// Where the address lies relative to the nearest allocation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nearest_allocation: Option<NearestAllocation>,
+    /// The size of this allocation, for a leak: a site folds many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+/// The figures of an out-of-memory error, in bytes, as PyTorch states them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryFigures {
+    /// The allocation that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tried: Option<u64>,
+    /// The GPU's total capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u64>,
+    /// Free on the GPU then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free: Option<u64>,
+    /// In use by this process, PyTorch's and others'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_use_by_process: Option<u64>,
+    /// Allocated by PyTorch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocated: Option<u64>,
+    /// Reserved by PyTorch's allocator but unallocated (fragmentation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_unallocated: Option<u64>,
+    /// PyTorch suggested `expandable_segments` against fragmentation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fragmentation_hint: bool,
 }
 
 /// The second access of a race: racecheck reports pairs.
@@ -368,6 +397,9 @@ pub struct Site {
     /// the report is judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<Ownership>,
+    /// An out-of-memory error's figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryFigures>,
     /// The test that was running when the tool reported it, in a CI log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,

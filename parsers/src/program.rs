@@ -161,6 +161,7 @@ fn device_assert(line: &str) -> Option<Site> {
         block: crate::sanitizer::parse_dim3(block),
         address: None,
         nearest_allocation: None,
+        bytes: None,
     });
     site.id = crate::site::site_id(&site, expr);
     Some(site)
@@ -204,6 +205,18 @@ fn out_of_memory(line: &str) -> Option<Site> {
         format!("CUDA out of memory: {}", parts.join(", ")),
     );
     site.bytes = tried.as_deref().and_then(size_in_bytes);
+    site.memory = Some(crate::model::MemoryFigures {
+        tried: site.bytes,
+        capacity: capacity.and_then(size_in_bytes),
+        free: free.and_then(size_in_bytes),
+        in_use_by_process: between(text, "this process has ", " memory in use")
+            .and_then(size_in_bytes),
+        allocated: allocated.and_then(size_in_bytes),
+        reserved_unallocated: reserved
+            .map(|r| r.rsplit("and ").next().unwrap_or(r))
+            .and_then(size_in_bytes),
+        fragmentation_hint: text.contains("expandable_segments"),
+    });
     site.error = Some("cudaErrorMemoryAllocation".into());
     site.id = crate::site::site_id(&site, "");
     Some(site)

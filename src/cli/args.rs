@@ -106,9 +106,13 @@ pub enum Command {
 /// `cudawatch parse`.
 #[derive(Debug, clap::Args)]
 pub struct ParseArgs {
-    /// Files to read.
+    /// Files to read, or directories of captures.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Say on stderr what each file was taken for and what was read from
+    /// it, so a file that gave nothing can be told apart from a clean one.
+    #[arg(long)]
+    pub explain_detection: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -328,4 +328,57 @@ mod shapes {
             "another test's leak is its own finding"
         );
     }
+
+    #[test]
+    fn an_oom_and_each_leak_keep_their_figures_as_fields() {
+        let oom = parse(&["torch_oom/plain.stderr"]);
+        let report = json(&oom);
+        let figures = &report["findings"][0]["memory"];
+        assert_eq!(figures["tried"], 4096u64 << 30, "{figures}");
+        assert_eq!(figures["allocated"], 1024u64 << 20);
+        assert_eq!(figures["reserved_unallocated"], 0);
+        assert!(figures["in_use_by_process"].as_u64().unwrap() > 1 << 30);
+        assert!(figures["capacity"].as_u64().unwrap() > figures["free"].as_u64().unwrap());
+        assert_eq!(figures["fragmentation_hint"], true);
+        let leaks = parse(&["leak/memcheck.xml"]);
+        let report = json(&leaks);
+        let leak = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kind"] == "leak")
+            .unwrap()
+            .clone();
+        let sizes: u64 = leak["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sizes, leak["bytes"].as_u64().unwrap(), "{leak}");
+    }
+
+    #[test]
+    fn explain_detection_says_what_each_file_was_taken_for() {
+        let out = run(cudawatch()
+            .args(["parse", "--explain-detection"])
+            .arg(sample("coalescing").join("ncu.stdout"))
+            .arg(sample("no_cuda").join("memcheck.stdout"))
+            .arg(sample("oob_write").join("memcheck-limit5.stdout")));
+        assert!(
+            out.stderr.contains("What each file was taken for:"),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("NcuLog") && out.stderr.contains("console lines only"));
+        assert!(
+            out.stderr
+                .contains("terminated before first instrumented API call")
+        );
+        assert!(
+            out.stderr.contains("the tool counted 26 errors"),
+            "{}",
+            out.stderr
+        );
+    }
 }

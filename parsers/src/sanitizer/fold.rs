@@ -28,6 +28,7 @@ pub fn add_raw(folder: &mut Folder, tool: Tool, raw: &RawView<'_>) {
             block: q.block,
             address: q.address,
             nearest_allocation: None,
+            bytes: None,
         };
         if folder.repeat(hash, q.severity, Some(sample)).is_some() {
             return;
@@ -60,6 +61,7 @@ pub fn add_record(folder: &mut Folder, tool: Tool, record: Record) {
             block: record.block,
             address: record.address,
             nearest_allocation: record.nearest_allocation,
+            bytes: (kind == FindingKind::Leak).then_some(record.size).flatten(),
         });
         if let Some(existing) = folder.repeat(hash, record.severity, sample) {
             if kind == FindingKind::Leak {
@@ -196,6 +198,9 @@ fn record_site(tool: Tool, record: Record) -> Site {
             block: record.block,
             address: record.address,
             nearest_allocation: record.nearest_allocation.clone(),
+            bytes: matches!(record.kind, RecordKind::Leak)
+                .then_some(record.size)
+                .flatten(),
         });
     }
     site.python_frame = record

@@ -25,6 +25,9 @@ pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let output = settings::output(&args.output)?.human_on_stdout();
     let inputs = classify_all(&expand(&args.files)?)?;
     let (report, errors) = parse_classified(&inputs);
+    if args.explain_detection {
+        eprint!("{}", explain(&inputs, &report));
+    }
     let root = settings::source_root(&args.output);
     let mut code = super::conclude(report, &policy, &output, styles, Some(&root));
     for error in &errors {
@@ -34,6 +37,65 @@ pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
         code = exit_codes::worst(code, exit_codes::SETUP_ERROR);
     }
     Ok(code)
+}
+
+/// What each file was taken for, and what was read from it (`--explain-detection`).
+fn explain(inputs: &[Classified], report: &Report) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("What each file was taken for:\n");
+    for input in inputs {
+        let path = input.path.to_string_lossy();
+        let read: Vec<String> = report
+            .inputs
+            .iter()
+            .filter(|i| i.path == path)
+            .map(|i| {
+                let totals = i
+                    .summary
+                    .as_ref()
+                    .and_then(|s| s.errors)
+                    .map_or_else(String::new, |e| {
+                        format!(" (the tool counted {})", crate::words::plural(e, "error"))
+                    });
+                format!(
+                    "{} as {:?}, {} read{totals}",
+                    i.tool.name(),
+                    i.kind,
+                    crate::words::plural(i.records, "record")
+                )
+            })
+            .collect();
+        let notes: Vec<&str> = report
+            .warnings
+            .iter()
+            .filter(|w| w.source == path)
+            .map(|w| w.message.as_str())
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}: {:?}{}",
+            crate::render::untrusted::clean(&path),
+            input.kind,
+            if input.bytes.is_some() {
+                " (read once: not a regular file)"
+            } else {
+                ""
+            }
+        );
+        if read.is_empty() {
+            let _ = writeln!(
+                out,
+                "    nothing was read from it: not a tool output cudawatch knows"
+            );
+        }
+        for line in read {
+            let _ = writeln!(out, "    {line}");
+        }
+        for note in notes {
+            let _ = writeln!(out, "    note: {}", crate::render::untrusted::clean(note));
+        }
+    }
+    out
 }
 
 /// The files to read: each file as given, and the files of each directory
