@@ -300,3 +300,19 @@ fn folding_repeats_from_borrowed_fields_gives_the_same_sites_as_full_records() {
         assert_eq!(quick.finish(), full.finish(), "{}/{run}", dir.display());
     }
 }
+
+#[test]
+fn details_pages_with_every_detail_still_give_the_coalescing_rule() {
+    // `--print-details all`, imported and live.
+    let dir = samples().join("coalescing");
+    for page in ["ncu-sc-details-all", "ncu-live-details"] {
+        let rules = ncu::details::parse(&fs::read(dir.join(format!("{page}.stdout"))).unwrap())
+            .unwrap_or_else(|e| panic!("{page}: {e}"));
+        let rule = rules
+            .iter()
+            .find(|r| r.rule == "UncoalescedGlobalAccess")
+            .unwrap_or_else(|| panic!("{page}: no UncoalescedGlobalAccess"));
+        assert!(rule.kernel.starts_with("gather_strided"), "{page}");
+        assert!(rule.description.contains("excessive sectors"), "{page}");
+    }
+}
