@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::helpers::{cudawatch, require_tool, root, run, sample};
+use crate::helpers::{cudawatch, require_tool, root, run, sample, site_of_kind};
 
 /// `cudawatch parse` of the oob_write memcheck capture and the coalescing
 /// ncu pages, with extra arguments.
@@ -324,15 +324,7 @@ fn suppressed_findings_stay_visible_and_do_not_fail_and_a_bad_rule_file_is_one_l
     // from the invalid access, which is suppressed: nothing gates.
     assert_eq!(out.code, 0, "{}", out.stderr);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let by_kind = |k: &str| {
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["kind"] == k)
-            .unwrap()
-            .clone()
-    };
+    let by_kind = |k: &str| site_of_kind(&report, k).clone();
     assert_eq!(by_kind("invalid_access")["suppressed"], "tracked in BUG-1");
     assert_eq!(by_kind("leak")["suppressed"], "freed by the driver at exit");
     assert!(by_kind("api_error").get("suppressed").is_none());
@@ -374,12 +366,7 @@ fn cudawatch_suppress_writes_a_rule_that_then_suppresses_the_site() {
         .arg(oob.join("memcheck.xml")));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let id = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["kind"] == "invalid_access")
-        .unwrap()["id"]
+    let id = site_of_kind(&report, "invalid_access")["id"]
         .as_str()
         .unwrap()
         .to_string();

@@ -101,3 +101,11 @@ pub fn require_tool(what: &str, path: &Path) {
         path.display()
     );
 }
+
+/// The first site of `kind` among a JSON report's findings.
+pub fn site_of_kind<'a>(report: &'a serde_json::Value, kind: &str) -> &'a serde_json::Value {
+    report["findings"]
+        .as_array()
+        .and_then(|sites| sites.iter().find(|s| s["kind"] == kind))
+        .unwrap_or_else(|| panic!("no {kind} site in {report}"))
+}

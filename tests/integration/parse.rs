@@ -1,6 +1,6 @@
 //! `cudawatch parse` on real captures.
 
-use crate::helpers::{cudawatch, json, run, sample};
+use crate::helpers::{cudawatch, json, run, sample, site_of_kind};
 
 #[test]
 fn memcheck_capture_folds_24_threads_into_one_site_with_its_allocation_distance() {
@@ -12,10 +12,7 @@ fn memcheck_capture_folds_24_threads_into_one_site_with_its_allocation_distance(
     assert_eq!(out.code, 1, "findings exit 1: {}", out.stderr);
     let report = json(&out);
     let sites = report["findings"].as_array().unwrap();
-    let oob = sites
-        .iter()
-        .find(|s| s["kind"] == "invalid_access")
-        .expect("an invalid access site");
+    let oob = site_of_kind(&report, "invalid_access");
     assert_eq!(oob["count"], 24);
     assert_eq!(oob["kernel"], "oob_write");
     assert_eq!(oob["location"]["line"], 6);
@@ -111,12 +108,7 @@ fn ncu_pages_give_sectors_per_request_and_the_wasteful_line() {
     let line = &report["wasteful_lines"][0];
     assert_eq!(line["location"]["line"], 12);
     assert!(line["source"].as_str().unwrap().contains("stride"));
-    let site = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["kind"] == "uncoalesced_access")
-        .unwrap();
+    let site = site_of_kind(&report, "uncoalesced_access");
     assert!(
         site["message"]
             .as_str()
@@ -136,7 +128,7 @@ fn pytorch_device_assert_and_traceback_point_at_the_users_line() {
         .arg(sample("torch_index_oob").join("plain.stderr")));
     let report = json(&out);
     let sites = report["findings"].as_array().unwrap();
-    let assert_site = sites.iter().find(|s| s["kind"] == "device_assert").unwrap();
+    let assert_site = site_of_kind(&report, "device_assert");
     assert_eq!(assert_site["location"]["line"], 111);
     assert_eq!(assert_site["samples"][0]["thread"]["x"], 2);
     assert_eq!(assert_site["python_frame"]["line"], 10);
@@ -149,12 +141,7 @@ fn pytorch_out_of_memory_keeps_its_figures() {
         .args(["parse", "--format", "json"])
         .arg(sample("torch_oom").join("plain.stderr")));
     let report = json(&out);
-    let oom = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["kind"] == "out_of_memory")
-        .unwrap();
+    let oom = site_of_kind(&report, "out_of_memory");
     let message = oom["message"].as_str().unwrap();
     assert!(
         message.contains("tried to allocate 4096.00 GiB"),
@@ -191,12 +178,7 @@ fn the_caching_allocator_trap_shows_in_the_captures() {
     };
     assert_eq!(oob(&cached), 0, "cached allocator hides the overrun");
     assert!(oob(&uncached) >= 100, "uncached shows it");
-    let site = uncached["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["kind"] == "invalid_access")
-        .unwrap();
+    let site = site_of_kind(&uncached, "invalid_access");
     assert!(
         site["python_frame"]["file"]
             .as_str()
@@ -207,7 +189,7 @@ fn the_caching_allocator_trap_shows_in_the_captures() {
 
 /// The shapes users bring (issue: parse takes the files users really have).
 mod shapes {
-    use crate::helpers::{cudawatch, json, run, sample};
+    use crate::helpers::{cudawatch, json, run, sample, site_of_kind};
 
     fn parse(files: &[&str]) -> crate::helpers::Output {
         let mut cmd = cudawatch();
@@ -294,13 +276,7 @@ mod shapes {
         let summary = &report["inputs"][0]["summary"];
         assert_eq!(summary["errors"], 26);
         assert_eq!(summary["not_printed"], 21);
-        let leak = report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["kind"] == "leak")
-            .unwrap()
-            .clone();
+        let leak = site_of_kind(&report, "leak");
         assert_eq!(leak["bytes"], 4000);
         assert!(
             report["warnings"]
@@ -314,14 +290,10 @@ mod shapes {
         let out = parse(&["ci_log/pytest-github.stdout"]);
         assert_eq!(out.code, 1, "{}", out.stderr);
         let report = json(&out);
-        let sites = report["findings"].as_array().unwrap();
-        let oob = sites
-            .iter()
-            .find(|s| s["kind"] == "invalid_access")
-            .unwrap();
+        let oob = site_of_kind(&report, "invalid_access");
         assert_eq!(oob["count"], 24);
         assert_eq!(oob["test"], "test_kernels.py::test_oob_write_is_clean");
-        let leak = sites.iter().find(|s| s["kind"] == "leak").unwrap();
+        let leak = site_of_kind(&report, "leak");
         assert_eq!(leak["test"], "test_kernels.py::test_leak_is_clean");
         assert!(
             leak.get("consequence_of").is_none(),
@@ -342,13 +314,7 @@ mod shapes {
         assert_eq!(figures["fragmentation_hint"], true);
         let leaks = parse(&["leak/memcheck.xml"]);
         let report = json(&leaks);
-        let leak = report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["kind"] == "leak")
-            .unwrap()
-            .clone();
+        let leak = site_of_kind(&report, "leak");
         let sizes: u64 = leak["samples"]
             .as_array()
             .unwrap()

@@ -292,39 +292,38 @@ fn ncu_stage_imports_the_profile_and_reports_coalescing() {
     assert!(item(&out.stderr).contains("fail") && item(&loose.stdout).contains("pass"));
 }
 
-/// Starts `cmd`, waits until the fake logged that it runs `tool`.
-fn start_and_wait_for(cmd: &mut Command, log: &Path, tool: &str) -> std::process::Child {
-    let child = cmd
-        .stdout(Stdio::piped())
+/// Starts `cmd` with its output piped, for the tests that signal it.
+fn start(cmd: &mut Command) -> std::process::Child {
+    cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    let mut waited = Duration::ZERO;
-    while !std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .contains(&format!("tool={tool}"))
-    {
-        std::thread::sleep(Duration::from_millis(20));
-        waited += Duration::from_millis(20);
-        assert!(waited < Duration::from_secs(20), "the fake never started");
-    }
+        .unwrap()
+}
+
+/// Starts `cmd`, waits until the fake logged that it runs `tool`.
+fn start_and_wait_for(cmd: &mut Command, log: &Path, tool: &str) -> std::process::Child {
+    let child = start(cmd);
+    wait_for_log(log, &format!("tool={tool}"));
     child
+}
+
+/// Polls `done` until it holds; fails the test after 30 s, naming `what`.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let mut waited = Duration::ZERO;
+    while !done() {
+        std::thread::sleep(Duration::from_millis(5));
+        waited += Duration::from_millis(5);
+        assert!(waited < Duration::from_secs(30), "{what} never happened");
+    }
 }
 
 /// Waits until the fake has logged `line` (it logs each signal it gets).
 fn wait_for_log(log: &Path, line: &str) {
-    let mut waited = Duration::ZERO;
-    while !std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .contains(line)
-    {
-        std::thread::sleep(Duration::from_millis(20));
-        waited += Duration::from_millis(20);
-        assert!(
-            waited < Duration::from_secs(20),
-            "the fake never logged {line:?}"
-        );
-    }
+    wait_until(&format!("the fake logging {line:?}"), || {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .contains(line)
+    });
 }
 
 fn interrupt(child: &std::process::Child) {
@@ -599,11 +598,7 @@ fn a_ctrl_c_during_the_ncu_imports_stops_the_remaining_imports() {
     let out_dir = tmp.path().join("run");
     let mut cmd = fake_run("coalescing", &out_dir, "ncu", &[]);
     cmd.env("FAKE_IMPORT", "hang").env("FAKE_LOG", &log);
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(&mut cmd);
     wait_for_log(&log, "ncu import page=raw");
     let started = std::time::Instant::now();
     interrupt(&child);
@@ -653,19 +648,10 @@ fn a_ctrl_c_while_a_stage_is_read_in_stops_before_the_next_stage() {
     let log = tmp.path().join("fake.log");
     let mut cmd = fake_run("oob_write", &out_dir, "memcheck,racecheck", &[]);
     cmd.env("FAKE_CASE", case.path()).env("FAKE_LOG", &log);
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(&mut cmd);
     // stage.json is written as the stage ends, before its XML is read in.
     let record = out_dir.join("memcheck/stage.json");
-    let mut waited = Duration::ZERO;
-    while !record.exists() {
-        std::thread::sleep(Duration::from_millis(5));
-        waited += Duration::from_millis(5);
-        assert!(waited < Duration::from_secs(30), "memcheck never finished");
-    }
+    wait_until("memcheck finishing", || record.exists());
     interrupt(&child);
     let out = finish(child);
     assert_eq!(out.code, 130, "{}", out.stderr);
@@ -690,18 +676,9 @@ fn a_second_ctrl_c_while_a_stage_is_read_in_exits_at_once() {
     let out_dir = tmp.path().join("run");
     let mut cmd = fake_run("oob_write", &out_dir, "memcheck,racecheck", &[]);
     cmd.env("FAKE_CASE", case.path());
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(&mut cmd);
     let record = out_dir.join("memcheck/stage.json");
-    let mut waited = Duration::ZERO;
-    while !record.exists() {
-        std::thread::sleep(Duration::from_millis(5));
-        waited += Duration::from_millis(5);
-        assert!(waited < Duration::from_secs(30), "memcheck never finished");
-    }
+    wait_until("memcheck finishing", || record.exists());
     interrupt(&child);
     std::thread::sleep(Duration::from_millis(50));
     let started = std::time::Instant::now();
