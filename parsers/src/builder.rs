@@ -31,8 +31,6 @@ pub struct SanitizerEvidence {
     pub text_records: u64,
     /// The XML broke off or went bad after it started.
     pub xml_broken: Option<ParseError>,
-    /// The XML was not compute-sanitizer XML at all.
-    pub xml_error: Option<ParseError>,
     /// Records folded into the report from this run.
     pub folded: u64,
 }
@@ -73,6 +71,14 @@ impl ReportBuilder {
             source: source.to_string(),
             message,
         });
+    }
+
+    /// Records a file that was given but could not be read as `kind`: it
+    /// stands among the inputs with no records, beside the reason, so a
+    /// report of the other files is never taken for the whole story.
+    pub fn unreadable(&mut self, path: &str, kind: InputKind, tool: Tool, message: String) {
+        self.input(path, kind, tool, 0);
+        self.warn(path, message);
     }
 
     fn input(&mut self, path: &str, kind: InputKind, tool: Tool, records: u64) {
@@ -139,8 +145,8 @@ impl ReportBuilder {
                     evidence.xml_broken = read.broken;
                 }
                 Err(e) => {
-                    self.warn(name, format!("not compute-sanitizer XML: {e}"));
-                    evidence.xml_error = Some(e);
+                    let message = format!("not compute-sanitizer XML: {e}");
+                    self.unreadable(name, InputKind::SanitizerXml, tool, message);
                 }
             }
         }
@@ -247,7 +253,8 @@ impl ReportBuilder {
                     kernels = k;
                 }
                 Err(e) => {
-                    self.warn(name, format!("could not read ncu raw page: {e}"));
+                    let message = format!("could not read ncu raw page: {e}");
+                    self.unreadable(name, InputKind::NcuRaw, Tool::Ncu, message);
                     evidence.errors.push((name.to_string(), e));
                 }
             }
@@ -281,7 +288,8 @@ impl ReportBuilder {
                     lines.extend(l);
                 }
                 Err(e) => {
-                    self.warn(name, format!("could not read ncu source page: {e}"));
+                    let message = format!("could not read ncu source page: {e}");
+                    self.unreadable(name, InputKind::NcuSource, Tool::Ncu, message);
                     evidence.errors.push((name.to_string(), e));
                 }
             }
@@ -301,7 +309,8 @@ impl ReportBuilder {
                     }
                 }
                 Err(e) => {
-                    self.warn(name, format!("could not read ncu details page: {e}"));
+                    let message = format!("could not read ncu details page: {e}");
+                    self.unreadable(name, InputKind::NcuDetails, Tool::Ncu, message);
                     evidence.errors.push((name.to_string(), e));
                 }
             }

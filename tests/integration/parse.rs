@@ -57,21 +57,26 @@ fn a_truncated_xml_keeps_its_complete_records_and_says_where_it_broke() {
 }
 
 #[test]
-fn garbage_is_one_line_error_naming_the_file_and_position() {
+fn garbage_is_inconclusive_with_one_line_naming_the_file_and_position() {
+    // Before: the verdict said CLEAN and an error line followed, exit 4.
     let tmp = tempfile::tempdir().unwrap();
     let bad = tmp.path().join("memcheck.xml");
     std::fs::write(&bad, "<<<>>> not xml at all").unwrap();
     let out = run(cudawatch().args(["parse"]).arg(&bad));
-    assert_eq!(out.code, 4, "{}", out.stderr);
-    let line = out
-        .stderr
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(!out.stdout.contains("CLEAN"), "{}", out.stdout);
+    let verdict = out
+        .stdout
         .lines()
-        .find(|l| l.starts_with("error:"))
-        .expect("an error line");
-    assert!(
-        line.contains("memcheck.xml") && line.contains("byte"),
-        "{line}"
-    );
+        .find(|l| l.starts_with("INCONCLUSIVE:"))
+        .expect("a verdict line");
+    assert!(verdict.contains("memcheck.xml"), "{verdict}");
+    let reason = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("memcheck.xml: not compute-sanitizer XML"))
+        .expect("the reason");
+    assert!(reason.contains("at byte 4"), "{reason}");
 }
 
 #[test]

@@ -14,7 +14,6 @@ use cudawatch_parsers::detect::{HEAD_BYTES, detect, tool_hint};
 use crate::cli::args::ParseArgs;
 use crate::cli::settings;
 use crate::errors::ExpectedError;
-use crate::exit_codes;
 use crate::render::style::Styles;
 
 /// Runs `cudawatch parse`; returns the exit code. A file that cannot be
@@ -24,19 +23,18 @@ pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
     let output = settings::output(&args.output)?.human_on_stdout();
     let inputs = classify_all(&expand(&args.files)?)?;
-    let (report, errors) = parse_classified(&inputs);
+    let report = parse_classified(&inputs);
     if args.explain_detection {
         eprint!("{}", explain(&inputs, &report));
     }
     let root = settings::source_root(&args.output);
-    let mut code = super::conclude(report, &policy, &output, styles, Some(&root));
-    for error in &errors {
-        eprintln!("error: {error}");
-    }
-    if !errors.is_empty() {
-        code = exit_codes::worst(code, exit_codes::SETUP_ERROR);
-    }
-    Ok(code)
+    Ok(super::conclude(
+        report,
+        &policy,
+        &output,
+        styles,
+        Some(&root),
+    ))
 }
 
 /// What each file was taken for, and what was read from it (`--explain-detection`).
@@ -167,11 +165,11 @@ struct Classified {
     bytes: Option<Vec<u8>>,
 }
 
-/// Folds the classified inputs into one report. Inputs that cannot be
-/// read after all come back as one-line errors; the rest are still reported.
-fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
+/// Folds the classified inputs into one report. An input that cannot be
+/// read after all stands in it as unreadable, with the reason, which makes
+/// the report inconclusive; the rest are still reported.
+fn parse_classified(classified: &[Classified]) -> Report {
     let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
-    let mut errors = Vec::new();
     // Group by (directory, tool): one sanitizer run leaves an XML and a log
     // side by side, one ncu run a raw page, a details page, source pages and a log.
     let mut groups: BTreeMap<(PathBuf, Tool), Vec<&Classified>> = BTreeMap::new();
@@ -185,15 +183,15 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
             Tool::Ncu => {
                 let raw = of(InputKind::NcuRaw)
                     .next()
-                    .and_then(|c| load(c, &mut errors));
+                    .and_then(|c| load(c, &mut builder));
                 let details = of(InputKind::NcuDetails)
                     .next()
-                    .and_then(|c| load(c, &mut errors));
+                    .and_then(|c| load(c, &mut builder));
                 // Live `ncu --csv` output carries its console lines with the
                 // page: the page is its log too.
                 let log = of(InputKind::NcuLog)
                     .next()
-                    .and_then(|c| load(c, &mut errors))
+                    .and_then(|c| load(c, &mut builder))
                     .or_else(|| {
                         [&raw, &details]
                             .into_iter()
@@ -202,7 +200,7 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
                             .cloned()
                     });
                 let sources: Vec<(String, Vec<u8>)> = of(InputKind::NcuSource)
-                    .filter_map(|c| load(c, &mut errors))
+                    .filter_map(|c| load(c, &mut builder))
                     .collect();
                 let source_refs: Vec<(&str, &[u8])> = sources
                     .iter()
@@ -230,12 +228,12 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
                 // same tool in the same directory is read on its own.
                 let pairs = xmls.len().max(texts.len());
                 for i in 0..pairs {
-                    let text = texts.get(i).and_then(|c| load(c, &mut errors));
+                    let text = texts.get(i).and_then(|c| load(c, &mut builder));
                     let xml = match xmls.get(i) {
                         Some(c) => match open_stream(c) {
                             Ok(reader) => Some((c.path.to_string_lossy().into_owned(), reader)),
                             Err(e) => {
-                                errors.push(input_error(&c.path, e.to_string()));
+                                unreadable(&mut builder, c, &e);
                                 None
                             }
                         },
@@ -245,17 +243,14 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
                         Some((n, r)) => (n, Some(r)),
                         None => (String::new(), None),
                     };
-                    let evidence = builder.sanitizer(
+                    builder.sanitizer(
                         tool,
                         xml_reader.map(|r| (xml_name.as_str(), r)),
                         as_ref(&text),
                     );
-                    if let (Some(e), Some(c)) = (evidence.xml_error, xmls.get(i)) {
-                        errors.push(input_error(&c.path, e.to_string()));
-                    }
                 }
                 for c in of(InputKind::ProgramOutput) {
-                    if let Some((name, bytes)) = load(c, &mut errors)
+                    if let Some((name, bytes)) = load(c, &mut builder)
                         && builder.program_output(&name, &bytes) == 0
                         && !bytes.is_empty()
                         && looks_binary(&bytes)
@@ -269,7 +264,7 @@ fn parse_classified(classified: &[Classified]) -> (Report, Vec<ExpectedError>) {
             }
         }
     }
-    (builder.finish(), errors)
+    builder.finish()
 }
 
 fn looks_binary(bytes: &[u8]) -> bool {
@@ -293,17 +288,24 @@ fn open_stream(c: &Classified) -> std::io::Result<Box<dyn std::io::BufRead + '_>
     })
 }
 
-fn load(c: &Classified, errors: &mut Vec<ExpectedError>) -> Option<(String, Vec<u8>)> {
+fn load(c: &Classified, builder: &mut ReportBuilder) -> Option<(String, Vec<u8>)> {
     if let Some(bytes) = &c.bytes {
         return Some((c.path.to_string_lossy().into_owned(), bytes.clone()));
     }
     match std::fs::read(&c.path) {
         Ok(bytes) => Some((c.path.to_string_lossy().into_owned(), bytes)),
         Err(e) => {
-            errors.push(input_error(&c.path, e.to_string()));
+            unreadable(builder, c, &e);
             None
         }
     }
+}
+
+/// A file that could be classified but not read in full (removed or made
+/// unreadable meanwhile).
+fn unreadable(builder: &mut ReportBuilder, c: &Classified, error: &std::io::Error) {
+    let path = c.path.to_string_lossy();
+    builder.unreadable(&path, c.kind, c.tool, format!("cannot read: {error}"));
 }
 
 fn head(path: &Path) -> std::io::Result<Vec<u8>> {
