@@ -61,6 +61,10 @@ pub struct Judgement {
     /// human formats fold them into one line per component.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub out_of_scope: Vec<String>,
+    /// Sites that fail the gate: the formats that mark findings as failures
+    /// (JUnit) mark these and only these, so they agree with the exit code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gating: Vec<String>,
 }
 
 /// One line of the verdict: a label and a sentence.

@@ -44,6 +44,7 @@ pub fn judge(report: &Report, policy: &Policy) -> Judgement {
             .filter(|s| !policy.in_scope(s))
             .map(|s| s.id.clone())
             .collect(),
+        gating: facts.gating.iter().map(|s| s.id.clone()).collect(),
         checklist,
     }
 }

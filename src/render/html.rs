@@ -550,6 +550,7 @@ mod tests {
                 }],
                 exit_code: 1,
                 out_of_scope: Vec::new(),
+                gating: Vec::new(),
             },
         ))
         .unwrap();

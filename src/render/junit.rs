@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::{CheckStatus, Judgement, Outcome, Report, Severity, Site, Tool};
+use cudawatch_model::{CheckStatus, Judgement, Outcome, Report, Site, Tool};
 
 use super::{Exporter, escape_markup};
 
@@ -85,7 +85,7 @@ impl Exporter for JunitExporter {
                         format!("inside {component}: not gating (--gate-scope all)")
                     };
                     format!("<skipped message=\"{}\"/>", escape_markup(&why))
-                } else if site.severity == Severity::Error {
+                } else if judgement.gating.contains(&site.id) {
                     failures += 1;
                     format!(
                         "<failure message=\"{}\" type=\"{}\">{}</failure>",
@@ -94,7 +94,8 @@ impl Exporter for JunitExporter {
                         escape_markup(&details(site))
                     )
                 } else {
-                    // Warnings pass, with the finding in the output.
+                    // What does not fail the gate under --fail-on passes,
+                    // with the finding in the output.
                     format!("<system-out>{}</system-out>", escape_markup(&details(site)))
                 };
                 let _ = write!(

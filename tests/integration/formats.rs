@@ -168,6 +168,37 @@ fn junit_fails_the_root_cause_and_skips_what_follows_it_and_parses_as_xml() {
 }
 
 #[test]
+fn junit_marks_as_failures_exactly_the_findings_that_fail_the_gate() {
+    // Before: JUnit failed every error and passed every warning whatever
+    // --fail-on said, so a job failed by a warning showed all tests green.
+    let tmp = tempfile::tempdir().unwrap();
+    let junit = tmp.path().join("junit.xml");
+    let case = |fail_on: &str| {
+        let out = parse_captures(&[
+            "--fail-on",
+            fail_on,
+            "--report",
+            &format!("junit={}", junit.display()),
+        ]);
+        let text = std::fs::read_to_string(&junit).unwrap();
+        let failed = |kind: &str| {
+            text.split("<testcase ")
+                .find(|case| case.contains(&format!("name=\"{kind} ")))
+                .unwrap_or_else(|| panic!("no {kind} test case in {text}"))
+                .contains("<failure")
+        };
+        (
+            out.code,
+            failed("invalid_access"),
+            failed("uncoalesced_access"),
+        )
+    };
+    assert_eq!(case("error"), (1, true, false));
+    assert_eq!(case("warning"), (1, true, true));
+    assert_eq!(case("never"), (0, false, false));
+}
+
+#[test]
 fn markdown_goes_to_stdout_and_to_the_github_step_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let summary = tmp.path().join("summary.md");
