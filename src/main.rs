@@ -14,6 +14,7 @@ mod plan;
 mod render;
 mod rundir;
 mod supervisor;
+mod sweep;
 mod tools;
 mod words;
 
@@ -39,6 +40,8 @@ fn main() {
         Command::Completions { shell } => commands::help::completions(*shell),
         Command::Man(a) => commands::help::man(a),
         Command::Suppress(a) => commands::suppress::run(a),
+        Command::Sweep(a) => commands::sweep::sweep(a, styles),
+        Command::Merge(a) => commands::sweep::merge(a, styles),
     };
     let code = match result {
         Ok(code) => code,

@@ -19,6 +19,7 @@ mod inputs;
 mod judgement;
 mod report;
 mod stage;
+mod sweep;
 
 pub use coalescing::*;
 pub use finding::*;
@@ -26,3 +27,4 @@ pub use inputs::*;
 pub use judgement::*;
 pub use report::*;
 pub use stage::*;
+pub use sweep::*;

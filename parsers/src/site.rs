@@ -129,7 +129,9 @@ fn key_of_id(id: &str) -> u64 {
 }
 
 /// FNV-1a: stable across runs and platforms, unlike std's hasher.
-struct Fnv(u64);
+/// FNV-1a, 64 bits: stable across builds and machines (std's hasher is
+/// not), for ids that must match from one night to the next.
+pub struct Fnv(u64);
 
 impl Default for Fnv {
     fn default() -> Fnv {
@@ -138,11 +140,17 @@ impl Default for Fnv {
 }
 
 impl Fnv {
-    fn write(&mut self, bytes: &[u8]) {
+    /// Feeds bytes in.
+    pub fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 ^= u64::from(*b);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
+    }
+
+    /// The hash so far.
+    pub fn finish(&self) -> u64 {
+        self.0
     }
 }
 

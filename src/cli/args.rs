@@ -96,6 +96,21 @@ pub enum Command {
     ///
     /// Example: cudawatch config --fail-on warning
     Config(ConfigArgs),
+    /// Run many programs, spread over the machine's GPUs, each with
+    /// `cudawatch run`, and merge their reports; resumable, shardable.
+    ///
+    /// Example: cudawatch sweep nightly.toml --out-dir sweeps/2026-11-22 --baseline sweeps/2026-11-21
+    ///
+    /// The sweep file has one [[target]] table per program (name, command,
+    /// and optionally workdir, env, stages, timeout, stage-timeout, tags,
+    /// expect = "clean" | "findings" | "conclusive", run-args) and a
+    /// [defaults] table for what they share. Run again on the same
+    /// directory, a sweep skips what finished and reruns the rest.
+    Sweep(Box<SweepArgs>),
+    /// Merge the directories of a sharded sweep into one report.
+    ///
+    /// Example: cudawatch merge sweeps/shard-* --format json > nightly.json
+    Merge(MergeArgs),
     /// Re-render a saved run: a run directory, from its raw artifacts, or
     /// a JSON report written earlier.
     ///
@@ -199,6 +214,15 @@ pub struct RunArgs {
     pub grace: f64,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// On a host with several GPUs: after the plain run, run the sanitizer
+    /// and ncu stages at once, one per GPU (the report is the same as in
+    /// sequence).
+    #[arg(help_heading = "Stages", long, env = "CUDAWATCH_PARALLEL_STAGES")]
+    pub parallel_stages: bool,
+    /// The GPUs `--parallel-stages` spreads stages over (`0,1`) [default:
+    /// CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi lists].
+    #[arg(help_heading = "Stages", long, value_name = "LIST")]
+    pub gpus: Option<String>,
     /// Stream each stage's output live to stderr as well as to its files.
     #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM")]
     pub stream: bool,
@@ -379,6 +403,106 @@ pub struct OutputArgs {
     pub min_memory_headroom: f64,
 }
 
+/// `cudawatch sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// The sweep file (TOML).
+    pub file: PathBuf,
+    /// The sweep directory: one run directory per target, the merged
+    /// report; run again on it to resume.
+    #[arg(long = "out-dir", value_name = "DIR", env = "CUDAWATCH_SWEEP_DIR")]
+    pub sweep_dir: PathBuf,
+    /// Run only shard I of N (from 0) [default: from SLURM_ARRAY_TASK_ID
+    /// and SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with --shards].
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// How many shards, with Kubernetes' JOB_COMPLETION_INDEX (an Indexed
+    /// Job does not export its completions).
+    #[arg(long, value_name = "N", env = "CUDAWATCH_SHARDS")]
+    pub shards: Option<u32>,
+    /// GPUs to spread targets over, one target per GPU at a time
+    /// (`0,1,3`), or `all` [default: all: CUDA_VISIBLE_DEVICES, else every
+    /// GPU nvidia-smi lists; without a GPU, one target at a time].
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "all",
+        env = "CUDAWATCH_GPUS"
+    )]
+    pub gpus: String,
+    /// Wall time of the whole sweep (`3600`, `90m`, `8h`): a target still
+    /// running then is stopped, keeps its partial findings and is marked
+    /// incomplete; targets not started are left for a resume.
+    #[arg(long, value_name = "DURATION", value_parser = duration, env = "CUDAWATCH_BUDGET")]
+    pub budget: Option<f64>,
+    /// Seconds a stopped target's `cudawatch run` gets to stop its stage
+    /// and write its report before SIGKILL.
+    #[arg(long, default_value_t = 30.0, value_parser = seconds, env = "CUDAWATCH_SWEEP_GRACE")]
+    pub grace: f64,
+    /// A history file (JSON lines): the trend, shards balanced by the last
+    /// night's durations; a line is appended for this sweep (unsharded; a
+    /// sharded sweep's line comes from `merge`).
+    #[arg(long, value_name = "FILE.jsonl", env = "CUDAWATCH_HISTORY")]
+    pub history: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: SweepGateArgs,
+}
+
+/// `cudawatch merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Sweep directories written by the shards of one sweep.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// A history file: the trend, and a line appended for this sweep.
+    #[arg(long, value_name = "FILE.jsonl", env = "CUDAWATCH_HISTORY")]
+    pub history: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: SweepGateArgs,
+}
+
+/// How a sweep is judged and where its merged report goes.
+#[derive(Debug, clap::Args)]
+pub struct SweepGateArgs {
+    /// `table`: tables on stderr; `json`: also the merged JSON report on stdout.
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
+    pub format: Format,
+    /// Also write the merged report as FORMAT (json, sarif, junit,
+    /// markdown, html) to PATH, or to stdout; repeatable.
+    #[arg(
+        help_heading = "Output",
+        long = "report",
+        value_name = "FORMAT[=PATH]",
+        value_delimiter = ',',
+        env = "CUDAWATCH_REPORT"
+    )]
+    pub reports: Vec<String>,
+    /// The least severe finding that fails a target (exit 1).
+    #[arg(help_heading = "Gate", long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
+    pub fail_on: FailOnArg,
+    /// Which findings fail a target (see `cudawatch run --help`).
+    #[arg(help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
+    pub gate_scope: GateScopeArg,
+    /// A TOML file of suppression rules, applied to every target.
+    #[arg(
+        help_heading = "Gate",
+        long,
+        value_name = "FILE",
+        env = "CUDAWATCH_SUPPRESSIONS"
+    )]
+    pub suppressions: Option<PathBuf>,
+    /// An earlier sweep to compare with: its directory, its merged JSON
+    /// report, or a history file (its last line). Marks targets and sites
+    /// new, fixed, still failing or flaky; the gate is not changed by it.
+    #[arg(
+        help_heading = "Gate",
+        long = "baseline",
+        value_name = "DIR|REPORT.json|FILE.jsonl",
+        env = "CUDAWATCH_SWEEP_BASELINE"
+    )]
+    pub sweep_baseline: Option<PathBuf>,
+}
+
 /// `--fail-on`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOnArg {
@@ -476,6 +600,21 @@ fn seconds(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
+/// A wall time: seconds, or a number with `s`, `m` or `h`.
+fn duration(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1.0),
+        Some((i, 'm')) => (&t[..i], 60.0),
+        Some((i, 'h')) => (&t[..i], 3600.0),
+        _ => (t, 1.0),
+    };
+    let value = non_negative(number)
+        .map_err(|_| format!("`{text}` is not a duration (e.g. 3600, 90m, 8h)"))?
+        * unit;
+    seconds(&value.to_string())
+}
+
 /// A percentage from 0 to 100.
 fn percent(text: &str) -> Result<f64, String> {
     let value = non_negative(text)?;
@@ -510,6 +649,10 @@ mod tests {
         assert_eq!(seconds("2.5"), Ok(2.5));
         assert!(percent("101").is_err() && percent("NaN").is_err());
         assert_eq!(percent("90"), Ok(90.0));
+        assert_eq!(duration("90m"), Ok(5400.0));
+        assert_eq!(duration("8h"), Ok(28800.0));
+        assert_eq!(duration("30"), Ok(30.0));
+        assert!(duration("8d").is_err() && duration("-1h").is_err() && duration("infh").is_err());
         assert!(non_negative("-inf").is_err());
     }
 }

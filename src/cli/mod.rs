@@ -6,3 +6,4 @@ pub mod commands;
 pub mod config_file;
 pub mod progress;
 pub mod settings;
+pub mod sweep_progress;

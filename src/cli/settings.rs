@@ -9,7 +9,7 @@ use std::time::Duration;
 use cudawatch_model::Tool;
 
 use super::args::{
-    ColorArg, FailOnArg, GateScopeArg, LeakCheckArg, OutputArgs, RunArgs, StageName,
+    ColorArg, FailOnArg, GateScopeArg, LeakCheckArg, OutputArgs, RunArgs, StageName, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
@@ -50,6 +50,14 @@ pub fn run(args: &RunArgs) -> RunSettings {
             LeakCheckArg::Off => LeakCheck::Off,
         },
         tools: ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref()),
+        parallel_gpus: if args.parallel_stages {
+            match args.gpus.as_deref() {
+                Some(list) => crate::supervisor::gpus::parse_list(list),
+                None => crate::supervisor::gpus::visible(),
+            }
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -80,6 +88,32 @@ pub fn policy(output: &OutputArgs) -> Result<Policy, ExpectedError> {
             .transpose()?,
         today: judge::suppress::today(),
     })
+}
+
+/// The policy every target of a sweep is judged under. A sweep's
+/// `--baseline` is an earlier sweep to compare with, not a filter of the
+/// gate, so the policy has none.
+pub fn sweep_policy(gate: &SweepGateArgs) -> Result<Policy, ExpectedError> {
+    Ok(Policy {
+        fail_on: fail_on(gate.fail_on),
+        scope: match gate.gate_scope {
+            GateScopeArg::User => GateScope::User,
+            GateScopeArg::All => GateScope::All,
+        },
+        thresholds: Thresholds::default(),
+        baseline: None,
+        suppressions: gate
+            .suppressions
+            .as_deref()
+            .map(judge::suppress::load)
+            .transpose()?,
+        today: judge::suppress::today(),
+    })
+}
+
+/// Where a sweep's merged report goes.
+pub fn sweep_output(gate: &SweepGateArgs) -> Result<OutputSettings, ExpectedError> {
+    OutputSettings::new(&gate.reports, gate.format == super::args::Format::Json)
 }
 
 /// Where the report goes.

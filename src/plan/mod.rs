@@ -2,6 +2,7 @@
 //! timeouts, from settings resolved once (`cli::settings`). Pure: no
 //! processes, no files; the supervisor executes a plan.
 
+pub mod program;
 mod python;
 
 use std::ffi::OsString;
@@ -41,6 +42,9 @@ pub struct RunSettings {
     pub sanitizer_launches: SanitizerLaunches,
     /// Where the tools are.
     pub tools: ToolPaths,
+    /// `--parallel-stages`: after the plain run, the tool stages run at
+    /// once, one per GPU of this list; empty: one stage at a time.
+    pub parallel_gpus: Vec<String>,
 }
 
 /// Whether memcheck checks for leaks.
@@ -130,6 +134,8 @@ pub struct Plan {
     pub stream: bool,
     /// ncu, for the imports after its stage.
     pub ncu: PathBuf,
+    /// The GPUs the tool stages share under `--parallel-stages`.
+    pub parallel_gpus: Vec<String>,
 }
 
 /// The plan for `settings` in `run_dir`.
@@ -144,6 +150,7 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
         timeouts: settings.timeouts,
         stream: settings.stream,
         ncu: settings.tools.ncu.clone(),
+        parallel_gpus: settings.parallel_gpus.clone(),
     }
 }
 

@@ -110,7 +110,7 @@ impl Exporter for MarkdownExporter {
 /// `![x](http://…)`, `[link](…)`, `` `code` `` or `__global__` renders as
 /// itself, not as an image, a link, code or bold text. (Never put inside a
 /// code span: backslash escapes do not work there.)
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in super::untrusted::clean(text).chars() {
         match c {

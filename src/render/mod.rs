@@ -9,6 +9,7 @@ pub mod junit;
 pub mod markdown;
 pub mod sarif;
 pub mod style;
+pub mod sweep;
 pub mod terminal;
 pub mod untrusted;
 

@@ -32,7 +32,8 @@ pub fn neutralise(report: &Report, judgement: &Judgement) -> (Report, Judgement)
     (walk(report), walk(judgement))
 }
 
-fn walk<T: Serialize + DeserializeOwned + Clone>(value: &T) -> T {
+/// A copy of any serialisable model value with every string cleaned.
+pub fn walk<T: Serialize + DeserializeOwned + Clone>(value: &T) -> T {
     let Ok(mut json) = serde_json::to_value(value) else {
         return value.clone();
     };

@@ -44,6 +44,8 @@ pub struct ChildSpec {
     pub grace: Duration,
     /// Copy output live to our stderr as well.
     pub stream: bool,
+    /// Working directory, when not ours.
+    pub cwd: Option<PathBuf>,
 }
 
 /// How a supervised child ended.
@@ -143,6 +145,9 @@ pub async fn supervise(
     for k in &spec.env_remove {
         command.env_remove(k);
     }
+    if let Some(dir) = &spec.cwd {
+        command.current_dir(dir);
+    }
     let started = Instant::now();
     let mut child = match command.spawn() {
         Ok(child) => child,
@@ -154,6 +159,7 @@ pub async fn supervise(
         }
     };
     let pgid = child.id().unwrap_or(0);
+    super::group::supervised(pgid);
     on_spawn(pgid);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
@@ -219,6 +225,7 @@ pub async fn supervise(
         }
     }
     result.end = exited.unwrap_or(ProcessEnd::NotStarted);
+    super::group::released(pgid);
     if group_alive(pgid) {
         result.left_behind = true;
         signal_group(pgid, Signal::KILL);

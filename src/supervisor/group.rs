@@ -2,7 +2,34 @@
 //! Python all start children of their own; signalling only the direct
 //! child leaves them running.
 
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+
+/// Set by [`adopt_orphans`]: only a subreaper's children outside its group
+/// are orphans it adopted. A sweep, which runs several `cudawatch run`
+/// children at once, each in its own group, is not one, so that one
+/// finishing never kills its siblings.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+/// The children cudawatch started and still supervises: with stages
+/// running at once (`--parallel-stages`), one stage's end must not take
+/// the others for orphans.
+static SUPERVISED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Marks `pid` as a child under supervision until [`released`].
+pub fn supervised(pid: u32) {
+    if let Ok(mut list) = SUPERVISED.lock() {
+        list.push(pid as i32);
+    }
+}
+
+/// `pid` has exited and been reaped.
+pub fn released(pid: u32) {
+    if let Ok(mut list) = SUPERVISED.lock() {
+        list.retain(|p| *p != pid as i32);
+    }
+}
 
 /// Sends `signal` to process group `pgid`. A group that is already gone is
 /// not an error.
@@ -22,7 +49,9 @@ pub fn group_alive(pgid: u32) -> bool {
 /// is adopted by cudawatch, not by init, when its parent exits, so
 /// [`kill_adopted`] can find it. Linux only; elsewhere nothing changes.
 pub fn adopt_orphans() {
-    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    if rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_ok() {
+        SUBREAPER.store(true, Ordering::SeqCst);
+    }
 }
 
 /// Kills and reaps every process cudawatch adopted: its children outside
@@ -30,12 +59,17 @@ pub fn adopt_orphans() {
 /// it). Returns how many there were. Killing one can orphan its own
 /// children, who are adopted in turn, so this repeats until none is left.
 pub fn kill_adopted() -> usize {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return 0;
+    }
     let me = rustix::process::getpid();
     let my_group = rustix::process::getpgrp();
     let mut killed = 0;
     for _ in 0..16 {
+        let live = SUPERVISED.lock().map(|l| l.clone()).unwrap_or_default();
         let adopted: Vec<Pid> = children_of(me)
             .into_iter()
+            .filter(|pid| !live.contains(&pid.as_raw_nonzero().get()))
             .filter(|pid| rustix::process::getpgid(Some(*pid)).is_ok_and(|g| g != my_group))
             .collect();
         if adopted.is_empty() {

@@ -1,11 +1,15 @@
 //! The only async code: the stage loop, running one child at a time under
 //! a timeout, with its output drained to files, Ctrl-C forwarded, and the
-//! whole process group cleaned up. See `docs/signal-handling.md`.
+//! whole process group cleaned up; and the pool, which runs several at
+//! once, one per GPU (sweeps, `--parallel-stages`). See
+//! `docs/signal-handling.md`.
 
 pub mod child;
 pub mod events;
 pub mod gpu_memory;
+pub mod gpus;
 pub mod group;
+pub mod pool;
 pub mod signals;
 pub mod stage_loop;
 

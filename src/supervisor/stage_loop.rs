@@ -41,7 +41,8 @@ pub fn run(
         .enable_all()
         .build()
         .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(run_stages(plan, on_event))
+    // A local set: `--parallel-stages` runs stages as local tasks.
+    tokio::task::LocalSet::new().block_on(&runtime, run_stages(plan, on_event))
 }
 
 async fn run_stages(
@@ -53,10 +54,12 @@ async fn run_stages(
     let mut plain_seconds: Option<f64> = None;
     let total = plan.stages.len();
     for (index, stage) in plan.stages.iter().enumerate() {
-        std::fs::create_dir_all(&stage.dir).map_err(|e| ExpectedError::RunDir {
-            path: stage.dir.display().to_string(),
-            message: e.to_string(),
-        })?;
+        // Under --parallel-stages the tool stages after the plain run
+        // (whose time sets their timeouts) run at once.
+        if plan.parallel_gpus.len() > 1 && stage.tool != Tool::Plain {
+            return run_parallel(plan, index, plain_seconds, &mut signals, on_event).await;
+        }
+        create_stage_dir(stage)?;
         let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
         let command = shell_words(&stage.argv);
         on_event(StageEvent::Started {
@@ -88,6 +91,84 @@ async fn run_stages(
     Ok(LoopEnd::Completed)
 }
 
+/// Runs the stages from `first` on at once, one per GPU; the events of
+/// their ends come in plan order, so the run directory and the report are
+/// what a sequential run writes.
+async fn run_parallel(
+    plan: &Plan,
+    first: usize,
+    plain_seconds: Option<f64>,
+    signals: &mut Signals,
+    mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<LoopEnd, ExpectedError> {
+    let shared = std::rc::Rc::new(plan.clone());
+    let total = plan.stages.len();
+    let mut free: Vec<String> = plan.parallel_gpus.iter().rev().cloned().collect();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String, StageRecord)>();
+    let mut next_start = first;
+    let mut next_report = first;
+    let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
+    let mut running = 0;
+    loop {
+        let stopping = signals.shutdown() != Shutdown::None;
+        while !stopping && next_start < total && !free.is_empty() {
+            let index = next_start;
+            next_start += 1;
+            let gpu = free.pop().expect("checked");
+            let mut stage = plan.stages[index].clone();
+            create_stage_dir(&stage)?;
+            stage.env.push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
+            let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
+            let command = shell_words(&stage.argv);
+            on_event(StageEvent::Started {
+                index,
+                total,
+                tool: stage.tool,
+                command: &format!("{command}  [GPU {gpu}]"),
+            })?;
+            let (plan, tx) = (shared.clone(), tx.clone());
+            tokio::task::spawn_local(async move {
+                let mut signals = Signals::install();
+                let record = run_stage(&plan, &stage, timeout, &mut signals).await;
+                let _ = tx.send((index, gpu, record));
+            });
+            running += 1;
+        }
+        if running == 0 {
+            break;
+        }
+        let Some((index, gpu, record)) = rx.recv().await else {
+            break;
+        };
+        running -= 1;
+        free.push(gpu);
+        done.insert(index, record);
+        while let Some(record) = done.remove(&next_report) {
+            let _busy = Blocking::enter();
+            on_event(StageEvent::Finished {
+                index: next_report,
+                total,
+                record: &record,
+            })?;
+            next_report += 1;
+        }
+    }
+    if next_report < total || signals.shutdown() != Shutdown::None {
+        let _busy = Blocking::enter();
+        let after = plan.stages[next_report.saturating_sub(1)].tool;
+        on_event(StageEvent::Interrupted { after })?;
+        return Ok(LoopEnd::Interrupted);
+    }
+    Ok(LoopEnd::Completed)
+}
+
+fn create_stage_dir(stage: &Stage) -> Result<(), ExpectedError> {
+    std::fs::create_dir_all(&stage.dir).map_err(|e| ExpectedError::RunDir {
+        path: stage.dir.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
 async fn run_stage(
     plan: &Plan,
     stage: &Stage,
@@ -103,6 +184,7 @@ async fn run_stage(
         timeout,
         grace: plan.timeouts.grace,
         stream: plan.stream,
+        cwd: None,
     };
     let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
     let end = match &stage.cannot_start {
@@ -164,6 +246,7 @@ async fn import_ncu(
         timeout: IMPORT_TIMEOUT,
         grace: plan.timeouts.grace,
         stream: false,
+        cwd: None,
     };
     for (name, argv) in ncu::imports(&plan.ncu, profile) {
         let end = supervise(&spec(&name, argv), signals, |_| {}).await;

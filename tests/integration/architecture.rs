@@ -11,6 +11,7 @@ use crate::helpers::root;
 /// down to the bottom (the formats, which only read the report).
 const LAYERS: &[&str] = &[
     "cli",
+    "sweep",
     "supervisor",
     "plan",
     "tools",

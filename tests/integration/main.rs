@@ -15,4 +15,5 @@ mod parse;
 mod real_programs;
 mod run;
 mod snapshots;
+mod sweep;
 mod trust;

@@ -7,6 +7,7 @@ pub mod parse;
 pub mod report;
 pub mod run;
 pub mod suppress;
+pub mod sweep;
 
 use std::path::Path;
 

@@ -20,7 +20,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if args.program.is_empty() {
         return Err(ExpectedError::NoProgram);
     }
-    check_program(&args.program)?;
+    plan::program::check(&args.program, Path::new("."))?;
     let run_settings = settings::run(args);
     let policy = settings::policy(&args.output)?;
     let output = settings::output(&args.output)?;
@@ -105,49 +105,6 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     };
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)
-}
-
-/// Checks once, before any stage, that the program can be started (and,
-/// for `python script.py`, that the script is there): six stages of "no
-/// such file" would say the same thing six times.
-fn check_program(program: &[OsString]) -> Result<(), ExpectedError> {
-    let Some(first) = program.first() else {
-        return Err(ExpectedError::NoProgram);
-    };
-    let shown = first.to_string_lossy();
-    let path = Path::new(first);
-    let runnable = |p: &Path| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    let found = if shown.contains('/') {
-        runnable(path)
-    } else {
-        std::env::var_os("PATH")
-            .is_some_and(|dirs| std::env::split_paths(&dirs).any(|d| runnable(&d.join(path))))
-    };
-    if !found {
-        return Err(ExpectedError::ProgramNotFound(format!(
-            "cannot run `{shown}`: {}",
-            if shown.contains('/') {
-                "no executable file there"
-            } else {
-                "no executable of that name on PATH"
-            }
-        )));
-    }
-    if crate::plan::is_python(program)
-        && let Some(script) = program
-            .get(1)
-            .filter(|a| a.to_string_lossy().ends_with(".py"))
-        && !Path::new(script).is_file()
-    {
-        return Err(ExpectedError::ProgramNotFound(format!(
-            "cannot run `{shown} {}`: the script is not there",
-            script.to_string_lossy()
-        )));
-    }
-    Ok(())
 }
 
 /// `cudawatch-runs/20261122-172000-train.py`, or `...-2`, `-3` when runs

@@ -1,0 +1,203 @@
+//! `cudawatch sweep FILE --out-dir DIR` and `cudawatch merge DIR...`:
+//! settings → the sweep part (run the shard, merge, compare, history) →
+//! the sweep renderers; the exit code is the merged gate's.
+
+use std::path::{Path, PathBuf};
+
+use cudawatch_model::SweepReport;
+
+use crate::cli::args::{MergeArgs, SweepArgs, SweepGateArgs};
+use crate::cli::settings;
+use crate::cli::sweep_progress::SweepProgress;
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::render::{self, style::Styles};
+use crate::supervisor::pool::PoolEnd;
+use crate::sweep::compare::{self, Previous};
+use crate::sweep::dir::SweepDir;
+use crate::sweep::file::SweepFile;
+use crate::sweep::merge;
+use crate::sweep::run::{self as sweep_run, Options};
+use crate::sweep::shard::Shard;
+
+/// Runs `cudawatch sweep`; returns the exit code.
+pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
+    // Everything that can be wrong is found before the first target runs.
+    let file = SweepFile::load(&args.file)?;
+    let shard = match &args.shard {
+        Some(text) => Shard::parse(text).map_err(ExpectedError::Usage)?,
+        None => Shard::from_env(|k| std::env::var(k).ok(), args.shards)?.unwrap_or(Shard::ALL),
+    };
+    let policy = settings::sweep_policy(&args.gate)?;
+    let output = settings::sweep_output(&args.gate)?;
+    render::check_targets(&output)?;
+    let (baseline, history) = earlier(&args.gate, args.history.as_deref())?;
+    let gpus = match args.gpus.trim() {
+        "all" => crate::supervisor::gpus::visible(),
+        "none" => Vec::new(),
+        list => crate::supervisor::gpus::parse_list(list),
+    };
+    let dir = SweepDir::open(&args.sweep_dir, &file)?;
+    let exe = std::env::current_exe().map_err(|e| {
+        ExpectedError::Usage(format!(
+            "cannot find cudawatch's own executable to run targets with: {e}"
+        ))
+    })?;
+    let options = Options {
+        gpus: gpus.clone(),
+        budget: args.budget.map(std::time::Duration::from_secs_f64),
+        grace: std::time::Duration::from_secs_f64(args.grace),
+        exe,
+    };
+    eprintln!(
+        "sweep {} shard {shard}: {} targets in the file, {}",
+        file.id(),
+        file.targets.len(),
+        if gpus.is_empty() {
+            "no GPU listed: one target at a time".to_string()
+        } else {
+            format!("GPUs {}: one target per GPU at a time", gpus.join(","))
+        }
+    );
+    let mut progress = SweepProgress::new();
+    let ran = sweep_run::run(
+        &file,
+        &dir,
+        shard,
+        &compare::durations(&history),
+        &options,
+        |e| progress.event(e),
+    )?;
+    progress.finish();
+    let sources = merge::sources(std::slice::from_ref(&dir.path))?;
+    // A shard reports its own targets; `merge` brings the shards together.
+    let only = (shard.count > 1).then_some(ran.mine.as_slice());
+    let mut report = merge::merge(&sources, &policy, only);
+    let history_file = if shard.count == 1 {
+        args.history.as_deref()
+    } else {
+        None
+    };
+    finish_report(
+        &mut report,
+        baseline.as_ref(),
+        history,
+        history_file,
+        &dir.path,
+        ran.seconds,
+    )?;
+    crate::rundir::write_json(&dir.path.join("report.json"), &report)?;
+    let code = conclude(&report, &output, styles);
+    eprintln!(
+        "sweep directory: {} (run again on it to resume)",
+        dir.path.display()
+    );
+    Ok(match ran.end {
+        PoolEnd::Interrupted => exit_codes::INTERRUPTED,
+        _ => code,
+    })
+}
+
+/// Runs `cudawatch merge`; returns the exit code.
+pub fn merge(args: &MergeArgs, styles: Styles) -> Result<i32, ExpectedError> {
+    let policy = settings::sweep_policy(&args.gate)?;
+    let output = settings::sweep_output(&args.gate)?.human_on_stdout();
+    render::check_targets(&output)?;
+    let (baseline, history) = earlier(&args.gate, args.history.as_deref())?;
+    let sources = merge::sources(&args.dirs)?;
+    let mut report = merge::merge(&sources, &policy, None);
+    let seconds = longest_shard(&args.dirs);
+    let first = args
+        .dirs
+        .first()
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("."));
+    finish_report(
+        &mut report,
+        baseline.as_ref(),
+        history,
+        args.history.as_deref(),
+        &first,
+        seconds,
+    )?;
+    Ok(conclude(&report, &output, styles))
+}
+
+/// The baseline and the history, read before anything runs; history
+/// lines that cannot be read (cut by a crash) are said and skipped.
+fn earlier(
+    gate: &SweepGateArgs,
+    history: Option<&Path>,
+) -> Result<(Option<Previous>, Vec<cudawatch_model::HistoryEntry>), ExpectedError> {
+    let baseline = gate
+        .sweep_baseline
+        .as_deref()
+        .map(compare::load_baseline)
+        .transpose()?;
+    let entries = match history {
+        Some(path) => {
+            let (entries, warnings) = compare::read_history(path)?;
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+            entries
+        }
+        None => Vec::new(),
+    };
+    Ok((baseline, entries))
+}
+
+/// Compares, adds the trend and appends the history line.
+fn finish_report(
+    report: &mut SweepReport,
+    baseline: Option<&Previous>,
+    mut history: Vec<cudawatch_model::HistoryEntry>,
+    history_file: Option<&Path>,
+    dir: &Path,
+    seconds: f64,
+) -> Result<(), ExpectedError> {
+    if let Some(previous) = baseline {
+        compare::compare(report, previous);
+    }
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let entry = compare::entry_of(
+        report,
+        &dir.display().to_string(),
+        seconds,
+        &jiff::Timestamp::now().to_string(),
+    );
+    if history
+        .last()
+        .is_some_and(|l| l.dir == entry.dir && l.sweep_id == entry.sweep_id)
+    {
+        history.pop();
+    }
+    history.push(entry.clone());
+    let keep = history.len().saturating_sub(compare::TREND_LENGTH);
+    report.history = history.split_off(keep);
+    if let Some(path) = history_file {
+        compare::append_history(path, &entry)?;
+    }
+    Ok(())
+}
+
+/// Renders and returns the gate's exit code (a write error ranks with it).
+fn conclude(report: &SweepReport, output: &render::OutputSettings, styles: Styles) -> i32 {
+    match render::sweep::render(report, output, styles) {
+        Ok(()) => report.exit_code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            exit_codes::worst(report.exit_code, error.exit_code())
+        }
+    }
+}
+
+/// The wall time of the slowest shard, from the manifests.
+fn longest_shard(dirs: &[PathBuf]) -> f64 {
+    dirs.iter()
+        .filter_map(|d| SweepDir::existing(d).ok())
+        .filter_map(|(d, _)| d.manifests().ok())
+        .flatten()
+        .filter_map(|m| m.seconds)
+        .fold(0.0, f64::max)
+}

@@ -1,0 +1,117 @@
+//! The sweep as Markdown, for `$GITHUB_STEP_SUMMARY` and the morning mail:
+//! the verdict, the targets, the sites over targets, and the trend as a
+//! Mermaid chart (GitHub draws it) with the numbers in a table beside it.
+
+use std::fmt::Write as _;
+
+use cudawatch_model::SweepReport;
+
+use crate::render::markdown::cell;
+
+/// `--report markdown`.
+pub fn render(report: &SweepReport) -> String {
+    let mut out = String::from("## cudawatch sweep\n\n");
+    for line in &report.verdict {
+        let _ = writeln!(out, "**{}** {}\n", line.label.heading(), cell(&line.text));
+    }
+    if let Some(summary) = super::comparison(report) {
+        let _ = writeln!(out, "{}\n", cell(&summary));
+    }
+    out.push_str("### Targets\n\n| target | outcome | expectation | gating / findings | gpu | time | change | why |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for t in &report.targets {
+        let _ = writeln!(
+            out,
+            "| {} | **{}** | {} | {} / {} | {} | {} | {} | {} |",
+            cell(&t.name),
+            super::outcome(t),
+            super::expectation(t),
+            t.counts.gating,
+            t.counts.errors + t.counts.warnings + t.counts.notes,
+            cell(t.gpu.as_deref().unwrap_or("–")),
+            if t.seconds > 0.0 {
+                format!("{:.1} s", t.seconds)
+            } else {
+                "–".into()
+            },
+            super::change(t.change),
+            cell(&t.summary)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n### Findings by site, over all targets ({})\n",
+        report.sites.len()
+    );
+    if report.sites.is_empty() {
+        out.push_str("None.\n");
+    } else {
+        out.push_str("| kind | owner | where | programs | gates in | change | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+        for s in &report.sites {
+            let site = &s.site;
+            let place = super::place(site);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} ({}) | {} | {} | {} |",
+                site.kind.id(),
+                cell(
+                    &site
+                        .owner
+                        .as_ref()
+                        .map_or(String::new(), |o| o.component.clone())
+                ),
+                cell(&place),
+                s.targets.len(),
+                cell(&s.targets.join(", ")),
+                s.gating_in.len(),
+                super::change(s.change),
+                cell(&site.message)
+            );
+        }
+    }
+    if !report.fixed_sites.is_empty() {
+        out.push_str("\n### Fixed since the baseline\n\n");
+        for f in &report.fixed_sites {
+            let _ = writeln!(
+                out,
+                "- {} ({})",
+                cell(&f.message),
+                cell(&f.targets.join(", "))
+            );
+        }
+    }
+    let trend = super::trend(report);
+    if trend.len() > 1 {
+        out.push_str("\n### Trend\n\n```mermaid\nxychart-beta\n    title \"Failing targets per sweep\"\n    x-axis [");
+        let labels: Vec<String> = trend
+            .iter()
+            .map(|(at, ..)| format!("\"{}\"", at.get(5..10).unwrap_or(at)))
+            .collect();
+        out.push_str(&labels.join(", "));
+        out.push_str("]\n    y-axis \"failing\"\n    bar [");
+        out.push_str(
+            &trend
+                .iter()
+                .map(|(_, _, f, _)| f.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        out.push_str(
+            "]\n```\n\n| sweep | targets | failing | wall time |\n| --- | --- | --- | --- |\n",
+        );
+        for (at, total, failing, seconds) in &trend {
+            let _ = writeln!(
+                out,
+                "| {} | {total} | {failing} | {:.0} s |",
+                cell(at),
+                seconds
+            );
+        }
+    }
+    if !report.warnings.is_empty() {
+        out.push_str("\n### Warnings\n\n");
+        for w in &report.warnings {
+            let _ = writeln!(out, "- {}", cell(w));
+        }
+    }
+    out
+}

@@ -1,0 +1,473 @@
+//! From sweep directories to one [`SweepReport`]: each target's run judged
+//! under the sweep's policy, its row made, and every finding folded by
+//! site across targets. Shards of one sweep merge; shards of another, or
+//! the same shard twice, are refused; missing shards are named and leave
+//! the sweep inconclusive.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use cudawatch_model::{
+    Counts, Expect, Severity, ShardRef, SweepReport, SweepSite, TargetResult, TargetState,
+    VerdictLabel, VerdictLine,
+};
+
+use super::dir::{Manifest, SweepDir};
+use super::file::SweepFile;
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::judge::{self, Policy};
+
+/// One target as the sweep file describes it, for rows of targets whose
+/// run is missing too.
+#[derive(Debug, Clone)]
+pub struct TargetInfo {
+    /// Name.
+    pub name: String,
+    /// Argv.
+    pub command: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Expected outcome.
+    pub expect: Expect,
+}
+
+impl TargetInfo {
+    /// The targets of a sweep file.
+    pub fn of(file: &SweepFile) -> Vec<TargetInfo> {
+        file.targets
+            .iter()
+            .map(|t| TargetInfo {
+                name: t.name.clone(),
+                command: t.command.clone(),
+                tags: t.tags.clone(),
+                expect: t.expect,
+            })
+            .collect()
+    }
+}
+
+/// Where each target's results are: the directory and shard that ran it.
+pub struct Sources {
+    /// The sweep id.
+    pub sweep_id: String,
+    /// The targets, in the sweep file's order.
+    pub targets: Vec<TargetInfo>,
+    /// The shards found.
+    pub shards: Vec<ShardRef>,
+    /// By target name: the directory and shard index that ran it.
+    pub owner: HashMap<String, (SweepDir, u32)>,
+    /// Warnings about missing shards.
+    pub warnings: Vec<String>,
+}
+
+/// Reads the shards in `dirs`, refusing foreign and duplicated shards.
+pub fn sources(dirs: &[PathBuf]) -> Result<Sources, ExpectedError> {
+    let mut sweep: Option<(String, PathBuf, String)> = None;
+    let mut by_index: BTreeMap<u32, (PathBuf, Manifest, SweepDir)> = BTreeMap::new();
+    let mut count: Option<(u32, PathBuf)> = None;
+    let mut seen_dirs = Vec::new();
+    for path in dirs {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        if seen_dirs.contains(&canonical) {
+            continue;
+        }
+        seen_dirs.push(canonical);
+        let (dir, text) = SweepDir::existing(path)?;
+        let id = SweepFile::id_of(&text);
+        match &sweep {
+            None => sweep = Some((id.clone(), path.clone(), text)),
+            Some((first, first_path, _)) if *first != id => {
+                return Err(ExpectedError::Input {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "is a shard of another sweep (sweep id {id}, not {first} as in {}): merge only shards of one sweep file",
+                        first_path.display()
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+        for manifest in dir.manifests()? {
+            if manifest.sweep_id != id {
+                return Err(ExpectedError::Input {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "shard {}/{} names sweep {} but the directory holds sweep {id}",
+                        manifest.index, manifest.count, manifest.sweep_id
+                    ),
+                });
+            }
+            match &count {
+                None => count = Some((manifest.count, path.clone())),
+                Some((n, first)) if *n != manifest.count => {
+                    return Err(ExpectedError::Input {
+                        path: path.display().to_string(),
+                        message: format!(
+                            "holds shard {}/{} but {} holds shards of {n}: merge shards of one split",
+                            manifest.index,
+                            manifest.count,
+                            first.display()
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+            if let Some((other, _, _)) = by_index.get(&manifest.index) {
+                return Err(ExpectedError::Input {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "shard {}/{} is here and in {} too: keep one of them",
+                        manifest.index,
+                        manifest.count,
+                        other.display()
+                    ),
+                });
+            }
+            by_index.insert(manifest.index, (path.clone(), manifest, dir.clone()));
+        }
+    }
+    let Some((sweep_id, first_path, text)) = sweep else {
+        return Err(ExpectedError::Usage("no sweep directory to merge".into()));
+    };
+    let file = SweepFile::parse_unchecked(&first_path.join("sweep.toml"), &text)?;
+    let mut warnings = Vec::new();
+    let count = count.map_or(1, |(n, _)| n);
+    let missing: Vec<String> = (0..count)
+        .filter(|i| !by_index.contains_key(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "missing shard{} {}: {} targets were not merged",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "its" } else { "their" }
+        ));
+    }
+    let mut owner = HashMap::new();
+    let mut shards = Vec::new();
+    for (index, (path, manifest, dir)) in &by_index {
+        shards.push(ShardRef {
+            index: *index,
+            count,
+            dir: path.display().to_string(),
+        });
+        for name in &manifest.targets {
+            owner.insert(name.clone(), (dir.clone(), *index));
+        }
+    }
+    Ok(Sources {
+        sweep_id,
+        targets: TargetInfo::of(&file),
+        shards,
+        owner,
+        warnings,
+    })
+}
+
+/// The merged report of `sources`, each run judged under `policy`. Only
+/// the targets `only` names are rowed when given (a shard's own report).
+pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> SweepReport {
+    let mut targets = Vec::new();
+    let mut folded: Vec<SweepSite> = Vec::new();
+    let mut index_of: HashMap<String, usize> = HashMap::new();
+    for info in &sources.targets {
+        if only.is_some_and(|names| !names.contains(&info.name)) {
+            continue;
+        }
+        let Some((dir, shard)) = sources.owner.get(&info.name) else {
+            targets.push(row(
+                info,
+                TargetState::Missing,
+                "its shard was not merged".into(),
+                0,
+            ));
+            continue;
+        };
+        let (result, report) = target(dir, *shard, info, policy);
+        if let Some((mut report, judgement)) = report {
+            // The folded sites carry the owner and consequence links the
+            // judging gave them.
+            judge::accept(&mut report, policy);
+            for site in report.findings {
+                let gating = judgement.gating.contains(&site.id);
+                let out_of_scope = judgement.out_of_scope.contains(&site.id);
+                match index_of.get(&site.id) {
+                    Some(&i) => {
+                        let entry = &mut folded[i];
+                        entry.site.count += site.count;
+                        entry.site.severity = entry.site.severity.max(site.severity);
+                        if !entry.targets.contains(&info.name) {
+                            entry.targets.push(info.name.clone());
+                        }
+                        entry.out_of_scope &= out_of_scope;
+                        if gating && !entry.gating_in.contains(&info.name) {
+                            entry.gating_in.push(info.name.clone());
+                        }
+                    }
+                    None => {
+                        index_of.insert(site.id.clone(), folded.len());
+                        folded.push(SweepSite {
+                            site,
+                            targets: vec![info.name.clone()],
+                            gating_in: if gating {
+                                vec![info.name.clone()]
+                            } else {
+                                Vec::new()
+                            },
+                            out_of_scope,
+                            change: None,
+                        });
+                    }
+                }
+            }
+        }
+        targets.push(result);
+    }
+    folded.sort_by(|a, b| {
+        b.gating_in
+            .len()
+            .min(1)
+            .cmp(&a.gating_in.len().min(1))
+            .then(b.site.severity.cmp(&a.site.severity))
+            .then(b.targets.len().cmp(&a.targets.len()))
+            .then(a.site.id.cmp(&b.site.id))
+    });
+    let mut report = SweepReport {
+        schema_version: cudawatch_model::SCHEMA_VERSION,
+        cudawatch_version: env!("CARGO_PKG_VERSION").to_string(),
+        sweep_id: sources.sweep_id.clone(),
+        shards: sources.shards.clone(),
+        targets,
+        sites: folded,
+        fixed_sites: Vec::new(),
+        baseline: None,
+        history: Vec::new(),
+        warnings: if only.is_some() {
+            Vec::new()
+        } else {
+            sources.warnings.clone()
+        },
+        verdict: Vec::new(),
+        exit_code: 0,
+    };
+    conclude(&mut report);
+    report
+}
+
+/// A row with no run behind it.
+fn row(info: &TargetInfo, state: TargetState, summary: String, shard: u32) -> TargetResult {
+    TargetResult {
+        name: info.name.clone(),
+        command: info.command.clone(),
+        tags: info.tags.clone(),
+        expect: info.expect,
+        state,
+        verdict: None,
+        exit_code: None,
+        as_expected: false,
+        summary,
+        counts: Counts::default(),
+        seconds: 0.0,
+        gpu: None,
+        attempts: 0,
+        run_dir: None,
+        shard,
+        checksum: None,
+        change: None,
+    }
+}
+
+type Judged = (cudawatch_model::Report, cudawatch_model::Judgement);
+
+/// One target's row, and its judged report when it has one.
+fn target(
+    dir: &SweepDir,
+    shard: u32,
+    info: &TargetInfo,
+    policy: &Policy,
+) -> (TargetResult, Option<Judged>) {
+    let scan = dir.scan(&info.name);
+    let mut result = row(
+        info,
+        TargetState::NotRun,
+        "not started: the budget was spent or the sweep was stopped first".into(),
+        shard,
+    );
+    result.attempts = scan.attempts;
+    if scan.attempts == 0 {
+        return (result, None);
+    }
+    let (k, record) = match &scan.finished {
+        Some((k, record)) => (*k, record.clone()),
+        None => (scan.attempts, scan.latest.clone()),
+    };
+    if let Some(record) = &record {
+        result.gpu = record.gpu.clone();
+        result.seconds = record.seconds;
+        result.checksum = record.checksum.clone();
+        if let Some(error) = &record.setup_error {
+            result.state = TargetState::SetupError;
+            result.summary = error.clone();
+            return (result, None);
+        }
+    }
+    result.run_dir = dir
+        .attempt_dir(&info.name, k)
+        .strip_prefix(&dir.path)
+        .ok()
+        .map(|p| p.display().to_string());
+    let Some(mut report) = dir.report(&info.name, k) else {
+        result.state = TargetState::Incomplete;
+        result.summary = match &record {
+            Some(r) if r.by_budget => {
+                "stopped by the sweep's budget before its first stage ended".into()
+            }
+            Some(r) if r.timed_out => "stopped at its timeout before its first stage ended".into(),
+            _ => {
+                "did not finish and left no report (the sweep was killed?); a resume runs it again"
+                    .into()
+            }
+        };
+        return (result, None);
+    };
+    judge::accept(&mut report, policy);
+    let judgement = judge::judge(&report, policy);
+    result.exit_code = Some(judgement.exit_code);
+    result.verdict = judgement.verdict.first().map(|l| l.label);
+    result.counts = counts(&report, &judgement);
+    let first_line = judgement
+        .verdict
+        .first()
+        .map(|l| l.text.clone())
+        .unwrap_or_default();
+    if scan.finished.is_some() {
+        result.state = TargetState::Finished;
+        result.as_expected = matches!(
+            (info.expect, judgement.exit_code),
+            (Expect::Clean, exit_codes::CLEAN)
+                | (Expect::Findings, exit_codes::FINDINGS)
+                | (Expect::Conclusive, exit_codes::CLEAN | exit_codes::FINDINGS)
+        );
+        result.summary = match (info.expect, judgement.exit_code, result.as_expected) {
+            (Expect::Findings, exit_codes::CLEAN, _) => {
+                format!("expected findings, none gate: {first_line}")
+            }
+            _ => first_line,
+        };
+    } else {
+        result.state = TargetState::Incomplete;
+        let why = match &record {
+            Some(r) if r.by_budget => "stopped by the sweep's budget",
+            Some(r) if r.timed_out => "stopped at its timeout",
+            Some(r) if r.interrupted => "stopped by the user",
+            _ => "did not finish (the sweep was killed?)",
+        };
+        result.summary = format!("{why}; partial findings kept: {first_line}");
+    }
+    (result, Some((report, judgement)))
+}
+
+fn counts(report: &cudawatch_model::Report, judgement: &cudawatch_model::Judgement) -> Counts {
+    let mut counts = Counts {
+        gating: judgement.gating.len() as u64,
+        ..Counts::default()
+    };
+    for site in report.findings.iter().filter(|s| s.suppressed.is_none()) {
+        match site.severity {
+            Severity::Error => counts.errors += 1,
+            Severity::Warning => counts.warnings += 1,
+            Severity::Note => counts.notes += 1,
+        }
+    }
+    counts
+}
+
+/// The verdict lines and exit code over every row (again after a
+/// baseline comparison, which adds a line).
+pub fn conclude(report: &mut SweepReport) {
+    let mut code = exit_codes::CLEAN;
+    let failing: Vec<&TargetResult> = report
+        .targets
+        .iter()
+        .filter(|t| t.state == TargetState::Finished && !t.as_expected)
+        .collect();
+    let unchecked: Vec<&TargetResult> = report
+        .targets
+        .iter()
+        .filter(|t| {
+            t.state != TargetState::Finished
+                || (!t.as_expected
+                    && t.exit_code
+                        .is_some_and(|c| c != exit_codes::CLEAN && c != exit_codes::FINDINGS))
+        })
+        .collect();
+    let listed = |rows: &[&TargetResult]| {
+        let mut names: Vec<String> = rows
+            .iter()
+            .take(5)
+            .map(|t| format!("{} ({})", t.name, t.summary))
+            .collect();
+        if rows.len() > 5 {
+            names.push(format!("and {} more", rows.len() - 5));
+        }
+        names.join("; ")
+    };
+    let mut lines = Vec::new();
+    let total = report.targets.len();
+    let conclusive_failing: Vec<&TargetResult> = failing
+        .iter()
+        .copied()
+        .filter(|t| {
+            t.exit_code
+                .is_some_and(|c| c == exit_codes::CLEAN || c == exit_codes::FINDINGS)
+        })
+        .collect();
+    if !conclusive_failing.is_empty() {
+        code = exit_codes::worst(code, exit_codes::FINDINGS);
+        lines.push(VerdictLine {
+            label: VerdictLabel::Findings,
+            text: format!(
+                "{} of {total} targets not as expected: {}",
+                conclusive_failing.len(),
+                listed(&conclusive_failing)
+            ),
+        });
+    }
+    if !unchecked.is_empty() {
+        code = exit_codes::worst(code, exit_codes::INCONCLUSIVE);
+        lines.push(VerdictLine {
+            label: VerdictLabel::Inconclusive,
+            text: format!(
+                "{} of {total} targets not fully checked: {}",
+                unchecked.len(),
+                listed(&unchecked)
+            ),
+        });
+    }
+    if !report.warnings.is_empty() {
+        code = exit_codes::worst(code, exit_codes::INCONCLUSIVE);
+        lines.push(VerdictLine {
+            label: VerdictLabel::Inconclusive,
+            text: report.warnings.join("; "),
+        });
+    }
+    if lines.is_empty() {
+        let with_findings = report
+            .targets
+            .iter()
+            .filter(|t| t.exit_code == Some(exit_codes::FINDINGS))
+            .count();
+        lines.push(VerdictLine {
+            label: VerdictLabel::Clean,
+            text: if with_findings == 0 {
+                format!("all {total} targets clean and as expected")
+            } else {
+                format!("all {total} targets as expected ({} clean, {with_findings} with their expected findings)", total - with_findings)
+            },
+        });
+    }
+    report.verdict = lines;
+    report.exit_code = code;
+}

@@ -1,0 +1,308 @@
+//! Running a shard of a sweep: each target not finished before is run by
+//! `cudawatch run` (this same binary) in its own attempt directory, one
+//! per GPU at a time, under the sweep's budget. The pool supervises the
+//! children; this module decides what to run and records how each ended.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::dir::{Attempt, Manifest, SweepDir};
+use super::file::{SweepFile, Target};
+use super::shard::{self, Shard};
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::supervisor::child::ChildSpec;
+use crate::supervisor::pool::{self, Job, NotStartedWhy, PoolEnd, PoolEvent, Slot};
+
+/// Settings a variable of ours would otherwise pass to every target's
+/// run: each run writes its own directory and no report of its own.
+const NOT_INHERITED: [&str; 5] = [
+    "CUDAWATCH_OUT_DIR",
+    "CUDAWATCH_REPORT",
+    "CUDAWATCH_FORMAT",
+    "CUDAWATCH_BASELINE",
+    "CUDAWATCH_STREAM",
+];
+/// The most bytes of one file hashed into a target's checksum.
+const CHECKSUM_LIMIT: u64 = 1 << 30;
+
+/// How to run a sweep.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The GPUs to spread targets over; empty: one at a time, unpinned.
+    pub gpus: Vec<String>,
+    /// The wall time of the whole sweep.
+    pub budget: Option<Duration>,
+    /// Between SIGTERM and SIGKILL for a target's `cudawatch run`, which
+    /// needs the time to stop its stage and write its report.
+    pub grace: Duration,
+    /// This binary.
+    pub exe: PathBuf,
+}
+
+/// What the sweep tells its progress display.
+pub enum SweepEvent<'a> {
+    /// The shard's targets are known: `total` to do, `done_before` of
+    /// them finished in an earlier run of this sweep.
+    Planned {
+        /// This shard's targets.
+        total: usize,
+        /// Finished before: skipped.
+        done_before: usize,
+    },
+    /// A target started.
+    Started {
+        /// Its name.
+        name: &'a str,
+        /// Its attempt number.
+        attempt: u32,
+        /// The GPU it got.
+        gpu: Option<&'a str>,
+    },
+    /// A target ended.
+    Finished {
+        /// Its name.
+        name: &'a str,
+        /// The record written.
+        attempt: &'a Attempt,
+        /// It came out as the sweep file expects (by its exit code).
+        as_expected: bool,
+    },
+    /// A target never started.
+    NotStarted {
+        /// Its name.
+        name: &'a str,
+        /// Why.
+        why: NotStartedWhy,
+    },
+}
+
+/// How a shard's run ended.
+#[derive(Debug, Clone)]
+pub struct ShardRun {
+    /// This shard's targets.
+    pub mine: Vec<String>,
+    /// How the pool ended.
+    pub end: PoolEnd,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// Runs shard `shard` of `file` into `dir`.
+pub fn run(
+    file: &SweepFile,
+    dir: &SweepDir,
+    shard: Shard,
+    durations: &BTreeMap<String, f64>,
+    options: &Options,
+    mut on_event: impl FnMut(SweepEvent<'_>),
+) -> Result<ShardRun, ExpectedError> {
+    let started = Instant::now();
+    let names: Vec<String> = file.targets.iter().map(|t| t.name.clone()).collect();
+    let split = shard::assign(&names, shard.count, durations);
+    let mine: Vec<&Target> = file
+        .targets
+        .iter()
+        .zip(&split)
+        .filter(|(_, s)| **s == shard.index)
+        .map(|(t, _)| t)
+        .collect();
+    let mut manifest = Manifest {
+        sweep_id: file.id(),
+        index: shard.index,
+        count: shard.count,
+        targets: mine.iter().map(|t| t.name.clone()).collect(),
+        started_at: jiff::Timestamp::now().to_string(),
+        seconds: None,
+    };
+    dir.write_manifest(shard, &manifest)?;
+    let mut jobs = Vec::new();
+    let mut planned: Vec<(&Target, u32, Option<String>)> = Vec::new();
+    let mut done_before = 0;
+    for target in &mine {
+        if dir.scan(&target.name).finished.is_some() {
+            done_before += 1;
+            continue;
+        }
+        let attempt = dir.next_attempt(&target.name)?;
+        let (_, stdout, stderr) = dir.attempt_files(&target.name, attempt);
+        jobs.push(Job {
+            spec: ChildSpec {
+                argv: run_argv(options, target, &dir.attempt_dir(&target.name, attempt)),
+                env: target
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .chain([("CUDAWATCH_COLOR".to_string(), "never".to_string())])
+                    .collect(),
+                env_remove: NOT_INHERITED.iter().map(|s| s.to_string()).collect(),
+                stdout,
+                stderr,
+                timeout: target.timeout,
+                grace: options.grace,
+                stream: false,
+                cwd: Some(target.workdir.clone()),
+            },
+        });
+        planned.push((target, attempt, checksum(target)));
+    }
+    on_event(SweepEvent::Planned {
+        total: mine.len(),
+        done_before,
+    });
+    let slots: Vec<Slot> = options.gpus.iter().cloned().map(Some).collect();
+    let deadline = options.budget.map(|b| started + b);
+    let mut write_error = None;
+    let end = pool::run(jobs, slots, deadline, |event| {
+        match event {
+            PoolEvent::Started { index, slot, .. } => {
+                let (target, attempt, _) = &planned[index];
+                on_event(SweepEvent::Started {
+                    name: &target.name,
+                    attempt: *attempt,
+                    gpu: slot.as_deref(),
+                });
+            }
+            PoolEvent::Finished {
+                index,
+                slot,
+                end,
+                by_budget,
+            } => {
+                let (target, attempt, sum) = &planned[index];
+                let exit_code = match end.end {
+                    cudawatch_model::ProcessEnd::Exited(code) => Some(code),
+                    _ => None,
+                };
+                let setup_error = end.spawn_error.clone().or_else(|| {
+                    matches!(exit_code, Some(exit_codes::SETUP_ERROR | exit_codes::USAGE))
+                        .then(|| last_error_line(&dir.attempt_files(&target.name, *attempt).2))
+                });
+                let record = Attempt {
+                    attempt: *attempt,
+                    gpu: slot.clone(),
+                    exit_code,
+                    seconds: end.seconds,
+                    timed_out: end.timed_out && !by_budget,
+                    by_budget,
+                    interrupted: end.interrupted,
+                    setup_error,
+                    checksum: sum.clone(),
+                };
+                // The record is what makes a resume skip the target: a
+                // failure to write it is said, and the sweep goes on.
+                if let Err(e) = dir.write_attempt(&target.name, &record) {
+                    write_error.get_or_insert(e);
+                }
+                let as_expected = matches!(
+                    (target.expect, exit_code),
+                    (cudawatch_model::Expect::Clean, Some(exit_codes::CLEAN))
+                        | (
+                            cudawatch_model::Expect::Findings,
+                            Some(exit_codes::FINDINGS)
+                        )
+                        | (
+                            cudawatch_model::Expect::Conclusive,
+                            Some(exit_codes::CLEAN | exit_codes::FINDINGS)
+                        )
+                );
+                on_event(SweepEvent::Finished {
+                    name: &target.name,
+                    attempt: &record,
+                    as_expected,
+                });
+            }
+            PoolEvent::NotStarted { index, why } => {
+                let (target, attempt, _) = &planned[index];
+                // Its reserved number is given back: nothing was started.
+                let (_, out, err) = dir.attempt_files(&target.name, *attempt);
+                let _ = (std::fs::remove_file(out), std::fs::remove_file(err));
+                on_event(SweepEvent::NotStarted {
+                    name: &target.name,
+                    why,
+                });
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(e) = write_error {
+        eprintln!("warning: {e}; a resume will run that target again");
+    }
+    manifest.seconds = Some(started.elapsed().as_secs_f64());
+    dir.write_manifest(shard, &manifest)?;
+    Ok(ShardRun {
+        mine: manifest.targets,
+        end,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// `cudawatch run` for one target, into `run_dir`.
+fn run_argv(options: &Options, target: &Target, run_dir: &Path) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![
+        options.exe.clone().into(),
+        "run".into(),
+        "--out-dir".into(),
+        run_dir.into(),
+    ];
+    if let Some(stages) = &target.stages {
+        argv.push("--stages".into());
+        argv.push(stages.join(",").into());
+    }
+    if let Some(t) = target.stage_timeout {
+        argv.push("--timeout".into());
+        argv.push(t.to_string().into());
+    }
+    argv.extend(target.run_args.iter().map(OsString::from));
+    argv.push("--".into());
+    argv.extend(target.command.iter().map(OsString::from));
+    argv
+}
+
+/// The last `error:` line of a run's stderr: why it could not start.
+fn last_error_line(stderr: &Path) -> String {
+    let text = crate::rundir::files::read(stderr)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("error: "))
+        .map(str::to_string)
+        .unwrap_or_else(|| "cudawatch run could not start the target (see its .err file)".into())
+}
+
+/// A hash of the command and of every file it names (the program, found
+/// on PATH when it has no slash; scripts and inputs relative to the
+/// working directory): the same checksum means the same program.
+fn checksum(target: &Target) -> Option<String> {
+    let mut hash = cudawatch_parsers::site::Fnv::default();
+    for (i, arg) in target.command.iter().enumerate() {
+        hash.write(arg.as_bytes());
+        hash.write(&[0]);
+        let path = if i == 0 && !arg.contains('/') {
+            std::env::var_os("PATH").and_then(|dirs| {
+                std::env::split_paths(&dirs)
+                    .map(|d| d.join(arg))
+                    .find(|p| p.is_file())
+            })
+        } else {
+            Some(target.workdir.join(arg)).filter(|p| p.is_file())
+        };
+        if let Some(path) = path {
+            use std::io::Read;
+            let file = std::fs::File::open(&path).ok()?;
+            let mut reader = std::io::BufReader::new(file.take(CHECKSUM_LIMIT));
+            let mut buf = [0u8; 64 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => hash.write(&buf[..n]),
+                    Err(_) => return None,
+                }
+            }
+        }
+    }
+    Some(format!("{:016x}", hash.finish()))
+}

@@ -1,0 +1,606 @@
+//! `cudawatch sweep` and `cudawatch merge` with the fake tools: targets
+//! spread over (pretend) GPUs, shards merged, a sweep killed at a random
+//! moment and resumed, a budget that runs out, and night-to-night changes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::helpers::{Output, cudawatch, read_json, root, run, sample};
+
+/// One `[[target]]`: its name, the captured case the fakes replay, the
+/// plain run's shell script, and extra TOML lines.
+struct T<'a>(&'a str, &'a str, &'a str, &'a str);
+
+/// A sweep file in `dir` whose targets append their name to `runs.log`
+/// each time their plain run starts.
+fn sweep_file(dir: &Path, stages: &str, targets: &[T<'_>]) -> PathBuf {
+    let mut text = format!("[defaults]\nstages = {stages}\nrun-args = [\"--grace\", \"0.5\"]\n");
+    for T(name, case, script, extra) in targets {
+        text += &format!(
+            "\n[[target]]\nname = \"{name}\"\ncommand = [\"sh\", \"-c\", \"echo {name} >> {log}; {script}\"]\nenv = {{ FAKE_CASE = \"{case}\" }}\n{extra}\n",
+            log = dir.join("runs.log").display(),
+            case = sample(case).display(),
+        );
+    }
+    let path = dir.join("sweep.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn sweep_cmd(file: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = cudawatch();
+    cmd.env(
+        "CUDAWATCH_COMPUTE_SANITIZER",
+        root().join("tests/fakes/compute-sanitizer"),
+    )
+    .env("CUDAWATCH_NCU", root().join("tests/fakes/ncu"))
+    .arg("sweep")
+    .arg(file)
+    .arg("--out-dir")
+    .arg(out)
+    .args(extra);
+    cmd
+}
+
+fn target<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("target {name} in {report}"))
+}
+
+fn runs_of(dir: &Path, name: &str) -> usize {
+    std::fs::read_to_string(dir.join("runs.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| *l == name)
+        .count()
+}
+
+#[test]
+fn a_sweep_runs_every_target_over_the_gpus_and_folds_their_sites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\", \"memcheck\"]",
+        &[
+            T("bug", "oob_write", "exit 0", "expect = \"findings\""),
+            T("fine", "clean", "exit 0", ""),
+            T("same-bug", "oob_write", "exit 0", ""),
+        ],
+    );
+    let out = tmp.path().join("night");
+    let reports = tmp.path().join("reports");
+    let o = run(sweep_cmd(&file, &out, &["--gpus", "0,1"]).args([
+        "--report",
+        &format!("junit={}", reports.join("j.xml").display()),
+        "--report",
+        &format!("sarif={}", reports.join("s.sarif").display()),
+        "--report",
+        &format!("markdown={}", reports.join("s.md").display()),
+        "--report",
+        &format!("html={}", reports.join("s.html").display()),
+    ]));
+    // `same-bug` was expected clean: the sweep fails on it, and only it.
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(target(&report, "bug")["as_expected"], true);
+    assert_eq!(target(&report, "fine")["verdict"], "clean");
+    assert_eq!(target(&report, "same-bug")["as_expected"], false);
+    assert!(
+        o.stderr
+            .contains("FINDINGS: 1 of 3 targets not as expected: same-bug"),
+        "{}",
+        o.stderr
+    );
+    // Targets ran on both GPUs, each pinned with CUDA_VISIBLE_DEVICES.
+    let gpus: Vec<&str> = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["gpu"].as_str().unwrap())
+        .collect();
+    assert!(gpus.contains(&"0") && gpus.contains(&"1"), "{gpus:?}");
+    // The out-of-bounds write is one row, seen in two programs.
+    let oob = report["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["site"]["kind"] == "invalid_access")
+        .unwrap();
+    assert_eq!(oob["targets"], serde_json::json!(["bug", "same-bug"]));
+    // Every format the gate writes, each with the failing target.
+    let junit = std::fs::read_to_string(reports.join("j.xml")).unwrap();
+    assert!(
+        junit.contains("name=\"same-bug\"") && junit.contains("failures=\"1\""),
+        "{junit}"
+    );
+    let sarif: Value =
+        serde_json::from_slice(&std::fs::read(reports.join("s.sarif")).unwrap()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["properties"]["targets"] == serde_json::json!(["bug", "same-bug"]))
+    );
+    for page in ["s.md", "s.html"] {
+        let text = std::fs::read_to_string(reports.join(page)).unwrap();
+        assert!(
+            text.contains("same-bug") && text.contains("expected clean"),
+            "{page}"
+        );
+    }
+}
+
+#[test]
+fn shards_merge_into_one_report_and_missing_or_foreign_shards_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let targets: Vec<(String, &str)> = (0..7)
+        .map(|i| {
+            (
+                format!("t{i}"),
+                if i % 3 == 0 { "oob_write" } else { "clean" },
+            )
+        })
+        .collect();
+    let list: Vec<T<'_>> = targets
+        .iter()
+        .map(|(n, c)| {
+            T(
+                n,
+                c,
+                "exit 0",
+                if *c == "oob_write" {
+                    "expect = \"findings\""
+                } else {
+                    ""
+                },
+            )
+        })
+        .collect();
+    let file = sweep_file(tmp.path(), "[\"memcheck\"]", &list);
+    let shards: Vec<PathBuf> = (0..3)
+        .map(|i| tmp.path().join(format!("shard-{i}")))
+        .collect();
+    for (i, dir) in shards.iter().enumerate() {
+        // Slurm's variables pick the shard, as in a job array.
+        let mut cmd = sweep_cmd(&file, dir, &[]);
+        cmd.env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "3");
+        let o = run(cmd);
+        assert_eq!(o.code, 0, "shard {i}: {}", o.stderr);
+    }
+    let merge = |dirs: &[&PathBuf]| -> Output {
+        let mut cmd = cudawatch();
+        cmd.arg("merge").args(dirs).args(["--format", "json"]);
+        run(cmd)
+    };
+    let o = merge(&shards.iter().collect::<Vec<_>>());
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let report: Value = serde_json::from_str(&o.stdout).unwrap();
+    let names: Vec<&str> = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["t0", "t1", "t2", "t3", "t4", "t5", "t6"],
+        "every target exactly once"
+    );
+    assert!(
+        report["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["state"] == "finished")
+    );
+    // A shard missing: named, and the sweep is inconclusive.
+    let o = merge(&[&shards[0], &shards[2]]);
+    assert_eq!(o.code, 3);
+    assert!(o.stderr.contains("missing shard 1/3"), "{}", o.stderr);
+    // The same shard twice (a requeued array task): refused, naming both.
+    let copy = tmp.path().join("shard-1-again");
+    copy_dir(&shards[1], &copy);
+    let o = merge(&[&shards[0], &shards[1], &copy, &shards[2]]);
+    assert_eq!(o.code, 4);
+    assert!(
+        o.stderr.contains("shard 1/3 is here and in") && o.stderr.contains("shard-1"),
+        "{}",
+        o.stderr
+    );
+    // A shard of another sweep file: refused.
+    let other_file = sweep_file(
+        &tmp.path().join("other").tap_mkdir(),
+        "[\"memcheck\"]",
+        &[T("x", "clean", "exit 0", "")],
+    );
+    let other = tmp.path().join("other-sweep");
+    assert_eq!(run(sweep_cmd(&other_file, &other, &[])).code, 0);
+    let o = merge(&[&shards[0], &other]);
+    assert_eq!(o.code, 4);
+    assert!(
+        o.stderr.contains("is a shard of another sweep"),
+        "{}",
+        o.stderr
+    );
+}
+
+trait TapMkdir {
+    fn tap_mkdir(self) -> Self;
+}
+impl TapMkdir for PathBuf {
+    fn tap_mkdir(self) -> Self {
+        std::fs::create_dir_all(&self).unwrap();
+        self
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Every process below `pid`, from /proc.
+fn descendants(pid: i32) -> Vec<i32> {
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(child) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<i32>().ok());
+            if ppid == Some(parent) && !found.contains(&child) {
+                found.push(child);
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The machine dies: every process of the sweep stops at once. Each is
+/// stopped first (a stopped process cannot start another), then killed.
+fn crash(pid: i32) {
+    let mut all = Vec::new();
+    loop {
+        let now = descendants(pid);
+        let new: Vec<i32> = now.iter().copied().filter(|p| !all.contains(p)).collect();
+        if new.is_empty() {
+            break;
+        }
+        for p in &new {
+            unsafe_signal(*p, rustix::process::Signal::STOP);
+        }
+        all.extend(new);
+    }
+    for p in all {
+        unsafe_signal(p, rustix::process::Signal::KILL);
+    }
+}
+
+fn unsafe_signal(pid: i32, signal: rustix::process::Signal) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(pid, signal);
+    }
+}
+
+/// Each attempt directory and the files in it, with their sizes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !p.ends_with("report.json")
+                || !p.parent().unwrap().ends_with(dir.file_name().unwrap())
+            {
+                out.push((p.clone(), e.metadata().unwrap().len()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_sweep_killed_at_a_random_moment_resumes_without_losing_or_repeating_a_target() {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    for round in 0..3u32 {
+        let tmp = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (0..6).map(|i| format!("t{i}")).collect();
+        let list: Vec<T<'_>> = names
+            .iter()
+            .map(|n| T(n, "clean", "sleep 0.2", ""))
+            .collect();
+        let file = sweep_file(tmp.path(), "[\"plain\", \"memcheck\"]", &list);
+        let out = tmp.path().join("night");
+        // A moment between the start and well into the sweep (six targets,
+        // two at a time, about 0.4 s each).
+        let delay = Duration::from_millis(u64::from((seed / (round + 1)) % 1200) + 50);
+        let child = sweep_cmd(&file, &out, &["--gpus", "0,1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        crash(child.id() as i32);
+        let _ = finish_killed(child);
+        let before = snapshot(&out.join("targets"));
+        let finished_before: Vec<String> = names
+            .iter()
+            .filter(|n| {
+                let rec = out.join("targets").join(n.as_str()).join("attempt-1.json");
+                std::fs::read_to_string(rec).is_ok_and(|t| t.contains("\"exit_code\": 0"))
+            })
+            .cloned()
+            .collect();
+        let o = run(sweep_cmd(&file, &out, &["--gpus", "0,1"]));
+        assert_eq!(o.code, 0, "round {round} after {delay:?}: {}", o.stderr);
+        let report = read_json(&out.join("report.json"));
+        for name in &names {
+            assert_eq!(
+                target(&report, name)["state"],
+                "finished",
+                "{name} after {delay:?}"
+            );
+        }
+        // What had finished was not run again.
+        for name in &finished_before {
+            assert_eq!(
+                runs_of(tmp.path(), name),
+                1,
+                "{name} ran twice (killed after {delay:?})"
+            );
+        }
+        // Nothing written before the kill was lost or rewritten.
+        for (path, size) in before {
+            let now = std::fs::metadata(&path).map(|m| m.len());
+            assert_eq!(
+                now.ok(),
+                Some(size),
+                "{} changed by the resume",
+                path.display()
+            );
+        }
+    }
+}
+
+fn finish_killed(mut child: std::process::Child) -> std::process::ExitStatus {
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_target_stopped_by_the_budget_keeps_its_findings_and_is_run_again_on_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    // memcheck first (it finds the bug at once), then a plain run that
+    // outlives the budget.
+    let file = sweep_file(
+        tmp.path(),
+        "[\"memcheck\", \"plain\"]",
+        &[
+            T("slow", "oob_write", "sleep 30", "expect = \"findings\""),
+            T("later", "clean", "exit 0", ""),
+        ],
+    );
+    let out = tmp.path().join("night");
+    let o = run(sweep_cmd(&file, &out, &["--budget", "2", "--grace", "5"]));
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    let slow = target(&report, "slow");
+    assert_eq!(slow["state"], "incomplete");
+    assert!(
+        slow["summary"]
+            .as_str()
+            .unwrap()
+            .contains("stopped by the sweep's budget"),
+        "{slow}"
+    );
+    assert!(
+        slow["counts"]["errors"].as_u64().unwrap() >= 1,
+        "partial findings kept: {slow}"
+    );
+    assert_eq!(target(&report, "later")["state"], "not_run");
+    // Resumed without a budget (and a plain run that now ends): the
+    // incomplete target runs again beside its first attempt, which stays.
+    let o = run(sweep_cmd(&file, &out, &[]).env("CUDAWATCH_PLAIN_TIMEOUT", "1"));
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(
+        target(&report, "later")["state"],
+        "finished",
+        "{}",
+        o.stderr
+    );
+    assert_eq!(target(&report, "slow")["attempts"], 2);
+    assert!(
+        out.join("targets/slow/attempt-1/memcheck/memcheck.xml")
+            .is_file()
+    );
+}
+
+#[test]
+fn night_to_night_targets_are_new_fixed_still_failing_or_flaky() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Both nights' files in one place, so unchanged commands are the same.
+    let night = |n: u32, flaky_case: &str, changed_case: &str| {
+        let dir = tmp.path().to_path_buf();
+        std::fs::write(dir.join("changed.sh"), format!("# night {n}\nexit 0\n")).unwrap();
+        let mut file = sweep_file(
+            &dir,
+            "[\"memcheck\"]",
+            &[
+                T("steady", "clean", "exit 0", ""),
+                T("flaky", flaky_case, "exit 0", ""),
+                T("still", "oob_write", "exit 0", ""),
+            ],
+        );
+        // A target whose script changed between the nights.
+        let mut text = std::fs::read_to_string(&file).unwrap();
+        text += &format!(
+            "\n[[target]]\nname = \"changed\"\ncommand = [\"sh\", \"changed.sh\"]\nenv = {{ FAKE_CASE = \"{}\" }}\n",
+            sample(changed_case).display()
+        );
+        std::fs::write(&file, text).unwrap();
+        file = file.canonicalize().unwrap();
+        file
+    };
+    let history = tmp.path().join("history.jsonl");
+    let first = tmp.path().join("sweep-1");
+    let o = run(sweep_cmd(
+        &night(1, "clean", "oob_write"),
+        &first,
+        &["--history", history.to_str().unwrap()],
+    ));
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let second = tmp.path().join("sweep-2");
+    let o = run(sweep_cmd(
+        &night(2, "oob_write", "clean"),
+        &second,
+        &[
+            "--history",
+            history.to_str().unwrap(),
+            "--baseline",
+            first.to_str().unwrap(),
+            "--report",
+            &format!("markdown={}", tmp.path().join("m.md").display()),
+        ],
+    ));
+    let report = read_json(&second.join("report.json"));
+    let change = |name: &str| {
+        target(&report, name)["change"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // Same command, same files, another verdict: flaky, not a new bug.
+    assert_eq!(change("flaky"), "flaky");
+    assert_eq!(change("still"), "still_failing");
+    assert_eq!(change("steady"), "unchanged");
+    // Its script changed and its bug went away: fixed.
+    assert_eq!(change("changed"), "fixed");
+    assert!(
+        o.stderr.contains("1 fixed, 1 flaky, 1 still failing"),
+        "{}",
+        o.stderr
+    );
+    // The history has both nights, and the Markdown report the trend.
+    assert_eq!(
+        std::fs::read_to_string(&history).unwrap().lines().count(),
+        2
+    );
+    let md = std::fs::read_to_string(tmp.path().join("m.md")).unwrap();
+    assert!(
+        md.contains("### Trend") && md.contains("xychart-beta"),
+        "{md}"
+    );
+    // The same night resumed is one line, not two.
+    let _ = run(sweep_cmd(
+        &night(2, "oob_write", "clean"),
+        &second,
+        &["--history", history.to_str().unwrap()],
+    ));
+    assert_eq!(
+        std::fs::read_to_string(&history).unwrap().lines().count(),
+        2
+    );
+}
+
+#[test]
+fn a_bad_sweep_file_is_one_line_naming_file_line_and_key_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        "[[target]]\nname = \"a\"\ncommand = [\"true\"]\ntimeuot = 5\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("night");
+    let o = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(o.code, 2);
+    let line = o.stderr.trim();
+    assert!(
+        line.starts_with("error: ") && line.contains("sweep.toml:4: unknown field `timeuot`"),
+        "{line}"
+    );
+    assert_eq!(line.lines().count(), 1);
+    assert!(!out.exists(), "nothing ran");
+    // A target whose program is missing is the same kind of error.
+    std::fs::write(
+        &file,
+        "[[target]]\nname = \"a\"\ncommand = [\"./build/app\"]\n",
+    )
+    .unwrap();
+    let o = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("sweep.toml:3: target \"a\": `command`: cannot run `./build/app`"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn parallel_stages_give_the_report_of_a_sequential_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let report_of = |name: &str, extra: &[&str]| -> Value {
+        let dir = tmp.path().join(name);
+        let o = run(crate::run::fake_run(
+            "oob_write",
+            &dir,
+            "plain,memcheck,racecheck,initcheck,synccheck",
+            extra,
+        ));
+        assert_eq!(o.code, 1, "{}", o.stderr);
+        let mut report = read_json(&dir.join("report.json"));
+        // Times differ, and each parallel stage names its GPU.
+        for stage in report["stages"].as_array_mut().unwrap() {
+            stage.as_object_mut().unwrap().remove("seconds");
+            let env = stage["env"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| !e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
+                .cloned()
+                .collect();
+            stage["env"] = Value::Array(env);
+        }
+        let text = serde_json::to_string(&report)
+            .unwrap()
+            .replace(dir.to_str().unwrap(), "RUN");
+        serde_json::from_str(&text).unwrap()
+    };
+    let sequential = report_of("seq", &[]);
+    let parallel = report_of("par", &["--parallel-stages", "--gpus", "0,1"]);
+    assert_eq!(sequential, parallel);
+    let stages = read_json(&tmp.path().join("par/memcheck/stage.json"));
+    assert!(
+        stages["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
+    );
+}
