@@ -14,6 +14,7 @@ mod judging;
 mod parse;
 mod real_programs;
 mod run;
+mod slurm;
 mod snapshots;
 mod sweep;
 mod trust;
