@@ -102,13 +102,19 @@ pub fn run(
     let started = Instant::now();
     let names: Vec<String> = file.targets.iter().map(|t| t.name.clone()).collect();
     let split = shard::assign(&names, shard.count, durations);
-    let mine: Vec<&Target> = file
+    let mut mine: Vec<&Target> = file
         .targets
         .iter()
         .zip(&split)
         .filter(|(_, s)| **s == shard.index)
         .map(|(t, _)| t)
         .collect();
+    // Longest first (by last night's durations; the file's order without
+    // them): a long target started last would leave the other GPUs idle.
+    mine.sort_by(|a, b| {
+        let d = |t: &Target| durations.get(&t.name).copied().unwrap_or(0.0);
+        d(b).total_cmp(&d(a))
+    });
     let mut manifest = Manifest {
         sweep_id: file.id(),
         index: shard.index,
