@@ -217,7 +217,7 @@ pub struct SweepSite {
     /// target that has it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub out_of_scope: bool,
-    /// New since the baseline, or seen there too.
+    /// New since the baseline, or seen there too (unchanged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<Change>,
 }

@@ -139,7 +139,7 @@ pub fn compare(report: &mut SweepReport, previous: &Previous) {
         .collect();
     for site in &mut report.sites {
         site.change = Some(if old_sites.contains_key(site.site.id.as_str()) {
-            Change::StillFailing
+            Change::Unchanged
         } else {
             Change::New
         });

@@ -58,16 +58,17 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
         );
     }
     out.push_str("</table>\n");
+    let (sites, _) = super::listed(report);
     let _ = writeln!(
         out,
         "<h2>Findings by site, over all targets ({})</h2>",
-        report.sites.len()
+        sites.len()
     );
-    if report.sites.is_empty() {
+    if sites.is_empty() {
         out.push_str("<p>None.</p>\n");
     } else {
         out.push_str("<table><tr><th>kind</th><th>owner</th><th>where</th><th>programs</th><th>gates in</th><th>change</th><th>message</th></tr>\n");
-        for s in &report.sites {
+        for s in &sites {
             let site = &s.site;
             let place = super::place(site);
             let _ = writeln!(

@@ -37,16 +37,17 @@ pub fn render(report: &SweepReport) -> String {
             cell(&t.summary)
         );
     }
+    let (sites, _) = super::listed(report);
     let _ = writeln!(
         out,
         "\n### Findings by site, over all targets ({})\n",
-        report.sites.len()
+        sites.len()
     );
-    if report.sites.is_empty() {
+    if sites.is_empty() {
         out.push_str("None.\n");
     } else {
         out.push_str("| kind | owner | where | programs | gates in | change | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
-        for s in &report.sites {
+        for s in &sites {
             let site = &s.site;
             let place = super::place(site);
             let _ = writeln!(

@@ -101,6 +101,16 @@ fn outcome(t: &TargetResult) -> String {
     }
 }
 
+/// The sites the human formats list: root causes, not what follows from
+/// them (an API error after a fault), which the JSON keeps.
+fn listed(report: &SweepReport) -> (Vec<&cudawatch_model::SweepSite>, usize) {
+    let (roots, followers): (Vec<_>, Vec<_>) = report
+        .sites
+        .iter()
+        .partition(|s| s.site.consequence_of.is_none());
+    (roots, followers.len())
+}
+
 /// Where a site is: `file:line`, else its kernel.
 fn place(site: &cudawatch_model::Site) -> String {
     site.location

@@ -60,22 +60,23 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
         ]);
     }
     out.push_str(&table(b, width));
+    let (sites, followers) = super::listed(report);
     let _ = writeln!(
         out,
         "\n{}",
         style.bold(&format!(
             "Findings by site, over all targets ({})",
-            report.sites.len()
+            sites.len()
         ))
     );
-    if report.sites.is_empty() {
+    if sites.is_empty() {
         out.push_str("  none\n");
     } else {
         let mut b = Builder::default();
         b.push_record([
             "kind", "owner", "where", "programs", "gates in", "change", "message",
         ]);
-        for s in report.sites.iter().take(SITES_SHOWN) {
+        for s in sites.iter().take(SITES_SHOWN) {
             let site = &s.site;
             let place = site
                 .location
@@ -110,13 +111,20 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
             ]);
         }
         out.push_str(&table(b, width));
-        if report.sites.len() > SITES_SHOWN {
+        if sites.len() > SITES_SHOWN {
             let _ = writeln!(
                 out,
                 "  … {} more sites in the JSON report",
-                report.sites.len() - SITES_SHOWN
+                sites.len() - SITES_SHOWN
             );
         }
+    }
+    if followers > 0 {
+        let _ = writeln!(
+            out,
+            "  ({} that follow from a root cause are in the JSON report)",
+            crate::words::plural(followers as u64, "site")
+        );
     }
     if !report.fixed_sites.is_empty() {
         let _ = writeln!(
