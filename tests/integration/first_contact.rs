@@ -55,7 +55,7 @@ fn a_program_that_is_not_there_is_one_line_and_exit_4_before_any_stage() {
 fn a_missing_baseline_or_suppressions_file_stops_the_run_before_it_starts() {
     // Before: noticed after every stage had run, and then no report at all.
     let tmp = tempfile::tempdir().unwrap();
-    for flag in ["--baseline", "--suppressions"] {
+    for flag in ["--baseline", "--suppressions", "--sanitizer-suppressions"] {
         let out = run(cudawatch().current_dir(tmp.path()).args([
             "run",
             flag,

@@ -604,3 +604,42 @@ fn parallel_stages_give_the_report_of_a_sequential_run() {
             .any(|e| e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
     );
 }
+
+#[test]
+fn a_target_that_cannot_start_is_its_own_setup_error_and_the_others_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"memcheck\"]",
+        &[
+            // Its run refuses to start: the suppressions file it names is not there.
+            T(
+                "broken",
+                "clean",
+                "exit 0",
+                "run-args = [\"--baseline\", \"/nonexistent/last.json\"]",
+            ),
+            T("fine", "clean", "exit 0", ""),
+        ],
+    );
+    let out = tmp.path().join("night");
+    let o = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    let broken = target(&report, "broken");
+    assert_eq!(broken["state"], "setup_error");
+    assert!(
+        broken["summary"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/last.json"),
+        "{broken}"
+    );
+    assert_eq!(target(&report, "fine")["state"], "finished");
+    assert!(
+        o.stderr
+            .contains("INCONCLUSIVE: 1 of 2 targets not fully checked: broken"),
+        "{}",
+        o.stderr
+    );
+}

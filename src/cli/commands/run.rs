@@ -22,6 +22,15 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     }
     plan::program::check(&args.program, Path::new("."))?;
     let run_settings = settings::run(args);
+    // compute-sanitizer would refuse it in every stage, an hour in.
+    if let Some(path) = &run_settings.sanitizer_suppressions
+        && !path.is_file()
+    {
+        return Err(ExpectedError::Input {
+            path: path.display().to_string(),
+            message: "no such file (--sanitizer-suppressions)".into(),
+        });
+    }
     let policy = settings::policy(&args.output)?;
     let output = settings::output(&args.output)?;
     // A report that cannot be written must fail now, not after an hour of
