@@ -42,6 +42,7 @@ fn main() {
         Command::Suppress(a) => commands::suppress::run(a),
         Command::Sweep(a) => commands::sweep::sweep(a, styles),
         Command::Merge(a) => commands::sweep::merge(a, styles),
+        Command::Explain(a) => commands::explain::run(a, styles),
     };
     let code = match result {
         Ok(code) => code,

@@ -409,6 +409,11 @@ pub struct Site {
     /// site is shown under its root and never gates on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consequence_of: Option<String>,
+    /// What `cudawatch explain` and `docs/errors.md` explain this finding
+    /// under: its error code when it names one (`cudaErrorAssert`), else
+    /// its kind (`invalid_access`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<String>,
 }
 
 /// Whose code a finding is in.

@@ -33,6 +33,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         in_baseline: false,
         owner: None,
         consequence_of: None,
+        explain: None,
         memory: None,
         test: None,
     }

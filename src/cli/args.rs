@@ -107,6 +107,16 @@ pub enum Command {
     /// [defaults] table for what they share. Run again on the same
     /// directory, a sweep skips what finished and reruns the rest.
     Sweep(Box<SweepArgs>),
+    /// What a CUDA error means and what to do: a number, a name, a finding
+    /// kind, or a pasted message or traceback (from stdin when no argument
+    /// is given).
+    ///
+    /// Example: cudawatch explain 700; python train.py 2>&1 | cudawatch explain
+    ///
+    /// Covers the CUDA runtime and driver (CUDA 13 numbering, and the one
+    /// before CUDA 10.1 where a number meant something else), cuBLAS,
+    /// cuDNN, cuFFT, cuSOLVER, cuRAND and NCCL. Exit 1 when nothing matched.
+    Explain(ExplainArgs),
     /// Merge the directories of a sharded sweep into one report.
     ///
     /// Example: cudawatch merge sweeps/shard-* --format json > nightly.json
@@ -446,6 +456,22 @@ pub struct SweepArgs {
     pub history: Option<PathBuf>,
     #[command(flatten)]
     pub gate: SweepGateArgs,
+}
+
+/// `cudawatch explain`.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// A code (700, 0x2bc), a name (cudaErrorIllegalAddress), a finding
+    /// kind (invalid_access) or a message; nothing or `-` reads stdin.
+    #[arg(value_name = "CODE|NAME|MESSAGE")]
+    pub query: Vec<String>,
+    /// Print every code of every table and every finding kind, as Markdown
+    /// (docs/errors.md).
+    #[arg(long, conflicts_with = "query")]
+    pub all: bool,
+    /// `json`: the answer as JSON on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
+    pub format: Format,
 }
 
 /// `cudawatch merge`.

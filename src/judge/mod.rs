@@ -6,6 +6,7 @@
 pub mod baseline;
 pub mod checklist;
 pub mod consequences;
+pub mod explain_links;
 pub mod gate;
 pub mod owner;
 pub mod policy;
@@ -23,6 +24,7 @@ pub use policy::{FailOn, GateScope, Policy, Thresholds};
 pub fn accept(report: &mut Report, policy: &Policy) {
     owner::assign(report);
     consequences::link(report);
+    explain_links::link(report);
     if let Some(rules) = &policy.suppressions {
         suppress::apply(report, rules, &policy.today);
     }

@@ -42,6 +42,18 @@ pub fn launched_from(site: &Site) -> Option<Frame> {
 }
 
 /// `text` cut to `max` characters, with `…` where it was cut.
+/// What explains a site (`cudawatch explain TOPIC`) and the link to it
+/// in docs/errors.md; a report judged before explanations existed has
+/// its kind.
+pub fn explanation(site: &Site) -> (String, String) {
+    let topic = site
+        .explain
+        .clone()
+        .unwrap_or_else(|| site.kind.id().to_string());
+    let link = cudawatch_knowledge::link(&topic);
+    (topic, link)
+}
+
 pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();

@@ -257,6 +257,16 @@ fn finding(out: &mut String, n: usize, site: &Site, judgement: &Judgement) {
             let _ = writeln!(out, "<dt>{name}</dt><dd>{value}</dd>");
         }
     };
+    let (topic, link) = super::describe::explanation(site);
+    row(
+        "explain",
+        format!(
+            "<a href=\"{}\">{}</a> (<code>cudawatch explain {}</code>)",
+            escape_markup(&link),
+            escape_markup(&topic),
+            escape_markup(&topic)
+        ),
+    );
     row(
         "kernel",
         site.kernel

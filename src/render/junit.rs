@@ -167,5 +167,7 @@ fn details(site: &Site) -> String {
     if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
         let _ = write!(text, "\nlaunched from {frame}");
     }
+    let (topic, link) = super::describe::explanation(site);
+    let _ = write!(text, "\nexplain: cudawatch explain {topic} ({link})");
     text
 }

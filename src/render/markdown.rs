@@ -57,9 +57,10 @@ impl Exporter for MarkdownExporter {
         } else {
             out.push_str("| tool | kind | owner | kernel | where | count | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
             for s in &report.findings {
+                let link = super::describe::explanation(s).1;
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | [{}]({link}) | {} | {} | {} | {} | {} |",
                     s.tool.name(),
                     s.kind.id(),
                     s.owner

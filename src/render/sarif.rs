@@ -65,6 +65,7 @@ fn run(report: &Report, judgement: &Judgement, tool: Tool, sites: &[&Site]) -> V
                 // (`leak` vs `Leak` still counts as identical), hence the tool.
                 "name": format!("{}{}", pascal_case(tool.name()), pascal_case(k.id())),
                 "shortDescription": { "text": description(k) },
+                "helpUri": cudawatch_knowledge::link(k.id()),
                 "defaultConfiguration": { "level": if **k == FindingKind::UncoalescedAccess { "warning" } else { "error" } },
             })
         })
@@ -146,6 +147,7 @@ fn result(site: &Site, judgement: &Judgement) -> Value {
             "owner": site.owner.as_ref().map(|o| o.owner.name()),
             "component": site.owner.as_ref().map(|o| &o.component),
             "consequenceOf": site.consequence_of,
+            "explain": super::describe::explanation(site).1,
         },
     });
     // Prefer the user's own Python line when the kernel's line is in a library.

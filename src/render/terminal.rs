@@ -412,6 +412,12 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
     if let Some(frame) = &site.python_frame {
         let _ = writeln!(out, "    python: {}", frame);
     }
+    let (topic, _) = describe::explanation(site);
+    let _ = writeln!(
+        out,
+        "    {}",
+        style.dim(&format!("explain: cudawatch explain {topic}"))
+    );
     if let Some(frame) = &site.launch_frame {
         let _ = writeln!(out, "    host: {}", frame);
     }

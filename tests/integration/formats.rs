@@ -210,7 +210,7 @@ fn markdown_goes_to_stdout_and_to_the_github_step_summary() {
         .arg(oob.join("memcheck.xml")));
     assert!(
         out.stdout
-            .contains("| memcheck | invalid_access | user | oob\\_write |"),
+            .contains("| memcheck | [invalid_access](https://github.com/cudawatch/cudawatch/blob/main/docs/errors.md#invalid_access) | user | oob\\_write |"),
         "{}",
         out.stdout
     );

@@ -416,17 +416,21 @@ fn fail_on_warning_makes_uncoalesced_access_fail_the_gate() {
 fn a_sanitizer_suppression_xml_is_passed_to_every_sanitizer_stage() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("fake.log");
+    let supp = tmp.path().join("supp.xml");
+    std::fs::write(&supp, "<suppressions/>").unwrap();
     let out = run(fake_run(
         "clean",
         &tmp.path().join("run"),
         "memcheck,racecheck",
-        &["--sanitizer-suppressions", "supp.xml"],
+        &["--sanitizer-suppressions", supp.to_str().unwrap()],
     )
     .env("FAKE_LOG", &log));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let logged = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
-        logged.matches("--suppressions supp.xml").count(),
+        logged
+            .matches(&format!("--suppressions {}", supp.display()))
+            .count(),
         2,
         "{logged}"
     );

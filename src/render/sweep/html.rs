@@ -71,9 +71,10 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
         for s in &sites {
             let site = &s.site;
             let place = super::place(site);
+            let link = esc(&crate::render::describe::explanation(site).1);
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}: {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><a href=\"{link}\">{}</a></td><td>{}</td><td><code>{}</code></td><td>{}: {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 site.kind.id(),
                 esc(&site
                     .owner

@@ -50,9 +50,10 @@ pub fn render(report: &SweepReport) -> String {
         for s in &sites {
             let site = &s.site;
             let place = super::place(site);
+            let link = crate::render::describe::explanation(site).1;
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} ({}) | {} | {} | {} |",
+                "| [{}]({link}) | {} | {} | {} ({}) | {} | {} | {} |",
                 site.kind.id(),
                 cell(
                     &site

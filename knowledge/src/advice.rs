@@ -1,0 +1,472 @@
+//! cudawatch's own advice: the usual causes of an error and what to run
+//! next. The tables say what a code is; this says what usually makes it
+//! happen in real programs and which cudawatch stage finds the root cause.
+//! `PROGRAM` in a command stands for the user's program.
+
+/// What usually causes an error, and what to run next.
+#[derive(Debug, Clone, Copy)]
+pub struct Advice {
+    /// The usual causes, most likely first.
+    pub causes: &'static [&'static str],
+    /// The stage that finds the root cause (`memcheck`, `doctor`, ...).
+    pub stage: &'static str,
+    /// The exact command.
+    pub next: &'static str,
+}
+
+const MEMORY_FAULT: Advice = Advice {
+    causes: &[
+        "a kernel read or wrote outside an allocation: an index past the end, a wrong stride, a negative offset",
+        "a pointer used after cudaFree (or after PyTorch freed the tensor), or a host pointer passed to a kernel",
+        "in PyTorch, the error is reported at a later, unrelated line: kernels run asynchronously",
+    ],
+    stage: "memcheck",
+    next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+};
+const ASSERT: Advice = Advice {
+    causes: &[
+        "a device-side assert failed: in PyTorch usually an index out of range (embedding, gather, index_select, a class label outside [0, C) in cross_entropy/nll_loss)",
+        "an assert() in your own kernel",
+    ],
+    stage: "plain",
+    next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+};
+const TIMEOUT: Advice = Advice {
+    causes: &[
+        "a kernel ran past the display watchdog (a GPU that also drives a display)",
+        "a kernel that never ends: a loop whose exit depends on a race, or threads waiting at a barrier that others never reach",
+    ],
+    stage: "racecheck",
+    next: "cudawatch run --stages plain,racecheck,synccheck -- PROGRAM",
+};
+const RESOURCES: Advice = Advice {
+    causes: &[
+        "too many threads per block for the registers each thread uses",
+        "more shared memory per block than the GPU allows without opting in",
+    ],
+    stage: "plain",
+    next: "nvcc --resource-usage (or lower the block size), then: cudawatch run --stages plain -- PROGRAM",
+};
+const OOM: Advice = Advice {
+    causes: &[
+        "the program needs more memory than is free: a batch too large, activations kept for backward",
+        "other processes hold GPU memory (a stray earlier run)",
+        "fragmentation in PyTorch's caching allocator (reserved but unallocated memory is large)",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor (who holds GPU memory), then: cudawatch run --stages plain -- PROGRAM (peak memory)",
+};
+const DRIVER: Advice = Advice {
+    causes: &[
+        "the driver is older than the CUDA runtime the program (or PyTorch wheel) was built with",
+        "a container or module that shadows the driver's libcuda",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor",
+};
+const NO_IMAGE: Advice = Advice {
+    causes: &[
+        "the binary (or PyTorch wheel) was not built for this GPU's compute capability",
+        "an extension built with TORCH_CUDA_ARCH_LIST that leaves this GPU out",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor (the GPU's compute capability against the architectures PyTorch was built for)",
+};
+const NO_DEVICE: Advice = Advice {
+    causes: &[
+        "CUDA_VISIBLE_DEVICES hides every GPU, or names one that does not exist",
+        "the driver is not loaded, or the container was started without GPUs",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor",
+};
+const INIT: Advice = Advice {
+    causes: &[
+        "the driver could not be initialised: not loaded, or mismatched with the kernel module",
+        "CUDA used in a process forked after CUDA was initialised (DataLoader workers with fork)",
+        "CUDA called while the process exits",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor",
+};
+const BAD_ARGUMENT: Advice = Advice {
+    causes: &[
+        "a launch configuration out of range: more than 1024 threads per block, a zero-sized grid",
+        "a size, pointer or enum argument the call does not accept",
+    ],
+    stage: "memcheck",
+    next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+};
+const HARDWARE: Advice = Advice {
+    causes: &[
+        "a hardware fault (uncorrectable ECC error, NVLink error); see nvidia-smi -q and the kernel log",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor, then nvidia-smi -q -d ECC",
+};
+const LIBRARY_AFTER_FAULT: Advice = Advice {
+    causes: &[
+        "an earlier kernel faulted and left the context broken: the library call is only where it surfaced",
+        "bad pointers or dimensions passed to the library",
+    ],
+    stage: "memcheck",
+    next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+};
+const LIBRARY_ARGUMENT: Advice = Advice {
+    causes: &[
+        "a dimension, leading dimension, stride or data type the call does not accept",
+        "tensors that are not contiguous, or of mismatched dtypes, passed to a library call",
+    ],
+    stage: "plain",
+    next: "cudawatch run --stages plain -- PROGRAM",
+};
+const LIBRARY_ALLOC: Advice = Advice {
+    causes: &[
+        "the library could not allocate its workspace or handle: the GPU is (nearly) out of memory",
+    ],
+    stage: "doctor",
+    next: "cudawatch doctor (who holds GPU memory), then: cudawatch run --stages plain -- PROGRAM",
+};
+const NCCL_SYSTEM: Advice = Advice {
+    causes: &[
+        "a system call failed: sockets between ranks, or /dev/shm too small in a container (docker --shm-size)",
+        "run with NCCL_DEBUG=INFO for the call that failed",
+    ],
+    stage: "doctor",
+    next: "NCCL_DEBUG=INFO cudawatch run --stages plain -- PROGRAM",
+};
+const NCCL_USAGE: Advice = Advice {
+    causes: &[
+        "ranks called different collectives, or in a different order, or with different sizes",
+        "a rank failed or exited early (remote error)",
+    ],
+    stage: "plain",
+    next: "NCCL_DEBUG=INFO cudawatch run --stages plain -- PROGRAM",
+};
+
+/// Advice by code name (runtime and driver names of one error share it).
+const BY_NAME: &[(&[&str], Advice)] = &[
+    (
+        &[
+            "cudaErrorIllegalAddress",
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "cudaErrorLaunchFailure",
+            "CUDA_ERROR_LAUNCH_FAILED",
+            "cudaErrorMisalignedAddress",
+            "CUDA_ERROR_MISALIGNED_ADDRESS",
+            "cudaErrorInvalidAddressSpace",
+            "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+            "cudaErrorIllegalInstruction",
+            "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+            "cudaErrorHardwareStackError",
+            "CUDA_ERROR_HARDWARE_STACK_ERROR",
+            "cudaErrorInvalidPc",
+            "CUDA_ERROR_INVALID_PC",
+        ],
+        MEMORY_FAULT,
+    ),
+    (&["cudaErrorAssert", "CUDA_ERROR_ASSERT"], ASSERT),
+    (
+        &["cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT"],
+        TIMEOUT,
+    ),
+    (
+        &[
+            "cudaErrorLaunchOutOfResources",
+            "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+        ],
+        RESOURCES,
+    ),
+    (
+        &["cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"],
+        OOM,
+    ),
+    (
+        &[
+            "cudaErrorInsufficientDriver",
+            "cudaErrorCallRequiresNewerDriver",
+            "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER",
+            "cudaErrorSystemDriverMismatch",
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "cudaErrorCompatNotSupportedOnDevice",
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+            "cudaErrorUnsupportedPtxVersion",
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+        ],
+        DRIVER,
+    ),
+    (
+        &[
+            "cudaErrorNoKernelImageForDevice",
+            "CUDA_ERROR_NO_BINARY_FOR_GPU",
+            "cudaErrorInvalidKernelImage",
+            "CUDA_ERROR_INVALID_IMAGE",
+        ],
+        NO_IMAGE,
+    ),
+    (
+        &[
+            "cudaErrorNoDevice",
+            "CUDA_ERROR_NO_DEVICE",
+            "cudaErrorInvalidDevice",
+            "CUDA_ERROR_INVALID_DEVICE",
+        ],
+        NO_DEVICE,
+    ),
+    (
+        &[
+            "cudaErrorInitializationError",
+            "CUDA_ERROR_NOT_INITIALIZED",
+            "cudaErrorCudartUnloading",
+            "CUDA_ERROR_DEINITIALIZED",
+        ],
+        INIT,
+    ),
+    (
+        &[
+            "cudaErrorInvalidValue",
+            "CUDA_ERROR_INVALID_VALUE",
+            "cudaErrorInvalidConfiguration",
+            "cudaErrorInvalidDeviceFunction",
+            "cudaErrorInvalidResourceHandle",
+            "CUDA_ERROR_INVALID_HANDLE",
+        ],
+        BAD_ARGUMENT,
+    ),
+    (
+        &[
+            "cudaErrorECCUncorrectable",
+            "CUDA_ERROR_ECC_UNCORRECTABLE",
+            "cudaErrorNvlinkUncorrectable",
+            "CUDA_ERROR_NVLINK_UNCORRECTABLE",
+        ],
+        HARDWARE,
+    ),
+    (
+        &[
+            "CUBLAS_STATUS_EXECUTION_FAILED",
+            "CUBLAS_STATUS_INTERNAL_ERROR",
+            "CUBLAS_STATUS_MAPPING_ERROR",
+            "CUDNN_STATUS_EXECUTION_FAILED",
+            "CUDNN_STATUS_INTERNAL_ERROR",
+            "CUDNN_STATUS_MAPPING_ERROR",
+            "CUFFT_EXEC_FAILED",
+            "CUFFT_INTERNAL_ERROR",
+            "CUSOLVER_STATUS_EXECUTION_FAILED",
+            "CUSOLVER_STATUS_INTERNAL_ERROR",
+            "CURAND_STATUS_LAUNCH_FAILURE",
+            "CURAND_STATUS_PREEXISTING_FAILURE",
+            "ncclUnhandledCudaError",
+        ],
+        LIBRARY_AFTER_FAULT,
+    ),
+    (
+        &[
+            "CUBLAS_STATUS_INVALID_VALUE",
+            "CUBLAS_STATUS_NOT_SUPPORTED",
+            "CUBLAS_STATUS_ARCH_MISMATCH",
+            "CUDNN_STATUS_BAD_PARAM",
+            "CUDNN_STATUS_NOT_SUPPORTED",
+            "CUFFT_INVALID_VALUE",
+            "CUFFT_INVALID_SIZE",
+            "CUFFT_INVALID_TYPE",
+            "CUSOLVER_STATUS_INVALID_VALUE",
+            "CURAND_STATUS_OUT_OF_RANGE",
+            "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
+            "ncclInvalidArgument",
+        ],
+        LIBRARY_ARGUMENT,
+    ),
+    (
+        &[
+            "CUBLAS_STATUS_ALLOC_FAILED",
+            "CUBLAS_STATUS_NOT_INITIALIZED",
+            "CUDNN_STATUS_ALLOC_FAILED",
+            "CUDNN_STATUS_NOT_INITIALIZED",
+            "CUFFT_ALLOC_FAILED",
+            "CUSOLVER_STATUS_ALLOC_FAILED",
+            "CUSOLVER_STATUS_NOT_INITIALIZED",
+            "CURAND_STATUS_ALLOCATION_FAILED",
+        ],
+        LIBRARY_ALLOC,
+    ),
+    (&["ncclSystemError"], NCCL_SYSTEM),
+    (
+        &["ncclInvalidUsage", "ncclRemoteError", "ncclInternalError"],
+        NCCL_USAGE,
+    ),
+];
+
+/// The advice for a code, by name.
+pub fn for_code(name: &str) -> Option<Advice> {
+    BY_NAME
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .map(|(_, a)| *a)
+}
+
+/// What a kind of cudawatch finding means, and what to do.
+#[derive(Debug, Clone, Copy)]
+pub struct KindAdvice {
+    /// The kind's id, as reports give it.
+    pub kind: &'static str,
+    /// What it means.
+    pub meaning: &'static str,
+    /// Advice.
+    pub advice: Advice,
+}
+
+const KINDS: &[KindAdvice] = &[
+    KindAdvice {
+        kind: "invalid_access",
+        meaning: "a kernel read or wrote memory it does not own (memcheck saw the exact access and thread)",
+        advice: MEMORY_FAULT,
+    },
+    KindAdvice {
+        kind: "device_exception",
+        meaning: "a kernel stopped on a hardware exception (a failed assert, a trap, an imprecise memory fault)",
+        advice: ASSERT,
+    },
+    KindAdvice {
+        kind: "api_error",
+        meaning: "a CUDA API call returned an error; after a kernel fault every later call fails the same way (sticky errors), so look for the first",
+        advice: LIBRARY_AFTER_FAULT,
+    },
+    KindAdvice {
+        kind: "leak",
+        meaning: "device memory allocated and never freed before the program ended",
+        advice: Advice {
+            causes: &[
+                "a cudaMalloc without its cudaFree on some path (an early return, an error path)",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages memcheck --leak-check full -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "uninitialized_read",
+        meaning: "a kernel read device memory that nothing wrote (initcheck)",
+        advice: Advice {
+            causes: &[
+                "an output buffer read before it was filled (torch.empty, cudaMalloc without memset)",
+                "padding or tail elements a kernel never writes",
+            ],
+            stage: "initcheck",
+            next: "cudawatch run --stages initcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "unused_memory",
+        meaning: "an allocation that no kernel ever used",
+        advice: Advice {
+            causes: &["a buffer allocated larger than needed, or never used"],
+            stage: "initcheck",
+            next: "cudawatch run --stages initcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "barrier_error",
+        meaning: "a barrier misused: __syncthreads() reached by only some threads of a block (synccheck)",
+        advice: Advice {
+            causes: &[
+                "__syncthreads() inside a branch that depends on the thread index",
+                "an early return before a barrier",
+            ],
+            stage: "synccheck",
+            next: "cudawatch run --stages synccheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "race",
+        meaning: "two threads accessed the same shared memory without a barrier between them, at least one writing (racecheck)",
+        advice: Advice {
+            causes: &[
+                "a missing __syncthreads() between writing shared memory and reading it",
+                "a reduction that reuses shared memory without a barrier",
+            ],
+            stage: "racecheck",
+            next: "cudawatch run --stages racecheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "hazard",
+        meaning: "one racecheck hazard between two threads: see the race it belongs to",
+        advice: Advice {
+            causes: &["a missing __syncthreads()"],
+            stage: "racecheck",
+            next: "cudawatch run --stages racecheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "cuda_error",
+        meaning: "the program itself reported a CUDA error; cudawatch explain names the code",
+        advice: MEMORY_FAULT,
+    },
+    KindAdvice {
+        kind: "device_assert",
+        meaning: "a device-side assert failed, as the program printed it",
+        advice: ASSERT,
+    },
+    KindAdvice {
+        kind: "out_of_memory",
+        meaning: "the framework ran out of GPU memory",
+        advice: OOM,
+    },
+    KindAdvice {
+        kind: "library_error",
+        meaning: "a CUDA library (cuBLAS, cuDNN, cuFFT, cuSOLVER, cuRAND, NCCL) returned an error status",
+        advice: LIBRARY_AFTER_FAULT,
+    },
+    KindAdvice {
+        kind: "no_kernel_image",
+        meaning: "the program was not built for this GPU",
+        advice: NO_IMAGE,
+    },
+    KindAdvice {
+        kind: "driver_version",
+        meaning: "the CUDA driver is older than the runtime or toolkit needs",
+        advice: DRIVER,
+    },
+    KindAdvice {
+        kind: "python_exception",
+        meaning: "the program raised a Python exception",
+        advice: Advice {
+            causes: &[
+                "see its traceback; a CUDA error in it is explained by cudawatch explain with the traceback pasted",
+            ],
+            stage: "plain",
+            next: "cudawatch run --stages plain -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "uncoalesced_access",
+        meaning: "a kernel's global loads or stores move more 32-byte sectors than the bytes they use need (Nsight Compute)",
+        advice: Advice {
+            causes: &[
+                "neighbouring threads access addresses far apart (a stride, a column of a row-major matrix)",
+                "an array of structures read one field at a time",
+            ],
+            stage: "ncu",
+            next: "cudawatch run --stages ncu -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "unrecognised",
+        meaning: "a tool record cudawatch does not know yet, kept as it was",
+        advice: Advice {
+            causes: &["see the record's text in the report"],
+            stage: "memcheck",
+            next: "cudawatch run -- PROGRAM",
+        },
+    },
+];
+
+/// The advice for a finding kind, by its id.
+pub fn for_kind(kind: &str) -> Option<&'static KindAdvice> {
+    KINDS.iter().find(|k| k.kind == kind)
+}
+
+/// Every finding kind with advice.
+pub fn kinds() -> &'static [KindAdvice] {
+    KINDS
+}

@@ -1,0 +1,40 @@
+//! What an error means and what to do about it: the error enums of the
+//! CUDA 13 runtime and driver and of cuBLAS, cuFFT, cuSOLVER, cuRAND,
+//! cuDNN and NCCL, read from a verbatim snapshot of their headers
+//! (`sample-reports/error-tables/`, captured on the GPU machine), the
+//! strings the libraries print for each code, the runtime's numbering
+//! before CUDA 10.1, and cudawatch's own advice: usual causes and the
+//! stage that finds the root cause.
+//!
+//! Pure: text in, answers out. Used by `cudawatch explain`, by `doctor`,
+//! and by every report format to link a finding to its explanation.
+
+#![deny(missing_docs)]
+
+pub mod advice;
+pub mod enums;
+pub mod legacy;
+pub mod lookup;
+pub mod strings;
+
+pub use lookup::{Answer, Explanation, Knowledge};
+
+/// The snapshot of the headers' error enums.
+pub const ENUMS: &str = include_str!("../../sample-reports/error-tables/error-enums.txt");
+/// What each library's own string function returns for each code.
+pub const STRINGS: &str = include_str!("../../sample-reports/error-tables/error-strings.tsv");
+
+/// Where the explanations live for people: `docs/errors.md`, one anchor
+/// per code and per finding kind. Reports link here.
+pub const DOC_URL: &str = "https://github.com/cudawatch/cudawatch/blob/main/docs/errors.md";
+
+/// The anchor of a topic (an error name or a finding kind) in
+/// `docs/errors.md`: GitHub's, lower case.
+pub fn anchor(topic: &str) -> String {
+    topic.to_ascii_lowercase()
+}
+
+/// The link to a topic's explanation.
+pub fn link(topic: &str) -> String {
+    format!("{DOC_URL}#{}", anchor(topic))
+}

@@ -1,0 +1,52 @@
+//! `cudawatch explain CODE|NAME|MESSAGE`: what an error means, whether the
+//! process must restart, the usual causes and what to run next. With no
+//! argument (or `-`) the text comes from stdin, so a whole traceback can
+//! be piped in. `--all` prints the reference, docs/errors.md.
+
+use std::io::Read;
+
+use crate::cli::args::{ExplainArgs, Format};
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::judge::explain_links::knowledge;
+use crate::render::{self, style::Styles};
+
+/// Runs `cudawatch explain`; returns the exit code: 0 when something was
+/// explained, 1 when nothing matched.
+pub fn run(args: &ExplainArgs, styles: Styles) -> Result<i32, ExpectedError> {
+    if args.all {
+        render::write_stdout(render::explain::reference(knowledge()).as_bytes())?;
+        return Ok(exit_codes::CLEAN);
+    }
+    let query = if args.query.is_empty() || args.query == ["-"] {
+        let mut text = String::new();
+        std::io::stdin()
+            .take(16 << 20)
+            .read_to_string(&mut text)
+            .map_err(|e| ExpectedError::Input {
+                path: "stdin".into(),
+                message: e.to_string(),
+            })?;
+        text
+    } else {
+        args.query.join(" ")
+    };
+    let answer = knowledge().explain(&query);
+    match args.format {
+        Format::Json => {
+            let mut bytes = serde_json::to_vec_pretty(&answer).unwrap_or_default();
+            bytes.push(b'\n');
+            render::write_stdout(&bytes)?;
+        }
+        Format::Table => {
+            render::write_stdout(render::explain::terminal(&answer, styles.stdout).as_bytes())?;
+        }
+    }
+    if answer.explanations.is_empty() {
+        eprintln!(
+            "nothing matched: give a number (700), a name (cudaErrorIllegalAddress, CUBLAS_STATUS_EXECUTION_FAILED), a finding kind (invalid_access), or paste the message"
+        );
+        return Ok(exit_codes::FINDINGS);
+    }
+    Ok(exit_codes::CLEAN)
+}
