@@ -7,6 +7,7 @@
 //! → `render` (every format). See `docs/architecture.md`.
 
 mod cli;
+mod doctor;
 mod errors;
 mod exit_codes;
 mod judge;
@@ -43,6 +44,7 @@ fn main() {
         Command::Sweep(a) => commands::sweep::sweep(a, styles),
         Command::Merge(a) => commands::sweep::merge(a, styles),
         Command::Explain(a) => commands::explain::run(a, styles),
+        Command::Doctor(a) => commands::doctor::run(a, styles),
     };
     let code = match result {
         Ok(code) => code,

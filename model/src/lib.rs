@@ -14,6 +14,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const MAX_SAMPLES: usize = 5;
 
 mod coalescing;
+mod environment;
 mod finding;
 mod inputs;
 mod judgement;
@@ -22,6 +23,7 @@ mod stage;
 mod sweep;
 
 pub use coalescing::*;
+pub use environment::*;
 pub use finding::*;
 pub use inputs::*;
 pub use judgement::*;

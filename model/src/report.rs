@@ -30,6 +30,9 @@ pub struct Report {
     /// What limits trust in this report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// What `cudawatch doctor` found about the machine the run ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<crate::Environment>,
     /// The user stopped the run (Ctrl-C, SIGTERM): later stages did not run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
@@ -48,6 +51,7 @@ impl Report {
             coalescing: Vec::new(),
             wasteful_lines: Vec::new(),
             warnings: Vec::new(),
+            environment: None,
             interrupted: false,
         }
     }

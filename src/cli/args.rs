@@ -117,6 +117,13 @@ pub enum Command {
     /// before CUDA 10.1 where a number meant something else), cuBLAS,
     /// cuDNN, cuFFT, cuSOLVER, cuRAND and NCCL. Exit 1 when nothing matched.
     Explain(ExplainArgs),
+    /// Check this machine: GPUs, driver against the toolkit and PyTorch,
+    /// the GPU's architecture against PyTorch's, compute-sanitizer and ncu
+    /// really working here (a probe), and settings that change what the
+    /// tools see. Exit 1 when a check finds a problem.
+    ///
+    /// Example: cudawatch doctor; cudawatch doctor --quick --format json
+    Doctor(DoctorArgs),
     /// Merge the directories of a sharded sweep into one report.
     ///
     /// Example: cudawatch merge sweeps/shard-* --format json > nightly.json
@@ -456,6 +463,27 @@ pub struct SweepArgs {
     pub history: Option<PathBuf>,
     #[command(flatten)]
     pub gate: SweepGateArgs,
+}
+
+/// `cudawatch doctor`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Skip the probes (compute-sanitizer and ncu on a tiny program) and
+    /// PyTorch's import: seconds instead of a minute.
+    #[arg(long)]
+    pub quick: bool,
+    /// The Python whose PyTorch to check [default: python3 on PATH].
+    #[arg(long, value_name = "PYTHON")]
+    pub python: Option<PathBuf>,
+    /// `json`: the checks as JSON on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
+    pub format: Format,
+    /// compute-sanitizer executable.
+    #[arg(long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
+    pub compute_sanitizer: Option<PathBuf>,
+    /// ncu executable.
+    #[arg(long, env = "CUDAWATCH_NCU")]
+    pub ncu: Option<PathBuf>,
 }
 
 /// `cudawatch explain`.

@@ -3,6 +3,7 @@
 //! `--report FORMAT=-`), the others go to files.
 
 pub mod describe;
+pub mod doctor;
 pub mod explain;
 pub mod html;
 pub mod json;

@@ -132,6 +132,22 @@ pub fn render(
             let _ = writeln!(out, "  - {}: {}", w.source, w.message);
         }
     }
+    if let Some(env) = &report.environment {
+        // What doctor found that is not ok; the rest is in the JSON.
+        let _ = writeln!(
+            out,
+            "\n{} {}",
+            style.bold("Environment:"),
+            super::doctor::summary(env)
+        );
+        for c in env
+            .checks
+            .iter()
+            .filter(|c| c.status >= cudawatch_model::EnvStatus::Warning)
+        {
+            let _ = writeln!(out, "  - {} {}: {}", c.status.name(), c.title, c.detail);
+        }
+    }
     out.push('\n');
     out.push_str(&verdict(judgement, style));
     out

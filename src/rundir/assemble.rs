@@ -99,6 +99,9 @@ impl Assembler {
         }
         report.stages = stages;
         report.interrupted = self.run.interrupted;
+        // What doctor found when the run started (`environment.json`).
+        report.environment = read_json(&self.dir.join("environment.json")).ok();
+        super::environment::apply(&mut report);
         crate::judge::snippets::attach(&mut report, &self.source_root);
         report
     }

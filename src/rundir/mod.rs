@@ -13,6 +13,7 @@
 
 mod assemble;
 pub mod classify;
+pub mod environment;
 pub mod files;
 mod records;
 

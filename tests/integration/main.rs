@@ -6,6 +6,7 @@
 mod architecture;
 mod checklist;
 mod config;
+mod doctor;
 mod explain;
 mod first_contact;
 mod formats;

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod diff;
+pub mod doctor;
 pub mod explain;
 pub mod help;
 pub mod parse;

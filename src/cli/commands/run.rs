@@ -53,6 +53,27 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         }
         None => claim_default(&run_settings.program, &run)?,
     };
+    // The environment as doctor sees it (quick: no probes of its own, the
+    // last ones from its cache): kept beside the run, embedded in its
+    // report, and its problems said before any stage.
+    let environment = crate::doctor::for_run(&run_settings.tools);
+    rundir::write_json(&run_dir.join("environment.json"), &environment)?;
+    for check in environment
+        .checks
+        .iter()
+        .filter(|c| c.status == cudawatch_model::EnvStatus::Problem && !c.id.starts_with("tool_"))
+    {
+        eprintln!(
+            "warning: {}: {}{}",
+            render::untrusted::clean(&check.title),
+            render::untrusted::clean(&check.detail),
+            check
+                .fix
+                .as_deref()
+                .map(|f| format!(" (fix: {})", render::untrusted::clean(f)))
+                .unwrap_or_default()
+        );
+    }
     let plan = plan::plan(&run_settings, &run_dir);
     // Said once, up front, before an hour of stages that cannot check.
     for (name, why) in &run_settings.tools.missing {

@@ -1,0 +1,287 @@
+//! `cudawatch doctor`: is this machine able to run CUDA programs and the
+//! tools, and what in its environment changes what they see. Facts are
+//! gathered by running `nvidia-smi`, the tools' `--version`, the Python on
+//! PATH and (unless `--quick`) a tiny probe under compute-sanitizer and
+//! ncu; `checks` turns them into ok / warning / problem lines with fixes.
+//! `cudawatch run` embeds a quick doctor, and the last probes from the
+//! cache when the driver and tools are the same.
+
+pub mod cache;
+pub mod checks;
+pub mod command;
+pub mod env_vars;
+pub mod probe;
+pub mod smi;
+pub mod versions;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cudawatch_model::{EnvCheck, EnvStatus, Environment};
+
+use crate::tools::ToolPaths;
+
+/// A quick command's limit (nvidia-smi, --version).
+const QUICK: Duration = Duration::from_secs(20);
+/// Importing PyTorch can take a while on a cold file cache.
+const PYTHON: Duration = Duration::from_secs(90);
+
+/// What doctor runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Run the probes (compute-sanitizer and ncu on a tiny program).
+    pub probe: bool,
+    /// The Python to ask about PyTorch; `None`: `python3` on PATH; and
+    /// not asked at all when `ask_python` is false.
+    pub python: Option<PathBuf>,
+    /// Ask Python about PyTorch (seconds; `run` does not).
+    pub ask_python: bool,
+    /// Where the tools are.
+    pub tools: ToolPaths,
+}
+
+/// Everything doctor learned, before judging it.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    /// nvidia-smi's answers, or why there are none.
+    pub smi: Result<Smi, String>,
+    /// nvcc's release, if nvcc is found.
+    pub nvcc: Option<(PathBuf, Option<(u32, u32)>)>,
+    /// compute-sanitizer's path and version, or why not.
+    pub sanitizer: Result<(PathBuf, Option<String>), String>,
+    /// ncu's path and version, or why not.
+    pub ncu: Result<(PathBuf, Option<String>), String>,
+    /// PyTorch's build, or why it is not known (`None`: not asked).
+    pub torch: Option<Result<versions::Torch, String>>,
+    /// The probes' results, when run.
+    pub probes: Vec<EnvCheck>,
+    /// The environment's variables that matter, as checks.
+    pub env: Vec<EnvCheck>,
+    /// Whether a process id is alive, dead, or a zombie here.
+    pub processes: Vec<(u32, ProcessState)>,
+}
+
+/// What nvidia-smi says.
+#[derive(Debug, Clone, Default)]
+pub struct Smi {
+    /// Driver version.
+    pub driver: Option<String>,
+    /// The newest CUDA the driver supports.
+    pub cuda: Option<(u32, u32)>,
+    /// The GPUs.
+    pub gpus: Vec<smi::Gpu>,
+    /// Processes holding memory.
+    pub apps: Vec<smi::App>,
+}
+
+/// A process holding GPU memory, as this machine sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessState {
+    /// Running.
+    Alive,
+    /// Exited, not reaped by its parent: its memory is not freed until it is.
+    Zombie,
+    /// Not visible here (another container's, or gone).
+    NotHere,
+}
+
+/// Runs doctor.
+pub fn diagnose(options: &Options) -> Environment {
+    let facts = gather(options);
+    let mut environment = Environment {
+        checks: checks::judge(&facts),
+        probed: options.probe,
+        probed_at: None,
+    };
+    if options.probe {
+        cache::store(&facts, &environment);
+        environment.probed_at = Some(jiff::Timestamp::now().to_string());
+    }
+    environment
+}
+
+/// The quick doctor `cudawatch run` embeds: no probes, no Python; the
+/// last probes' results from the cache when they were made with this
+/// driver and these tools.
+pub fn for_run(tools: &ToolPaths) -> Environment {
+    let options = Options {
+        probe: false,
+        python: None,
+        ask_python: false,
+        tools: tools.clone(),
+    };
+    let facts = gather(&options);
+    let mut environment = Environment {
+        checks: checks::judge(&facts),
+        probed: false,
+        probed_at: None,
+    };
+    if let Some((at, probes)) = cache::load(&facts) {
+        environment
+            .checks
+            .retain(|c| !c.id.starts_with("tool_version_"));
+        environment.checks.extend(probes);
+        environment.probed = true;
+        environment.probed_at = Some(at);
+    }
+    environment
+}
+
+/// Gathers the facts.
+pub fn gather(options: &Options) -> Facts {
+    let smi = read_smi();
+    let processes = match &smi {
+        Ok(s) => s
+            .apps
+            .iter()
+            .map(|a| (a.pid, process_state(a.pid)))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let version_of = |path: &PathBuf| {
+        command::run(path, &["--version"], &[], QUICK)
+            .and_then(|r| versions::tool_version(&r.output))
+    };
+    let tool = |path: &PathBuf, missing: &Option<String>| match missing {
+        Some(why) => Err(why.clone()),
+        None => Ok((path.clone(), version_of(path))),
+    };
+    let missing = |path: &PathBuf| options.tools.missing(path).map(str::to_string);
+    let sanitizer = tool(
+        &options.tools.compute_sanitizer,
+        &missing(&options.tools.compute_sanitizer),
+    );
+    let ncu = tool(&options.tools.ncu, &missing(&options.tools.ncu));
+    let nvcc = find_nvcc(&options.tools).map(|path| {
+        let release = command::run(&path, &["--version"], &[], QUICK)
+            .and_then(|r| versions::nvcc_release(&r.output));
+        (path, release)
+    });
+    let torch = options
+        .ask_python
+        .then(|| ask_torch(options.python.clone()));
+    let mut facts = Facts {
+        smi,
+        nvcc,
+        sanitizer,
+        ncu,
+        torch,
+        probes: Vec::new(),
+        env: env_vars::checks(|k| std::env::var(k).ok()),
+        processes,
+    };
+    if options.probe {
+        facts.probes = probe::run(&facts);
+    }
+    facts
+}
+
+fn read_smi() -> Result<Smi, String> {
+    let Some(path) = command::on_path("nvidia-smi") else {
+        return Err("nvidia-smi is not on PATH: no NVIDIA driver here".into());
+    };
+    let table =
+        command::run(&path, &[] as &[&str], &[], QUICK).ok_or("nvidia-smi could not be started")?;
+    if table.code != Some(0) {
+        let first = table
+            .output
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no output")
+            .trim()
+            .to_string();
+        return Err(if table.timed_out {
+            "nvidia-smi did not answer in 20 s".into()
+        } else {
+            format!("nvidia-smi failed: {first}")
+        });
+    }
+    let (driver, cuda) = smi::header(&table.output);
+    let query = |q: &str| {
+        command::run(&path, &[q, "--format=csv,noheader"], &[], QUICK)
+            .filter(|r| r.code == Some(0))
+            .map(|r| r.output)
+            .unwrap_or_default()
+    };
+    Ok(Smi {
+        driver,
+        cuda,
+        gpus: smi::gpus(&query(smi::GPU_QUERY), &query(smi::UUID_QUERY)),
+        apps: smi::apps(&query(smi::APPS_QUERY)),
+    })
+}
+
+fn find_nvcc(tools: &ToolPaths) -> Option<PathBuf> {
+    // Beside compute-sanitizer first: the toolkit it came with.
+    let beside = tools
+        .compute_sanitizer
+        .parent()
+        .map(|d| d.join("nvcc"))
+        .filter(|p| p.is_file());
+    beside
+        .or_else(|| command::on_path("nvcc"))
+        .or_else(|| {
+            std::env::var_os("CUDA_HOME")
+                .map(|h| PathBuf::from(h).join("bin/nvcc"))
+                .filter(|p| p.is_file())
+        })
+        .or_else(|| Some(PathBuf::from("/usr/local/cuda/bin/nvcc")).filter(|p| p.is_file()))
+}
+
+fn ask_torch(python: Option<PathBuf>) -> Result<versions::Torch, String> {
+    let python = match python {
+        Some(p) => p,
+        None => command::on_path("python3").ok_or("no python3 on PATH")?,
+    };
+    let ran = command::run(&python, &["-c", versions::TORCH_SCRIPT], &[], PYTHON)
+        .ok_or_else(|| format!("{} could not be started", python.display()))?;
+    if ran.timed_out {
+        return Err(format!(
+            "{} -c 'import torch' did not finish in 90 s",
+            python.display()
+        ));
+    }
+    if ran.code != Some(0) {
+        return Err(if ran.output.contains("No module named 'torch'") {
+            format!("PyTorch is not installed for {}", python.display())
+        } else {
+            let last = command::last_line(&ran.output);
+            format!("{} could not import torch: {last}", python.display())
+        });
+    }
+    versions::torch(&ran.output)
+        .ok_or_else(|| "could not read PyTorch's build from its output".into())
+}
+
+/// Whether `pid` runs here, is a zombie, or is not visible.
+fn process_state(pid: u32) -> ProcessState {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => match stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+        {
+            Some("Z") => ProcessState::Zombie,
+            _ => ProcessState::Alive,
+        },
+        Err(_) => ProcessState::NotHere,
+    }
+}
+
+/// A check.
+pub fn check(
+    id: &str,
+    title: &str,
+    status: EnvStatus,
+    detail: String,
+    fix: Option<&str>,
+) -> EnvCheck {
+    EnvCheck {
+        id: id.to_string(),
+        title: title.to_string(),
+        status,
+        detail,
+        fix: fix.map(str::to_string),
+        breaks: Vec::new(),
+    }
+}

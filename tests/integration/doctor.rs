@@ -1,0 +1,249 @@
+//! `cudawatch doctor` against fakes that replay the GPU machine
+//! (sample-reports/doctor/): a fake nvidia-smi, a fake Python, a fake nvcc
+//! and the fake tools, each misbehaving on demand; and `cudawatch run`
+//! refusing to call a stage clean when doctor found its tool broken.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::helpers::{Output, cudawatch, read_json, root, run};
+
+/// doctor with only the fakes (and the shell's basics) on PATH.
+fn doctor(cache: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let fakes = root().join("tests/fakes");
+    let mut cmd = cudawatch();
+    cmd.env("PATH", format!("{}:/usr/bin:/bin", fakes.display()))
+        .env("CUDAWATCH_CACHE_DIR", cache)
+        .env(
+            "CUDAWATCH_COMPUTE_SANITIZER",
+            fakes.join("compute-sanitizer"),
+        )
+        .env("CUDAWATCH_NCU", fakes.join("ncu"))
+        .env_remove("FAKE_CASE")
+        .env_remove("PYTORCH_CUDA_ALLOC_CONF")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .arg("doctor")
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run(cmd)
+}
+
+fn checks(o: &Output) -> Vec<Value> {
+    let env: Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    env["checks"].as_array().unwrap().clone()
+}
+
+fn find<'a>(checks: &'a [Value], id: &str) -> &'a Value {
+    checks
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("{id} in {checks:?}"))
+}
+
+#[test]
+fn the_gpu_machine_as_captured_is_all_ok() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = doctor(tmp.path(), &[], &[]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains("ok       GPU 0: NVIDIA H100 80GB HBM3, compute capability 9.0"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("compute-sanitizer 2025.3.1.0 checked the probe: 0 errors")
+    );
+    assert!(
+        o.stdout.trim_end().ends_with("doctor: all ok"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_driver_older_than_pytorch_and_the_toolkit_is_a_problem_with_its_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = doctor(
+        tmp.path(),
+        &[("FAKE_SMI_CUDA", "12.4")],
+        &["--format", "json"],
+    );
+    assert_eq!(o.code, 1);
+    let c = checks(&o);
+    let torch = find(&c, "torch");
+    assert_eq!(torch["status"], "problem");
+    assert!(
+        torch["detail"]
+            .as_str()
+            .unwrap()
+            .contains("this one supports 12.4"),
+        "{torch}"
+    );
+    assert!(
+        torch["fix"]
+            .as_str()
+            .unwrap()
+            .contains("update the NVIDIA driver")
+    );
+    assert_eq!(find(&c, "toolkit")["status"], "problem");
+}
+
+#[test]
+fn a_gpu_pytorch_was_not_built_for_is_named_as_the_cause_of_no_kernel_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = doctor(
+        tmp.path(),
+        &[("FAKE_SMI_CC", "6.1")],
+        &[
+            "--quick",
+            "--python",
+            root().join("tests/fakes/python3").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stdout
+            .contains("PROBLEM  PyTorch has kernels for GPU 0: GPU 0 is sm_61"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("no kernel image is available"));
+}
+
+#[test]
+fn gpu_memory_held_by_a_zombie_is_a_problem() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A real zombie: a child that exited and that nobody reaped (yet).
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let apps = format!("GPU-b0fb79d7-ef9a-3adc-1dfa-53f88fc0e1bb, {pid}, python3, 30000 MiB");
+    let o = doctor(tmp.path(), &[("FAKE_SMI_APPS", &apps)], &["--quick"]);
+    let _ = child.wait();
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(
+        o.stdout.contains(&format!("PROBLEM  GPU memory held by other processes: 30000 MiB on GPU 0 held by pid {pid} (python3), a zombie")),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("fix: kill or restart its parent process"));
+}
+
+#[test]
+fn a_sanitizer_that_cannot_instrument_and_an_ncu_without_counters_fail_the_probe() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = doctor(
+        tmp.path(),
+        &[("FAKE_MODE", "exit255")],
+        &["--format", "json"],
+    );
+    assert_eq!(o.code, 1);
+    let c = checks(&o);
+    let probe = find(&c, "probe_sanitizer");
+    assert_eq!(probe["status"], "problem");
+    assert!(
+        probe["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exits 255 before instrumenting anything"),
+        "{probe}"
+    );
+    assert_eq!(
+        probe["breaks"],
+        serde_json::json!(["memcheck", "racecheck", "initcheck", "synccheck"])
+    );
+    let o = doctor(tmp.path(), &[("FAKE_MODE", "no-permission")], &[]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stdout.contains(
+            "PROBLEM  ncu may read the performance counters: ncu 2025.3.1.0: ERR_NVGPUCTRPERM"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("NVreg_RestrictProfilingToAdminUsers=0"));
+}
+
+#[test]
+fn a_run_never_calls_a_stage_clean_when_doctor_found_its_tool_broken() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    // Doctor probes once and finds compute-sanitizer unable to instrument.
+    assert_eq!(doctor(&cache, &[("FAKE_MODE", "exit255")], &[]).code, 1);
+    // The run's own memcheck stage replays a clean capture, yet with
+    // doctor's finding (same driver, same tool) it is not clean.
+    let fakes = root().join("tests/fakes");
+    let out = tmp.path().join("run");
+    let o = run(crate::run::fake_run("clean", &out, "plain,memcheck", &[])
+        .env("PATH", format!("{}:/usr/bin:/bin", fakes.display()))
+        .env("CUDAWATCH_CACHE_DIR", &cache));
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    let memcheck = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "memcheck")
+        .unwrap();
+    assert_eq!(memcheck["outcome"], "inconclusive");
+    assert!(
+        memcheck["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("doctor found memcheck broken here"),
+        "{memcheck}"
+    );
+    assert_eq!(report["environment"]["probed"], true);
+    // The same run with a healthy doctor behind it is clean.
+    let healthy = tmp.path().join("healthy");
+    assert_eq!(doctor(&healthy, &[], &[]).code, 0);
+    let out = tmp.path().join("run2");
+    let o = run(crate::run::fake_run("clean", &out, "plain,memcheck", &[])
+        .env("PATH", format!("{}:/usr/bin:/bin", fakes.display()))
+        .env("CUDAWATCH_CACHE_DIR", &healthy));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+#[test]
+fn without_a_gpu_doctor_says_so_and_what_still_works() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = cudawatch();
+    cmd.env("PATH", "/usr/bin:/bin")
+        .env("CUDAWATCH_CACHE_DIR", tmp.path())
+        .args(["doctor", "--quick"]);
+    let o = run(cmd);
+    assert_eq!(o.code, 1);
+    let first = o.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("PROBLEM  GPUs visible: no GPU: nvidia-smi is not on PATH"),
+        "{first}"
+    );
+    assert!(first.contains("cudawatch parse") && first.contains("cudawatch report"));
+    // A driver that does not answer is said in its own words.
+    let o = doctor(tmp.path(), &[("FAKE_SMI_MODE", "fail")], &["--quick"]);
+    assert!(o.stdout.contains("nvidia-smi failed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"), "{}", o.stdout);
+}
+
+#[test]
+fn settings_that_change_what_the_tools_see_are_flagged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = doctor(
+        tmp.path(),
+        &[
+            ("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),
+            ("CUDA_VISIBLE_DEVICES", ""),
+        ],
+        &["--quick", "--format", "json"],
+    );
+    let c = checks(&o);
+    assert_eq!(find(&c, "env_alloc_conf")["status"], "warning");
+    assert_eq!(find(&c, "env_visible_devices")["status"], "problem");
+    assert_eq!(o.code, 1);
+}
