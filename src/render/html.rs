@@ -257,16 +257,6 @@ fn finding(out: &mut String, n: usize, site: &Site, judgement: &Judgement) {
             let _ = writeln!(out, "<dt>{name}</dt><dd>{value}</dd>");
         }
     };
-    let (topic, link) = super::describe::explanation(site);
-    row(
-        "explain",
-        format!(
-            "<a href=\"{}\">{}</a> (<code>cudawatch explain {}</code>)",
-            escape_markup(&link),
-            escape_markup(&topic),
-            escape_markup(&topic)
-        ),
-    );
     row(
         "kernel",
         site.kernel
@@ -362,6 +352,17 @@ fn finding(out: &mut String, n: usize, site: &Site, judgement: &Judgement) {
     if site.in_baseline {
         row("baseline", "already in the baseline report".into());
     }
+    // Last, so the kernel stays the row's first `<code>`.
+    let (topic, link) = super::describe::explanation(site);
+    row(
+        "explain",
+        format!(
+            "<a href=\"{}\">{}</a> (<code>cudawatch explain {}</code>)",
+            escape_markup(&link),
+            escape_markup(&topic),
+            escape_markup(&topic)
+        ),
+    );
     out.push_str("</dl>\n");
     if site.host_frames.len() > 1 {
         let _ = write!(
