@@ -325,6 +325,36 @@ pub struct RunArgs {
 /// Where the report goes, shared by `run`, `parse` and `report`.
 #[derive(Debug, clap::Args)]
 pub struct OutputArgs {
+    #[command(flatten)]
+    pub export: ExportArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// A cudawatch JSON report of an earlier run: findings it already had
+    /// (same site id) are shown but do not fail the gate.
+    #[arg(
+        help_heading = "Gate",
+        long,
+        value_name = "REPORT.json",
+        env = "CUDAWATCH_BASELINE"
+    )]
+    pub baseline: Option<PathBuf>,
+    /// Source snippets are read only from regular files under this
+    /// directory, named by the tools' output [default: the working
+    /// directory]; never from /proc, /sys or /dev. A saved JSON report is
+    /// rendered with the snippets it carries.
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_name = "DIR",
+        env = "CUDAWATCH_SOURCE_ROOT"
+    )]
+    pub source_root: Option<PathBuf>,
+}
+
+/// The formats a report is written in, shared by every command that
+/// writes one.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
     /// `table`: tables on stderr; `json`: also the JSON report on stdout
     /// (the same as `--report json=-`).
     #[arg(help_heading = "Output", long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
@@ -343,6 +373,12 @@ pub struct OutputArgs {
         env = "CUDAWATCH_REPORT"
     )]
     pub reports: Vec<String>,
+}
+
+/// How findings are judged: the gate and the checklist's thresholds,
+/// shared by `run`, `parse`, `report`, `sweep` and `merge`.
+#[derive(Debug, clap::Args)]
+pub struct GateArgs {
     /// The least severe finding that fails the run (exit 1): uncoalesced
     /// access is a warning, memory errors are errors.
     #[arg(help_heading = "Gate", long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
@@ -354,15 +390,6 @@ pub struct OutputArgs {
     /// ATen are reported, not gating. `all` counts every finding.
     #[arg(help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
-    /// A cudawatch JSON report of an earlier run: findings it already had
-    /// (same site id) are shown but do not fail the gate.
-    #[arg(
-        help_heading = "Gate",
-        long,
-        value_name = "REPORT.json",
-        env = "CUDAWATCH_BASELINE"
-    )]
-    pub baseline: Option<PathBuf>,
     /// A TOML file of suppression rules: matching findings stay visible as
     /// suppressed and do not fail the gate; expired rules stop hiding.
     #[arg(
@@ -372,17 +399,6 @@ pub struct OutputArgs {
         env = "CUDAWATCH_SUPPRESSIONS"
     )]
     pub suppressions: Option<PathBuf>,
-    /// Source snippets are read only from regular files under this
-    /// directory, named by the tools' output [default: the working
-    /// directory]; never from /proc, /sys or /dev. A saved JSON report is
-    /// rendered with the snippets it carries.
-    #[arg(
-        help_heading = "Output",
-        long,
-        value_name = "DIR",
-        env = "CUDAWATCH_SOURCE_ROOT"
-    )]
-    pub source_root: Option<PathBuf>,
     /// Checklist: the most a kernel may waste of its global sectors, in percent.
     #[arg(
         help_heading = "Checklist thresholds",
@@ -518,33 +534,10 @@ pub struct MergeArgs {
 /// How a sweep is judged and where its merged report goes.
 #[derive(Debug, clap::Args)]
 pub struct SweepGateArgs {
-    /// `table`: tables on stderr; `json`: also the merged JSON report on stdout.
-    #[arg(help_heading = "Output", long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
-    pub format: Format,
-    /// Also write the merged report as FORMAT (json, sarif, junit,
-    /// markdown, html) to PATH, or to stdout; repeatable.
-    #[arg(
-        help_heading = "Output",
-        long = "report",
-        value_name = "FORMAT[=PATH]",
-        value_delimiter = ',',
-        env = "CUDAWATCH_REPORT"
-    )]
-    pub reports: Vec<String>,
-    /// The least severe finding that fails a target (exit 1).
-    #[arg(help_heading = "Gate", long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
-    pub fail_on: FailOnArg,
-    /// Which findings fail a target (see `cudawatch run --help`).
-    #[arg(help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
-    pub gate_scope: GateScopeArg,
-    /// A TOML file of suppression rules, applied to every target.
-    #[arg(
-        help_heading = "Gate",
-        long,
-        value_name = "FILE",
-        env = "CUDAWATCH_SUPPRESSIONS"
-    )]
-    pub suppressions: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: ExportArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// An earlier sweep to compare with: its directory, its merged JSON
     /// report, or a history file (its last line). Marks targets and sites
     /// new, fixed, still failing or flaky; the gate is not changed by it.

@@ -9,7 +9,8 @@ use std::time::Duration;
 use cudawatch_model::Tool;
 
 use super::args::{
-    ColorArg, FailOnArg, GateScopeArg, LeakCheckArg, OutputArgs, RunArgs, StageName, SweepGateArgs,
+    ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, LeakCheckArg, OutputArgs, RunArgs,
+    StageName, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
@@ -64,44 +65,39 @@ pub fn run(args: &RunArgs) -> RunSettings {
 /// The policy a report is judged under, with its baseline and suppression
 /// files read.
 pub fn policy(output: &OutputArgs) -> Result<Policy, ExpectedError> {
-    Ok(Policy {
-        fail_on: fail_on(output.fail_on),
-        scope: match output.gate_scope {
-            GateScopeArg::User => GateScope::User,
-            GateScopeArg::All => GateScope::All,
-        },
-        thresholds: Thresholds {
-            max_wasted_sectors_pct: output.max_wasted_sectors,
-            max_line_wasted_sectors_pct: output.max_line_wasted_sectors,
-            max_excess_sectors_per_request: output.max_excess_sectors_per_request,
-            min_memory_headroom_pct: output.min_memory_headroom,
-        },
-        baseline: output
-            .baseline
-            .as_deref()
-            .map(judge::baseline::load)
-            .transpose()?,
-        suppressions: output
-            .suppressions
-            .as_deref()
-            .map(judge::suppress::load)
-            .transpose()?,
-        today: judge::suppress::today(),
-    })
+    let baseline = output
+        .baseline
+        .as_deref()
+        .map(judge::baseline::load)
+        .transpose()?;
+    gate_policy(&output.gate, baseline)
 }
 
 /// The policy every target of a sweep is judged under. A sweep's
 /// `--baseline` is an earlier sweep to compare with, not a filter of the
 /// gate, so the policy has none.
 pub fn sweep_policy(gate: &SweepGateArgs) -> Result<Policy, ExpectedError> {
+    gate_policy(&gate.gate, None)
+}
+
+/// The gate's flags as a policy, its suppression file read.
+fn gate_policy(
+    gate: &GateArgs,
+    baseline: Option<std::collections::HashSet<String>>,
+) -> Result<Policy, ExpectedError> {
     Ok(Policy {
         fail_on: fail_on(gate.fail_on),
         scope: match gate.gate_scope {
             GateScopeArg::User => GateScope::User,
             GateScopeArg::All => GateScope::All,
         },
-        thresholds: Thresholds::default(),
-        baseline: None,
+        thresholds: Thresholds {
+            max_wasted_sectors_pct: gate.max_wasted_sectors,
+            max_line_wasted_sectors_pct: gate.max_line_wasted_sectors,
+            max_excess_sectors_per_request: gate.max_excess_sectors_per_request,
+            min_memory_headroom_pct: gate.min_memory_headroom,
+        },
+        baseline,
         suppressions: gate
             .suppressions
             .as_deref()
@@ -113,12 +109,16 @@ pub fn sweep_policy(gate: &SweepGateArgs) -> Result<Policy, ExpectedError> {
 
 /// Where a sweep's merged report goes.
 pub fn sweep_output(gate: &SweepGateArgs) -> Result<OutputSettings, ExpectedError> {
-    OutputSettings::new(&gate.reports, gate.format == super::args::Format::Json)
+    exports(&gate.export)
 }
 
 /// Where the report goes.
 pub fn output(output: &OutputArgs) -> Result<OutputSettings, ExpectedError> {
-    OutputSettings::new(&output.reports, output.format == super::args::Format::Json)
+    exports(&output.export)
+}
+
+fn exports(export: &ExportArgs) -> Result<OutputSettings, ExpectedError> {
+    OutputSettings::new(&export.reports, export.format == super::args::Format::Json)
 }
 
 /// Where source snippets may be read from: `--source-root`, else the
