@@ -43,10 +43,13 @@ Environment:
   GITHUB_STEP_SUMMARY  a Markdown report is appended to it
 
 Examples:
+  cudawatch doctor
   cudawatch run -- python train.py
   cudawatch run --stages plain,memcheck --fail-on warning -- ./app
   cudawatch report cudawatch-runs/<run> --report html=run.html
   cudawatch parse memcheck.xml memcheck.stdout
+  python train.py 2>&1 | cudawatch explain
+  cudawatch sweep nightly.toml --out-dir sweeps/today --baseline sweeps/yesterday
 ";
 
 /// The subcommands.
@@ -60,20 +63,70 @@ pub enum Command {
     /// cudawatch's own flags go before `--`; everything after it is the
     /// program and its arguments.
     Run(Box<RunArgs>),
+    /// Check this machine: GPUs, driver, PyTorch, and whether
+    /// compute-sanitizer and ncu really work here.
+    ///
+    /// Example: cudawatch doctor; cudawatch doctor --quick --format json
+    ///
+    /// Checks the GPUs (and memory held by other processes), the driver
+    /// against the toolkit and PyTorch, the GPU's architecture against
+    /// PyTorch's, compute-sanitizer and ncu on a probe, and the settings
+    /// that change what the tools see. Exit 1 when a check finds a problem.
+    Doctor(DoctorArgs),
+    /// What a CUDA error means and what to do: a number, a name, a finding
+    /// kind, or a pasted message or traceback (from stdin when no argument
+    /// is given).
+    ///
+    /// Example: cudawatch explain 700; python train.py 2>&1 | cudawatch explain
+    ///
+    /// Covers the CUDA runtime and driver (CUDA 13 numbering, and the one
+    /// before CUDA 10.1 where a number meant something else), cuBLAS,
+    /// cuDNN, cuFFT, cuSOLVER, cuRAND and NCCL. Exit 1 when nothing matched.
+    Explain(ExplainArgs),
     /// Fold tool outputs captured earlier (sanitizer XML or text, ncu CSV
     /// pages, a program's stderr) into one report; kinds are detected from
     /// content.
     ///
     /// Example: cudawatch parse memcheck.xml memcheck.stdout ncu-raw.csv
     Parse(ParseArgs),
+    /// Re-render a saved run: a run directory, from its raw artifacts, or
+    /// a JSON report written earlier.
+    ///
+    /// Example: cudawatch report cudawatch-runs/20261122-101500-train --report html=run.html
+    Report(ReportArgs),
     /// Compare two cudawatch JSON reports: new, fixed and unchanged sites.
     ///
     /// Example: cudawatch diff nightly-old/report.json nightly-new/report.json
     Diff(DiffArgs),
+    /// Run many programs, spread over the machine's GPUs, each with
+    /// `cudawatch run`, and merge their reports; resumable, shardable.
+    ///
+    /// Example: cudawatch sweep nightly.toml --out-dir sweeps/2026-11-22 --baseline sweeps/2026-11-21
+    ///
+    /// The sweep file has one [[target]] table per program (name, command,
+    /// and optionally workdir, env, stages, timeout, stage-timeout, tags,
+    /// expect = "clean" | "findings" | "conclusive", run-args) and a
+    /// [defaults] table for what they share. Run again on the same
+    /// directory, a sweep skips what finished and reruns the rest.
+    Sweep(Box<SweepArgs>),
+    /// Merge the directories of a sharded sweep into one report.
+    ///
+    /// Example: cudawatch merge sweeps/shard-* --format json > nightly.json
+    Merge(MergeArgs),
     /// Append a suppression rule for one finding of a report to a rules file.
     ///
     /// Example: cudawatch suppress report.json leak-3f2a9c0d11e4b7a2 --reason "freed at exit" --expires 2027-03-31
     Suppress(SuppressArgs),
+    /// Show every setting as resolved from the command line, the
+    /// environment (CUDAWATCH_*) and cudawatch.toml, and where each came from.
+    ///
+    /// Settings are the long flags of `run`; cudawatch.toml sets them by the
+    /// same names (fail-on = "warning", report = ["sarif=cudawatch.sarif"]),
+    /// paths relative to the file. The command line beats the environment,
+    /// which beats the file.
+    ///
+    /// Example: cudawatch config --fail-on warning
+    Config(ConfigArgs),
     /// Print a shell completion script.
     ///
     /// Example: cudawatch completions bash > /etc/bash_completion.d/cudawatch
@@ -86,53 +139,6 @@ pub enum Command {
     ///
     /// Example: cudawatch man --dir /usr/local/share/man/man1
     Man(ManArgs),
-    /// Show every setting as resolved from the command line, the
-    /// environment (CUDAWATCH_*) and cudawatch.toml, and where each came from.
-    ///
-    /// Settings are the long flags of `run`; cudawatch.toml sets them by the
-    /// same names (fail-on = "warning", report = ["sarif=cudawatch.sarif"]),
-    /// paths relative to the file. The command line beats the environment,
-    /// which beats the file.
-    ///
-    /// Example: cudawatch config --fail-on warning
-    Config(ConfigArgs),
-    /// Run many programs, spread over the machine's GPUs, each with
-    /// `cudawatch run`, and merge their reports; resumable, shardable.
-    ///
-    /// Example: cudawatch sweep nightly.toml --out-dir sweeps/2026-11-22 --baseline sweeps/2026-11-21
-    ///
-    /// The sweep file has one [[target]] table per program (name, command,
-    /// and optionally workdir, env, stages, timeout, stage-timeout, tags,
-    /// expect = "clean" | "findings" | "conclusive", run-args) and a
-    /// [defaults] table for what they share. Run again on the same
-    /// directory, a sweep skips what finished and reruns the rest.
-    Sweep(Box<SweepArgs>),
-    /// What a CUDA error means and what to do: a number, a name, a finding
-    /// kind, or a pasted message or traceback (from stdin when no argument
-    /// is given).
-    ///
-    /// Example: cudawatch explain 700; python train.py 2>&1 | cudawatch explain
-    ///
-    /// Covers the CUDA runtime and driver (CUDA 13 numbering, and the one
-    /// before CUDA 10.1 where a number meant something else), cuBLAS,
-    /// cuDNN, cuFFT, cuSOLVER, cuRAND and NCCL. Exit 1 when nothing matched.
-    Explain(ExplainArgs),
-    /// Check this machine: GPUs, driver against the toolkit and PyTorch,
-    /// the GPU's architecture against PyTorch's, compute-sanitizer and ncu
-    /// really working here (a probe), and settings that change what the
-    /// tools see. Exit 1 when a check finds a problem.
-    ///
-    /// Example: cudawatch doctor; cudawatch doctor --quick --format json
-    Doctor(DoctorArgs),
-    /// Merge the directories of a sharded sweep into one report.
-    ///
-    /// Example: cudawatch merge sweeps/shard-* --format json > nightly.json
-    Merge(MergeArgs),
-    /// Re-render a saved run: a run directory, from its raw artifacts, or
-    /// a JSON report written earlier.
-    ///
-    /// Example: cudawatch report cudawatch-runs/20261122-101500-train --report html=run.html
-    Report(ReportArgs),
 }
 
 /// `cudawatch parse`.
