@@ -6,7 +6,6 @@
 //! what runs is stopped by its own loop (the signal forwarded, or its
 //! deadline), and what never started is reported as such.
 
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -97,75 +96,147 @@ pub fn run(
 
 async fn run_jobs(
     jobs: Vec<Job>,
-    mut free: Vec<Slot>,
+    slots: Vec<Slot>,
     deadline: Option<Instant>,
     mut on_event: impl FnMut(PoolEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<PoolEnd, ExpectedError> {
-    if free.is_empty() {
-        free.push(None);
-    }
-    // Slots are handed out from the end: reversed, GPU 0 goes first.
-    free.reverse();
     let signals = Signals::install();
-    let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Slot, ChildEnd, bool)>();
-    let mut pending = jobs.into_iter().enumerate().peekable();
-    let mut running = 0usize;
+    let total = jobs.len();
+    let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
     let mut end = PoolEnd::Completed;
-    loop {
-        if end == PoolEnd::Completed && signals.shutdown() != Shutdown::None {
-            end = PoolEnd::Interrupted;
-        }
-        while end == PoolEnd::Completed && pending.peek().is_some() && !free.is_empty() {
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            if left.is_some_and(|l| l < MIN_USEFUL) {
-                end = PoolEnd::BudgetSpent;
-                break;
+    let started = schedule(total, slots, |step| match step {
+        Step::Start { index, slot } => {
+            if end == PoolEnd::Completed && signals.shutdown() != Shutdown::None {
+                end = PoolEnd::Interrupted;
             }
-            let (index, job) = pending.next().expect("peeked");
-            let slot = free.pop().expect("checked");
-            let mut spec = job.spec;
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if end == PoolEnd::Completed && left.is_some_and(|l| l < MIN_USEFUL) {
+                end = PoolEnd::BudgetSpent;
+            }
+            if end != PoolEnd::Completed {
+                return Ok(None);
+            }
+            let mut spec = jobs[index].take().expect("each job starts once").spec;
             let by_budget = left.is_some_and(|l| l < spec.timeout);
             if let Some(l) = left {
                 spec.timeout = spec.timeout.min(l);
             }
-            if let Some(gpu) = &slot {
+            if let Some(gpu) = slot {
                 spec.env.push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
             }
-            on_event(PoolEvent::Started { index, slot: &slot })?;
-            let tx = tx.clone();
-            let spec = Rc::new(spec);
-            tokio::task::spawn_local(async move {
+            on_event(PoolEvent::Started { index, slot })?;
+            Ok(Some(async move {
                 let mut signals = Signals::install();
-                let end = supervise(&spec, &mut signals, |_| {}).await;
-                let _ = tx.send((index, slot, end, by_budget));
-            });
-            running += 1;
+                (supervise(&spec, &mut signals, |_| {}).await, by_budget)
+            }))
         }
-        if running == 0 {
-            break;
-        }
-        let Some((index, slot, child_end, budget_cut)) = rx.recv().await else {
-            break;
-        };
-        running -= 1;
-        let by_budget = budget_cut && child_end.timed_out;
-        on_event(PoolEvent::Finished {
+        Step::Done {
             index,
-            slot: &slot,
-            end: &child_end,
-            by_budget,
-        })?;
-        if by_budget {
-            end = PoolEnd::BudgetSpent;
+            slot,
+            output: (child_end, budget_cut),
+        } => {
+            let by_budget = budget_cut && child_end.timed_out;
+            on_event(PoolEvent::Finished {
+                index,
+                slot,
+                end: &child_end,
+                by_budget,
+            })?;
+            if by_budget {
+                end = PoolEnd::BudgetSpent;
+            }
+            Ok(None)
         }
-        free.push(slot);
+    })
+    .await?;
+    // A signal during the last jobs stops nothing more, but is said.
+    if end == PoolEnd::Completed && signals.shutdown() != Shutdown::None {
+        end = PoolEnd::Interrupted;
     }
     let why = match end {
         PoolEnd::Interrupted => NotStartedWhy::Interrupted,
         _ => NotStartedWhy::Budget,
     };
-    for (index, _) in pending {
+    for index in started..total {
         on_event(PoolEvent::NotStarted { index, why })?;
     }
     Ok(end)
+}
+
+/// One step of [`schedule`].
+pub enum Step<'a, T> {
+    /// Task `index` may start on `slot`: its future, or `None` to start
+    /// nothing more.
+    Start {
+        /// Its position.
+        index: usize,
+        /// The slot it gets.
+        slot: &'a Slot,
+    },
+    /// Task `index` ended on `slot`.
+    Done {
+        /// Its position.
+        index: usize,
+        /// The slot it had (free again after this step).
+        slot: &'a Slot,
+        /// What its future gave.
+        output: T,
+    },
+}
+
+/// Runs tasks `0..total` in order, at most one per slot at a time, each
+/// as a local task: `step` starts each (or stops the starting) and hears
+/// each end, on this task, one step at a time. Returns how many started.
+/// The one scheduler of sweeps' targets and `--parallel-stages`' stages.
+pub async fn schedule<T: 'static, F: Future<Output = T> + 'static>(
+    total: usize,
+    mut free: Vec<Slot>,
+    mut step: impl FnMut(Step<'_, T>) -> Result<Option<F>, ExpectedError>,
+) -> Result<usize, ExpectedError> {
+    if free.is_empty() {
+        free.push(None);
+    }
+    // Slots are handed out from the end: reversed, the first goes first.
+    free.reverse();
+    let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Slot, T)>();
+    let (mut next, mut running, mut stopped) = (0, 0usize, false);
+    loop {
+        while !stopped
+            && next < total
+            && let Some(slot) = free.pop()
+        {
+            match step(Step::Start {
+                index: next,
+                slot: &slot,
+            })? {
+                Some(task) => {
+                    let (tx, index) = (tx.clone(), next);
+                    tokio::task::spawn_local(async move {
+                        let output = task.await;
+                        let _ = tx.send((index, slot, output));
+                    });
+                    running += 1;
+                    next += 1;
+                }
+                None => {
+                    free.push(slot);
+                    stopped = true;
+                }
+            }
+        }
+        if running == 0 {
+            break;
+        }
+        let Some((index, slot, output)) = rx.recv().await else {
+            break;
+        };
+        running -= 1;
+        step(Step::Done {
+            index,
+            slot: &slot,
+            output,
+        })?;
+        free.push(slot);
+    }
+    Ok(next)
 }

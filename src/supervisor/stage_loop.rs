@@ -11,6 +11,7 @@ use cudawatch_model::{ProcessEnd, Tool};
 use super::child::{ChildEnd, ChildSpec, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
+use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
@@ -103,18 +104,16 @@ async fn run_parallel(
 ) -> Result<LoopEnd, ExpectedError> {
     let shared = std::rc::Rc::new(plan.clone());
     let total = plan.stages.len();
-    let mut free: Vec<String> = plan.parallel_gpus.iter().rev().cloned().collect();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String, StageRecord)>();
-    let mut next_start = first;
+    let slots = plan.parallel_gpus.iter().cloned().map(Some).collect();
     let mut next_report = first;
     let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
-    let mut running = 0;
-    loop {
-        let stopping = signals.shutdown() != Shutdown::None;
-        while !stopping && next_start < total && !free.is_empty() {
-            let index = next_start;
-            next_start += 1;
-            let gpu = free.pop().expect("checked");
+    super::pool::schedule(total - first, slots, |step| match step {
+        Step::Start { index, slot } => {
+            if signals.shutdown() != Shutdown::None {
+                return Ok(None);
+            }
+            let index = first + index;
+            let gpu = slot.clone().unwrap_or_default();
             let mut stage = plan.stages[index].clone();
             create_stage_dir(&stage)?;
             stage.env.push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
@@ -126,33 +125,29 @@ async fn run_parallel(
                 tool: stage.tool,
                 command: &format!("{command}  [GPU {gpu}]"),
             })?;
-            let (plan, tx) = (shared.clone(), tx.clone());
-            tokio::task::spawn_local(async move {
+            let plan = shared.clone();
+            Ok(Some(async move {
                 let mut signals = Signals::install();
-                let record = run_stage(&plan, &stage, timeout, &mut signals).await;
-                let _ = tx.send((index, gpu, record));
-            });
-            running += 1;
+                run_stage(&plan, &stage, timeout, &mut signals).await
+            }))
         }
-        if running == 0 {
-            break;
+        Step::Done { index, output, .. } => {
+            done.insert(first + index, output);
+            // Ends are reported in plan order: the run directory and the
+            // report are what a sequential run writes.
+            while let Some(record) = done.remove(&next_report) {
+                let _busy = Blocking::enter();
+                on_event(StageEvent::Finished {
+                    index: next_report,
+                    total,
+                    record: &record,
+                })?;
+                next_report += 1;
+            }
+            Ok(None)
         }
-        let Some((index, gpu, record)) = rx.recv().await else {
-            break;
-        };
-        running -= 1;
-        free.push(gpu);
-        done.insert(index, record);
-        while let Some(record) = done.remove(&next_report) {
-            let _busy = Blocking::enter();
-            on_event(StageEvent::Finished {
-                index: next_report,
-                total,
-                record: &record,
-            })?;
-            next_report += 1;
-        }
-    }
+    })
+    .await?;
     if next_report < total || signals.shutdown() != Shutdown::None {
         let _busy = Blocking::enter();
         let after = plan.stages[next_report.saturating_sub(1)].tool;

@@ -643,3 +643,57 @@ fn a_target_that_cannot_start_is_its_own_setup_error_and_the_others_run() {
         o.stderr
     );
 }
+
+#[test]
+fn ctrl_c_stops_the_sweep_keeps_what_ran_and_a_resume_finishes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\", \"memcheck\"]",
+        &[
+            T("long", "clean", "sleep 30", ""),
+            T("next", "clean", "exit 0", ""),
+        ],
+    );
+    let out = tmp.path().join("night");
+    let child = sweep_cmd(&file, &out, &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while runs_of(tmp.path(), "long") == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the first target never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let o = crate::helpers::finish(child);
+    assert_eq!(o.code, 130, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    let long = target(&report, "long");
+    assert_eq!(long["state"], "incomplete", "{long}");
+    assert!(
+        long["summary"]
+            .as_str()
+            .unwrap()
+            .contains("stopped by the user"),
+        "{long}"
+    );
+    assert_eq!(target(&report, "next")["state"], "not_run");
+    assert!(
+        out.join("targets/long/attempt-1/report.json").is_file(),
+        "the stopped run's report is kept"
+    );
+    // The resume (with a plain run that now ends in time) finishes both.
+    let o = run(sweep_cmd(&file, &out, &[]).env("CUDAWATCH_PLAIN_TIMEOUT", "1"));
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(target(&report, "next")["state"], "finished", "{}", o.stderr);
+    assert_eq!(target(&report, "long")["attempts"], 2);
+}
