@@ -69,10 +69,7 @@ pub fn store(facts: &Facts, environment: &Environment) {
     if std::fs::create_dir_all(&dir).is_ok()
         && let Ok(text) = serde_json::to_string_pretty(&cached)
     {
-        let tmp = dir.join("doctor.json.tmp");
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, dir.join("doctor.json"));
-        }
+        let _ = crate::rundir::files::write_atomic(&dir.join("doctor.json"), text.as_bytes());
     }
 }
 

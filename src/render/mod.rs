@@ -146,21 +146,41 @@ pub fn render(
     output: &OutputSettings,
     styles: style::Styles,
 ) -> Result<(), ExpectedError> {
+    write_human(output, styles, |style, width| {
+        terminal::render(report, judgement, style, width)
+    })?;
+    write_exports(output, |format| format.exporter().render(report, judgement))
+}
+
+/// Writes the human report where `output` puts it, fitted to that
+/// stream's width and styled for it: stdout (`report`, `parse`), else
+/// stderr beside the progress lines. A closed stderr is not worth failing
+/// for; the exports and the run directory still carry everything.
+pub fn write_human(
+    output: &OutputSettings,
+    styles: style::Styles,
+    text: impl FnOnce(style::Style, Option<usize>) -> String,
+) -> Result<(), ExpectedError> {
     if output.human_on_stdout {
-        let width = width_of(&std::io::stdout());
-        write_stdout(terminal::render(report, judgement, styles.stdout, width).as_bytes())?;
+        write_stdout(text(styles.stdout, width_of(&std::io::stdout())).as_bytes())
     } else {
-        // A closed stderr is not worth failing the run for; the exports and
-        // the run directory still carry everything.
-        let width = width_of(&std::io::stderr());
-        let table = terminal::render(report, judgement, styles.stderr, width);
-        let _ = std::io::stderr().lock().write_all(table.as_bytes());
+        let rendered = text(styles.stderr, width_of(&std::io::stderr()));
+        let _ = std::io::stderr().lock().write_all(rendered.as_bytes());
+        Ok(())
     }
-    // One export that cannot be written must not cost the others: write
-    // them all, then report the first failure.
+}
+
+/// Writes every export `output` asks for, each format's bytes from
+/// `bytes_of`: to its file or stdout, and Markdown to
+/// `$GITHUB_STEP_SUMMARY` too. One export that cannot be written must not
+/// cost the others: all are written, then the first failure is returned.
+pub fn write_exports(
+    output: &OutputSettings,
+    bytes_of: impl Fn(ReportFormat) -> Vec<u8>,
+) -> Result<(), ExpectedError> {
     let mut first_error = None;
     for spec in &output.reports {
-        let bytes = spec.format.exporter().render(report, judgement);
+        let bytes = bytes_of(spec.format);
         let written = match &spec.target {
             Target::Stdout => write_stdout(&bytes),
             Target::File(path) => write_file(path, &bytes),

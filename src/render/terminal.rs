@@ -212,7 +212,9 @@ fn folded_lines(sites: &[&Site]) -> String {
     out
 }
 
-fn table(builder: Builder, width: Option<usize>) -> String {
+/// A table fitted to `width` columns (unlimited when `None`): the one
+/// table style of every terminal report.
+pub fn table(builder: Builder, width: Option<usize>) -> String {
     let mut table = builder.build();
     table.with(TableStyle::sharp());
     if let Some(width) = width {

@@ -5,7 +5,7 @@
 //! or `/dev/zero` named like an artifact is refused, not read forever.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
@@ -53,6 +53,19 @@ pub fn create(path: &Path) -> io::Result<File> {
         .truncate(true)
         .custom_flags(nofollow())
         .open(path)
+}
+
+/// Replaces `path` with `bytes` at once: written beside it under a
+/// temporary name (never through a symlink), then renamed over it, so a
+/// reader, or a resume after a kill, sees the old file or the new one,
+/// never half of one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let _ = std::fs::remove_file(&tmp);
+    create(&tmp)?.write_all(bytes)?;
+    std::fs::rename(&tmp, path)
 }
 
 fn nofollow() -> i32 {

@@ -222,9 +222,7 @@ pub fn append_history(path: &Path, entry: &HistoryEntry) -> Result<(), ExpectedE
                 .map_err(|e| write_error(std::io::Error::other(e)))?
                 + "\n");
         }
-        let tmp = path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, text).map_err(write_error)?;
-        return std::fs::rename(&tmp, path).map_err(write_error);
+        return crate::rundir::files::write_atomic(path, text.as_bytes()).map_err(write_error);
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(write_error)?;

@@ -201,7 +201,15 @@ impl SweepDir {
     /// Reserves the next attempt's number: its output files are created
     /// now, so a kill before the run starts still counts it.
     pub fn next_attempt(&self, name: &str) -> Result<u32, ExpectedError> {
-        let k = self.scan(name).attempts + 1;
+        let k = self
+            .scan(name)
+            .attempts
+            .checked_add(1)
+            .ok_or_else(|| ExpectedError::RunDir {
+                path: self.target(name).display().to_string(),
+                message: "holds an attempt numbered 4294967295: not a directory this sweep wrote"
+                    .into(),
+            })?;
         std::fs::create_dir_all(self.target(name)).map_err(|e| ExpectedError::RunDir {
             path: self.target(name).display().to_string(),
             message: e.to_string(),
@@ -264,13 +272,12 @@ fn complete_run(dir: &Path) -> bool {
     !run.interrupted && !report.interrupted && report.stages.len() == run.stages.len()
 }
 
-/// Writes JSON to a temporary name and renames it into place.
-pub fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedError> {
-    let tmp = path.with_extension("json.tmp");
-    let _ = std::fs::remove_file(&tmp);
-    rundir::write_json(&tmp, value)?;
-    std::fs::rename(&tmp, path).map_err(|e| ExpectedError::Write {
+/// Writes JSON in place at once (`rundir::files::write_atomic`).
+fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedError> {
+    let write_error = |message: String| ExpectedError::Write {
         target: path.display().to_string(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let text = serde_json::to_string_pretty(value).map_err(|e| write_error(e.to_string()))? + "\n";
+    rundir::files::write_atomic(path, text.as_bytes()).map_err(|e| write_error(e.to_string()))
 }

@@ -14,6 +14,7 @@ use cudawatch_model::{
 
 use super::dir::{Manifest, SweepDir};
 use super::file::SweepFile;
+use super::shard::Shard;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::judge::{self, Policy};
@@ -89,6 +90,17 @@ pub fn sources(dirs: &[PathBuf]) -> Result<Sources, ExpectedError> {
             Some(_) => {}
         }
         for manifest in dir.manifests()? {
+            // A shard directory may come from anywhere: a count of four
+            // billion must not become four billion "missing" lines.
+            if Shard::new(manifest.index, manifest.count).is_none() {
+                return Err(ExpectedError::Input {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "a manifest names shard {}/{}, which no sweep writes (shards are 0 to N-1 of at most 10000)",
+                        manifest.index, manifest.count
+                    ),
+                });
+            }
             if manifest.sweep_id != id {
                 return Err(ExpectedError::Input {
                     path: path.display().to_string(),

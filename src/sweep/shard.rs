@@ -39,7 +39,8 @@ impl Shard {
         })
     }
 
-    fn new(index: u32, count: u32) -> Option<Shard> {
+    /// Shard `index` of `count`, when that is one (count 1 to 10,000).
+    pub fn new(index: u32, count: u32) -> Option<Shard> {
         (count >= 1 && index < count && count <= 10_000).then_some(Shard { index, count })
     }
 

@@ -697,3 +697,45 @@ fn ctrl_c_stops_the_sweep_keeps_what_ran_and_a_resume_finishes_it() {
     assert_eq!(target(&report, "next")["state"], "finished", "{}", o.stderr);
     assert_eq!(target(&report, "long")["attempts"], 2);
 }
+
+#[test]
+fn a_shard_directory_from_elsewhere_with_absurd_or_broken_records_is_refused_or_read_without_panic()
+{
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"memcheck\"]",
+        &[T("a", "clean", "exit 0", "")],
+    );
+    let out = tmp.path().join("night");
+    assert_eq!(run(sweep_cmd(&file, &out, &[])).code, 0);
+    let merge = || {
+        let mut cmd = cudawatch();
+        cmd.args(["merge", "--format", "json"]).arg(&out);
+        run(cmd)
+    };
+    // A run's report cut in half: the target is incomplete, not a panic.
+    let report = out.join("targets/a/attempt-1/report.json");
+    let text = std::fs::read(&report).unwrap();
+    std::fs::write(&report, &text[..text.len() / 2]).unwrap();
+    std::fs::remove_file(out.join("targets/a/attempt-1.json")).unwrap();
+    let o = merge();
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let merged: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(target(&merged, "a")["state"], "incomplete");
+    // A manifest that claims four billion shards: one line, at once.
+    let manifest = out.join("shards/0-of-1.json");
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("\"count\": 1", "\"count\": 4000000000");
+    std::fs::write(&manifest, text).unwrap();
+    let o = merge();
+    assert_eq!(o.code, 4);
+    assert!(
+        o.stderr
+            .contains("names shard 0/4000000000, which no sweep writes"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.stderr.trim().lines().count(), 1);
+}

@@ -11,7 +11,7 @@ mod terminal;
 
 use cudawatch_model::{Change, SweepReport, TargetResult, TargetState};
 
-use super::{OutputSettings, ReportFormat, Target, style::Styles};
+use super::{OutputSettings, ReportFormat, style::Styles};
 use crate::errors::ExpectedError;
 
 /// Renders `report`: the human table, then every export asked for.
@@ -21,31 +21,10 @@ pub fn render(
     styles: Styles,
 ) -> Result<(), ExpectedError> {
     let report = &super::untrusted::walk(report);
-    if output.human_on_stdout {
-        let width = super::width_of(&std::io::stdout());
-        super::write_stdout(terminal::render(report, styles.stdout, width).as_bytes())?;
-    } else {
-        let width = super::width_of(&std::io::stderr());
-        let text = terminal::render(report, styles.stderr, width);
-        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
-    }
-    let mut first_error = None;
-    for spec in &output.reports {
-        let bytes = export(report, spec.format);
-        let written = match &spec.target {
-            Target::Stdout => super::write_stdout(&bytes),
-            Target::File(path) => super::write_file(path, &bytes),
-        };
-        let summary = if spec.format == ReportFormat::Markdown {
-            super::append_step_summary(&bytes)
-        } else {
-            Ok(())
-        };
-        if let Err(error) = written.and(summary) {
-            first_error.get_or_insert(error);
-        }
-    }
-    first_error.map_or(Ok(()), Err)
+    super::write_human(output, styles, |style, width| {
+        terminal::render(report, style, width)
+    })?;
+    super::write_exports(output, |format| export(report, format))
 }
 
 /// "since BASELINE: 1 new, 2 fixed, 1 flaky; 3 new sites, 1 fixed", when

@@ -5,8 +5,6 @@ use std::fmt::Write as _;
 
 use cudawatch_model::{SweepReport, VerdictLabel};
 use tabled::builder::Builder;
-use tabled::settings::peaker::PriorityMax;
-use tabled::settings::{Style as TableStyle, Width};
 
 use crate::render::describe::shorten;
 use crate::render::style::Style;
@@ -59,7 +57,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
             shorten(&t.summary, 70),
         ]);
     }
-    out.push_str(&table(b, width));
+    out.push_str(&crate::render::terminal::table(b, width));
     let (sites, followers) = super::listed(report);
     let _ = writeln!(
         out,
@@ -110,7 +108,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
                 shorten(&site.message, 60),
             ]);
         }
-        out.push_str(&table(b, width));
+        out.push_str(&crate::render::terminal::table(b, width));
         if sites.len() > SITES_SHOWN {
             let _ = writeln!(
                 out,
@@ -176,13 +174,4 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
         let _ = writeln!(out, "{}", style.dim(&summary));
     }
     out
-}
-
-fn table(b: Builder, width: Option<usize>) -> String {
-    let mut t = b.build();
-    t.with(TableStyle::sharp());
-    if let Some(w) = width {
-        t.with(Width::wrap(w).priority(PriorityMax::right()));
-    }
-    format!("{t}\n")
 }
