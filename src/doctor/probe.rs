@@ -17,17 +17,9 @@ use super::{Facts, check, command};
 /// A probe's limit: instrumentation of one tiny program.
 const PROBE: Duration = Duration::from_secs(180);
 
-const PROBE_SOURCE: &str = r#"// cudawatch doctor's probe: one allocation, one kernel, one sync.
-__global__ void probe(int *p) { p[threadIdx.x] = threadIdx.x; }
-int main() {
-    int *d = nullptr;
-    if (cudaMalloc(&d, 32 * sizeof(int)) != cudaSuccess) return 2;
-    probe<<<1, 32>>>(d);
-    if (cudaDeviceSynchronize() != cudaSuccess) return 3;
-    cudaFree(d);
-    return 0;
-}
-"#;
+/// The probe program; `scripts/capture-doctor-probes.sh` builds the same
+/// file for the captures the tests' fakes replay.
+const PROBE_SOURCE: &str = include_str!("probe.cu");
 
 const SANITIZER_TOOLS: [Tool; 4] = [
     Tool::Memcheck,

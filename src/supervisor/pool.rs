@@ -18,13 +18,6 @@ use crate::errors::ExpectedError;
 /// `None` leaves the environment alone (no GPU known).
 pub type Slot = Option<String>;
 
-/// One child to run, with its own time limit.
-#[derive(Debug, Clone)]
-pub struct Job {
-    /// What to run; its `timeout` is cut to the budget left when it starts.
-    pub spec: ChildSpec,
-}
-
 /// What the pool tells its caller.
 pub enum PoolEvent<'a> {
     /// Job `index` starts on `slot`.
@@ -81,7 +74,7 @@ const MIN_USEFUL: Duration = Duration::from_secs(1);
 /// Runs `jobs` over `slots` (at least one), at most one per slot at a
 /// time, in order, until `deadline`.
 pub fn run(
-    jobs: Vec<Job>,
+    jobs: Vec<ChildSpec>,
     slots: Vec<Slot>,
     deadline: Option<Instant>,
     on_event: impl FnMut(PoolEvent<'_>) -> Result<(), ExpectedError>,
@@ -95,14 +88,14 @@ pub fn run(
 }
 
 async fn run_jobs(
-    jobs: Vec<Job>,
+    jobs: Vec<ChildSpec>,
     slots: Vec<Slot>,
     deadline: Option<Instant>,
     mut on_event: impl FnMut(PoolEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<PoolEnd, ExpectedError> {
     let signals = Signals::install();
     let total = jobs.len();
-    let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
+    let mut jobs: Vec<Option<ChildSpec>> = jobs.into_iter().map(Some).collect();
     let mut end = PoolEnd::Completed;
     let started = schedule(total, slots, |step| match step {
         Step::Start { index, slot } => {
@@ -116,7 +109,7 @@ async fn run_jobs(
             if end != PoolEnd::Completed {
                 return Ok(None);
             }
-            let mut spec = jobs[index].take().expect("each job starts once").spec;
+            let mut spec = jobs[index].take().expect("each job starts once");
             let by_budget = left.is_some_and(|l| l < spec.timeout);
             if let Some(l) = left {
                 spec.timeout = spec.timeout.min(l);

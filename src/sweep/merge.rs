@@ -13,47 +13,18 @@ use cudawatch_model::{
 };
 
 use super::dir::{Manifest, SweepDir};
-use super::file::SweepFile;
+use super::file::{SweepFile, Target};
 use super::shard::Shard;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::judge::{self, Policy};
-
-/// One target as the sweep file describes it, for rows of targets whose
-/// run is missing too.
-#[derive(Debug, Clone)]
-pub struct TargetInfo {
-    /// Name.
-    pub name: String,
-    /// Argv.
-    pub command: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
-    /// Expected outcome.
-    pub expect: Expect,
-}
-
-impl TargetInfo {
-    /// The targets of a sweep file.
-    pub fn of(file: &SweepFile) -> Vec<TargetInfo> {
-        file.targets
-            .iter()
-            .map(|t| TargetInfo {
-                name: t.name.clone(),
-                command: t.command.clone(),
-                tags: t.tags.clone(),
-                expect: t.expect,
-            })
-            .collect()
-    }
-}
 
 /// Where each target's results are: the directory and shard that ran it.
 pub struct Sources {
     /// The sweep id.
     pub sweep_id: String,
     /// The targets, in the sweep file's order.
-    pub targets: Vec<TargetInfo>,
+    pub targets: Vec<Target>,
     /// The shards found.
     pub shards: Vec<ShardRef>,
     /// By target name: the directory and shard index that ran it.
@@ -171,7 +142,7 @@ pub fn sources(dirs: &[PathBuf]) -> Result<Sources, ExpectedError> {
     }
     Ok(Sources {
         sweep_id,
-        targets: TargetInfo::of(&file),
+        targets: file.targets,
         shards,
         owner,
         warnings,
@@ -269,7 +240,7 @@ pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> Swe
 }
 
 /// A row with no run behind it.
-fn row(info: &TargetInfo, state: TargetState, summary: String, shard: u32) -> TargetResult {
+fn row(info: &Target, state: TargetState, summary: String, shard: u32) -> TargetResult {
     TargetResult {
         name: info.name.clone(),
         command: info.command.clone(),
@@ -297,7 +268,7 @@ type Judged = (cudawatch_model::Report, cudawatch_model::Judgement);
 fn target(
     dir: &SweepDir,
     shard: u32,
-    info: &TargetInfo,
+    info: &Target,
     policy: &Policy,
 ) -> (TargetResult, Option<Judged>) {
     let scan = dir.scan(&info.name);

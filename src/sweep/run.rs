@@ -14,7 +14,7 @@ use super::shard::{self, Shard};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::supervisor::child::ChildSpec;
-use crate::supervisor::pool::{self, Job, NotStartedWhy, PoolEnd, PoolEvent, Slot};
+use crate::supervisor::pool::{self, NotStartedWhy, PoolEnd, PoolEvent, Slot};
 
 /// Settings a variable of ours would otherwise pass to every target's
 /// run: each run writes its own directory and no report of its own.
@@ -134,23 +134,21 @@ pub fn run(
         }
         let attempt = dir.next_attempt(&target.name)?;
         let (_, stdout, stderr) = dir.attempt_files(&target.name, attempt);
-        jobs.push(Job {
-            spec: ChildSpec {
-                argv: run_argv(options, target, &dir.attempt_dir(&target.name, attempt)),
-                env: target
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .chain([("CUDAWATCH_COLOR".to_string(), "never".to_string())])
-                    .collect(),
-                env_remove: NOT_INHERITED.iter().map(|s| s.to_string()).collect(),
-                stdout,
-                stderr,
-                timeout: target.timeout,
-                grace: options.grace,
-                stream: false,
-                cwd: Some(target.workdir.clone()),
-            },
+        jobs.push(ChildSpec {
+            argv: run_argv(options, target, &dir.attempt_dir(&target.name, attempt)),
+            env: target
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .chain([("CUDAWATCH_COLOR".to_string(), "never".to_string())])
+                .collect(),
+            env_remove: NOT_INHERITED.iter().map(|s| s.to_string()).collect(),
+            stdout,
+            stderr,
+            timeout: target.timeout,
+            grace: options.grace,
+            stream: false,
+            cwd: Some(target.workdir.clone()),
         });
         planned.push((target, attempt, checksum(target)));
     }
