@@ -34,6 +34,10 @@ pub struct SweepReport {
     /// What limits trust in the merge (missing shards, unreadable runs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The user stopped the sweep (Ctrl-C, SIGTERM): targets running then
+    /// are incomplete, the rest not run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// What the sweep adds up to, in the lines every format prints.
     pub verdict: Vec<VerdictLine>,
     /// The exit code of the gate over every target.

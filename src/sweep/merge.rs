@@ -232,6 +232,7 @@ pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> Swe
         } else {
             sources.warnings.clone()
         },
+        interrupted: false,
         verdict: Vec::new(),
         exit_code: 0,
     };
@@ -450,6 +451,16 @@ pub fn conclude(report: &mut SweepReport) {
                 format!("all {total} targets as expected ({} clean, {with_findings} with their expected findings)", total - with_findings)
             },
         });
+    }
+    if report.interrupted {
+        lines.insert(
+            0,
+            VerdictLine {
+                label: VerdictLabel::Interrupted,
+                text: "stopped by Ctrl-C or SIGTERM; `sweep` again on the same directory runs what is left".into(),
+            },
+        );
+        code = exit_codes::worst(code, exit_codes::INTERRUPTED);
     }
     report.verdict = lines;
     report.exit_code = code;

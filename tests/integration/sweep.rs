@@ -676,7 +676,14 @@ fn ctrl_c_stops_the_sweep_keeps_what_ran_and_a_resume_finishes_it() {
     .unwrap();
     let o = crate::helpers::finish(child);
     assert_eq!(o.code, 130, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("INTERRUPTED: stopped by Ctrl-C or SIGTERM"),
+        "{}",
+        o.stderr
+    );
     let report = read_json(&out.join("report.json"));
+    assert_eq!(report["exit_code"], 130);
     let long = target(&report, "long");
     assert_eq!(long["state"], "incomplete", "{long}");
     assert!(

@@ -73,6 +73,11 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     // A shard reports its own targets; `merge` brings the shards together.
     let only = (shard.count > 1).then_some(ran.mine.as_slice());
     let mut report = merge::merge(&sources, &policy, only);
+    if ran.end == PoolEnd::Interrupted {
+        // Said in the verdict, and so in the exit code, by the same rule.
+        report.interrupted = true;
+        merge::conclude(&mut report);
+    }
     let history_file = if shard.count == 1 {
         args.history.as_deref()
     } else {
@@ -92,10 +97,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
         "sweep directory: {} (run again on it to resume)",
         dir.path.display()
     );
-    Ok(match ran.end {
-        PoolEnd::Interrupted => exit_codes::INTERRUPTED,
-        _ => code,
-    })
+    Ok(code)
 }
 
 /// Runs `cudawatch merge`; returns the exit code.
