@@ -67,7 +67,12 @@ fn sanitizer(facts: &Facts, program: &[String]) -> EnvCheck {
         "probe_sanitizer",
         title,
         &facts.sanitizer,
-        &["--tool", "memcheck", "--error-exitcode", "86"],
+        &[
+            "--tool",
+            "memcheck",
+            "--error-exitcode",
+            &crate::tools::sanitizer::ERROR_EXITCODE.to_string(),
+        ],
         program,
     ) {
         Ok(r) => r,

@@ -33,8 +33,13 @@ pub fn assemble(dir: &Path, source_root: &Path) -> Result<Report, ExpectedError>
     let run: RunRecord = read_json(&dir.join("run.json"))?;
     let mut assembler = Assembler::new(dir, run.clone(), source_root);
     for tool in &run.stages {
-        if dir.join(tool.name()).join("stage.json").exists() {
+        let stage_dir = dir.join(tool.name());
+        if stage_dir.join("stage.json").exists() {
             assembler.add_stage(*tool)?;
+        } else if stage_dir.is_dir() {
+            // Started, never recorded: cudawatch was killed while it ran.
+            // Its partial output is read; the stage cannot be clean.
+            assembler.add_record(&StageRecord::unfinished(*tool));
         }
     }
     Ok(assembler.report())
@@ -74,13 +79,21 @@ impl Assembler {
         self.stages.last().expect("just pushed")
     }
 
-    /// The report as it stands: stages not (yet) read are skipped.
+    /// The report as it stands. A planned stage not (yet) read was not run:
+    /// skipped when the user stopped the run first (the run then exits
+    /// 130), otherwise inconclusive, never clean: a run directory left by
+    /// a killed cudawatch, or the report of a run still going, has not
+    /// checked what that stage checks.
     pub fn report(&self) -> Report {
         let mut report = self.builder.clone().finish();
-        let reason = if self.run.interrupted {
-            "not run: the run was interrupted first"
+        let (outcome, reason) = if self.run.interrupted {
+            (Outcome::Skipped, "not run: the run was interrupted first")
         } else {
-            "not run"
+            (
+                Outcome::Inconclusive,
+                "not run: the run ended before this stage (cudawatch was killed, or it is \
+                 still running)",
+            )
         };
         let stages: Vec<StageReport> = self
             .run
@@ -91,7 +104,7 @@ impl Assembler {
                     .iter()
                     .find(|s| s.tool == *tool)
                     .cloned()
-                    .unwrap_or_else(|| skipped(*tool, reason))
+                    .unwrap_or_else(|| not_run(*tool, outcome, reason))
             })
             .collect();
         if self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
@@ -114,8 +127,21 @@ fn read_stage(
     tool: Tool,
     record: &StageRecord,
 ) -> StageReport {
-    let read = |name: &str| files::read(&stage_dir.join(name)).unwrap_or_default();
     let rel = |name: &str| format!("{}/{name}", tool.name());
+    // An artifact that is there but cannot be read (too large, not a
+    // regular file) is not an empty one: the stage cannot vouch for it.
+    let unread = std::cell::RefCell::new(Vec::<String>::new());
+    let note = |name: &str, error: std::io::Error| {
+        if error.kind() != std::io::ErrorKind::NotFound {
+            unread.borrow_mut().push(format!("{} ({error})", rel(name)));
+        }
+    };
+    let read = |name: &str| {
+        files::read(&stage_dir.join(name)).unwrap_or_else(|e| {
+            note(name, e);
+            Vec::new()
+        })
+    };
     let (outcome, reason, summary) = match tool {
         Tool::Plain => {
             let mut output = read("stderr");
@@ -166,6 +192,7 @@ fn read_stage(
             let text = read("stdout");
             let xml_file = format!("{}.xml", tool.name());
             let xml = files::open(&stage_dir.join(&xml_file))
+                .map_err(|e| note(&xml_file, e))
                 .ok()
                 .map(|f| BufReader::with_capacity(1 << 20, f));
             let xml_name = rel(&xml_file);
@@ -193,7 +220,14 @@ fn read_stage(
         })
         .unwrap_or_default();
     artifacts.sort();
-    let mut reason = reason;
+    let unread_now = unread.borrow().clone();
+    let (outcome, mut reason) = match unread_now {
+        unread if unread.is_empty() => (outcome, reason),
+        unread => (
+            outcome.max(Outcome::Inconclusive),
+            format!("could not read {}: not clean; {reason}", unread.join(", ")),
+        ),
+    };
     if record.left_behind {
         reason.push_str("; processes it left behind were killed");
     }
@@ -245,10 +279,10 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
         })
 }
 
-fn skipped(tool: Tool, reason: &str) -> StageReport {
+fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {
     StageReport {
         tool,
-        outcome: Outcome::Skipped,
+        outcome,
         reason: reason.to_string(),
         end: None,
         seconds: None,

@@ -14,6 +14,15 @@ use crate::words::plural;
 
 /// Facts common to every stage, from the supervisor.
 fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, String)> {
+    if record.unfinished {
+        return Some((
+            Outcome::Inconclusive,
+            format!(
+                "{tool_name} never finished: cudawatch was stopped while it ran (killed, out of \
+                 memory, or the machine was lost); what it wrote is kept and read"
+            ),
+        ));
+    }
     if let Some(error) = &record.spawn_error {
         // The lookup's own message already says where it looked and what to do.
         let hint = match record.tool {
@@ -89,6 +98,9 @@ pub fn sanitizer(
     output_complete: bool,
 ) -> (Outcome, String) {
     let tool = record.tool.name();
+    if record.unfinished {
+        return process_problem(record, tool).expect("unfinished is a problem");
+    }
     if record.timed_out && record.spawn_error.is_none() {
         // Incomplete, not empty: what it streamed before the stop is kept.
         // compute-sanitizer does not say which launches it had checked.
@@ -125,17 +137,34 @@ pub fn sanitizer(
         // interpreter crashed while exiting (--leak-check full does this to
         // every PyTorch program tried). The checks count; the leak check
         // does not (the checklist says so).
-        let checked = format!(
-            "{tool} checked the program to its end ({}); the program then crashed at teardown \
-             under the tool, after its output and the tool's summary",
-            plural(evidence.folded, "error")
+        // A crash after the last line the program prints looks the same
+        // whether it came at teardown or in work that prints nothing, so
+        // it never vouches for a clean stage: what was found stands.
+        if evidence.folded > 0 {
+            return (
+                Outcome::Findings,
+                format!(
+                    "{} reported; the program then crashed under the tool after its last \
+                     output line ({})",
+                    plural(evidence.folded, "error"),
+                    describe_end(record.end)
+                ),
+            );
+        }
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program printed all its output under {tool}, then crashed ({}): a crash \
+                 at teardown cannot be told from one in late work, so nothing is vouched for{}",
+                describe_end(record.end),
+                if record.command.iter().any(|a| a == "--leak-check") {
+                    "; --leak-check full crashes Python at teardown: run without it \
+                     (--leak-check auto)"
+                } else {
+                    ""
+                }
+            ),
         );
-        let outcome = if evidence.folded > 0 {
-            Outcome::Findings
-        } else {
-            Outcome::Clean
-        };
-        return (outcome, checked);
     }
     if let Some(line) = evidence.summary.failures.first() {
         let found = if evidence.folded > 0 {
@@ -173,6 +202,9 @@ pub fn sanitizer(
             "compute-sanitizer exited 255: it failed to check the program".into(),
         );
     }
+    if let Some(why) = exit_disagrees(record.end, evidence) {
+        return (Outcome::Inconclusive, why);
+    }
     if evidence.folded > 0 {
         let total = evidence
             .summary
@@ -200,6 +232,41 @@ pub fn sanitizer(
             selected_launches(&record.command)
         ),
     )
+}
+
+/// The exit code compute-sanitizer is asked to return when it found errors
+/// (`--error-exitcode`, `tools::sanitizer`).
+pub const ERRORS_FOUND_EXIT: i32 = 86;
+
+/// Why the tool's end contradicts its summary, if it does. A clean stage
+/// needs every witness to agree: the summary line, the exit code
+/// (0, or the program's own failure that the tool announced), and no
+/// signal. A tool that prints "0 errors" and then dies, or exits with the
+/// errors-found code, cannot vouch for anything.
+fn exit_disagrees(end: ProcessEnd, evidence: &SanitizerEvidence) -> Option<String> {
+    let found = match evidence.folded {
+        0 => String::new(),
+        n => format!("; the {} it reported first are kept", plural(n, "error")),
+    };
+    match end {
+        ProcessEnd::Exited(0) | ProcessEnd::NotStarted => None,
+        ProcessEnd::Signaled(sig) => Some(format!(
+            "compute-sanitizer was killed by signal {sig} after its summary: a tool that dies \
+             cannot vouch that it checked everything{found}"
+        )),
+        ProcessEnd::Exited(ERRORS_FOUND_EXIT) if evidence.folded == 0 => Some(format!(
+            "compute-sanitizer exited {ERRORS_FOUND_EXIT} (the code cudawatch asks for when \
+             errors are found) but no error could be read: its output is incomplete"
+        )),
+        ProcessEnd::Exited(ERRORS_FOUND_EXIT) => None,
+        // The program failed on its own and the tool said so: the tool
+        // returns the program's code (the plain run judges the failure).
+        ProcessEnd::Exited(_) if evidence.summary.target_failed => None,
+        ProcessEnd::Exited(code) => Some(format!(
+            "compute-sanitizer exited {code} without saying that the program failed \
+             (\"Target application returned an error\"): its exit and its summary disagree{found}"
+        )),
+    }
 }
 
 /// Whether the only thing that went wrong is a crash after the program's
@@ -365,6 +432,7 @@ mod tests {
             killed: false,
             left_behind: false,
             spawn_error: None,
+            unfinished: false,
             gpu_memory_mib: None,
             imports: Vec::new(),
         }
@@ -532,7 +600,78 @@ mod tests {
     }
 
     #[test]
-    fn a_crash_at_teardown_after_all_the_work_is_told_from_one_in_the_middle() {
+    fn a_summary_of_no_errors_is_clean_only_when_the_exit_agrees() {
+        let zero = || evidence(summary(Some(0)), Some(0), 0);
+        let target_failed = SanitizerEvidence {
+            summary: ToolSummary {
+                target_failed: true,
+                ..summary(Some(0))
+            },
+            ..zero()
+        };
+        let rows: Vec<(&str, ProcessEnd, SanitizerEvidence, Outcome, &str)> = vec![
+            (
+                "exit 0",
+                ProcessEnd::Exited(0),
+                zero(),
+                Outcome::Clean,
+                "found nothing",
+            ),
+            (
+                "killed by SIGSEGV after the summary",
+                ProcessEnd::Signaled(11),
+                zero(),
+                Outcome::Inconclusive,
+                "killed by signal 11",
+            ),
+            (
+                "the errors-found code with no error",
+                ProcessEnd::Exited(86),
+                zero(),
+                Outcome::Inconclusive,
+                "exited 86",
+            ),
+            (
+                "exit 1 without the program failing",
+                ProcessEnd::Exited(1),
+                zero(),
+                Outcome::Inconclusive,
+                "disagree",
+            ),
+            (
+                "the program's own failure, announced",
+                ProcessEnd::Exited(1),
+                target_failed,
+                Outcome::Clean,
+                "found nothing",
+            ),
+            (
+                "errors found, code 86",
+                ProcessEnd::Exited(86),
+                evidence(summary(Some(2)), Some(2), 2),
+                Outcome::Findings,
+                "2 errors",
+            ),
+            (
+                "errors found, then killed",
+                ProcessEnd::Signaled(9),
+                evidence(summary(Some(2)), Some(2), 2),
+                Outcome::Inconclusive,
+                "the 2 errors it reported first are kept",
+            ),
+        ];
+        for (name, end, evidence, outcome, words) in rows {
+            let (got, reason) = sanitizer(&record(Tool::Memcheck, end), &evidence, false, false);
+            assert_eq!(got, outcome, "{name}: {reason}");
+            assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+        }
+    }
+
+    #[test]
+    fn a_crash_after_the_last_line_never_vouches_for_a_clean_stage() {
+        // Before: "checked the program to its end; then crashed at
+        // teardown", clean, although a crash in late work that prints
+        // nothing looks exactly the same.
         let ok = record(Tool::Memcheck, ProcessEnd::Exited(7));
         let crashed = evidence(
             ToolSummary {
@@ -543,8 +682,12 @@ mod tests {
             0,
         );
         let (outcome, reason) = sanitizer(&ok, &crashed, false, true);
-        assert_eq!(outcome, Outcome::Clean, "{reason}");
-        assert!(reason.contains("crashed at teardown"), "{reason}");
+        assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
+        assert!(reason.contains("cannot be told"), "{reason}");
+        let found = evidence(crashed.summary.clone(), Some(2), 2);
+        let (outcome, reason) = sanitizer(&ok, &found, false, true);
+        assert_eq!(outcome, Outcome::Findings, "{reason}");
+        assert!(reason.contains("2 errors reported"), "{reason}");
         let (outcome, reason) = sanitizer(&ok, &crashed, false, false);
         assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
         assert!(reason.contains("checked only up to the crash"), "{reason}");

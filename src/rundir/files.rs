@@ -36,12 +36,31 @@ pub fn open(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-/// Reads a whole regular file, at most [`MAX_ARTIFACT_BYTES`].
+/// Reads a whole regular file of at most [`MAX_ARTIFACT_BYTES`]; a larger
+/// one is an error, never silently cut or read as empty.
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    open(path)?
-        .take(MAX_ARTIFACT_BYTES)
-        .read_to_end(&mut bytes)?;
+    read_at_most(path, MAX_ARTIFACT_BYTES)
+}
+
+/// Reads a whole regular file of at most `limit` bytes.
+pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let file = open(path)?;
+    let too_large = |len: u64| {
+        io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("{len} bytes, more than the {limit} cudawatch reads"),
+        )
+    };
+    let len = file.metadata()?.len();
+    if len > limit {
+        return Err(too_large(len));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        // It grew while being read.
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(bytes)
 }
 

@@ -48,10 +48,38 @@ pub struct StageRecord {
     /// Could not be started.
     #[serde(default)]
     pub spawn_error: Option<String>,
+    /// No `stage.json` was ever written: cudawatch itself was stopped
+    /// (SIGKILL, the OOM killer, a lost machine) while the stage ran. Never
+    /// written by the supervisor; made up when a run directory is read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unfinished: bool,
     /// Peak and total GPU memory in MiB (plain stage).
     #[serde(default)]
     pub gpu_memory_mib: Option<(u64, u64)>,
     /// ncu's imports of its report as CSV pages: (file written, how it ended).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<(String, ProcessEnd)>,
+}
+
+impl StageRecord {
+    /// The record of a stage whose folder exists but which never recorded
+    /// how it ended: what it wrote is read, and it cannot be clean.
+    pub fn unfinished(tool: Tool) -> StageRecord {
+        StageRecord {
+            tool,
+            command: Vec::new(),
+            env: Vec::new(),
+            end: ProcessEnd::NotStarted,
+            seconds: 0.0,
+            timeout_seconds: 0.0,
+            timed_out: false,
+            interrupted: false,
+            killed: false,
+            left_behind: false,
+            spawn_error: None,
+            unfinished: true,
+            gpu_memory_mib: None,
+            imports: Vec::new(),
+        }
+    }
 }

@@ -148,6 +148,7 @@ pub async fn supervise(
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
     }
+    die_with_cudawatch(&mut command);
     let started = Instant::now();
     let mut child = match command.spawn() {
         Ok(child) => child,
@@ -265,5 +266,27 @@ pub fn process_end(status: std::process::ExitStatus) -> ProcessEnd {
         (Some(code), _) => ProcessEnd::Exited(code),
         (None, Some(sig)) => ProcessEnd::Signaled(sig),
         (None, None) => ProcessEnd::NotStarted,
+    }
+}
+
+/// The child gets SIGKILL when cudawatch dies, however it dies: a
+/// SIGKILLed `cudawatch run` (the OOM killer, a CI runner's cancel) must not
+/// leave an hour-long sanitizer stage running on the GPU. Checked again
+/// after the call: if cudawatch died before it, the child ends itself.
+fn die_with_cudawatch(command: &mut Command) {
+    let parent = rustix::process::getpid();
+    // SAFETY: between fork and exec only async-signal-safe system calls
+    // (prctl, getppid, kill) are made, and nothing is allocated.
+    unsafe {
+        command.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            if rustix::process::getppid() != Some(parent) {
+                let _ = rustix::process::kill_process(
+                    rustix::process::getpid(),
+                    rustix::process::Signal::KILL,
+                );
+            }
+            Ok(())
+        });
     }
 }

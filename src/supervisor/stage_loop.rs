@@ -211,6 +211,7 @@ async fn run_stage(
         interrupted: end.interrupted,
         killed: end.killed,
         left_behind: end.left_behind,
+        unfinished: false,
         spawn_error: end.spawn_error.clone().or(end.write_error.clone()),
         gpu_memory_mib,
         imports: Vec::new(),

@@ -8,8 +8,9 @@ use std::path::Path;
 use cudawatch_model::Tool;
 
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
-/// as a program's own (1, 2 and 255 are common; signals give 128+n).
-pub const ERROR_EXITCODE: &str = "86";
+/// as a program's own (1, 2 and 255 are common; signals give 128+n). The
+/// stage rules read it back, so it lives with them.
+pub use crate::rundir::classify::ERRORS_FOUND_EXIT as ERROR_EXITCODE;
 
 /// What one sanitizer stage asks of compute-sanitizer.
 pub struct SanitizerCall<'a> {
@@ -50,7 +51,7 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
         "--print-limit".into(),
         "0".into(),
         "--error-exitcode".into(),
-        ERROR_EXITCODE.into(),
+        ERROR_EXITCODE.to_string().into(),
         "--target-processes".into(),
         "all".into(),
     ];

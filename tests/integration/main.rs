@@ -7,6 +7,7 @@ mod architecture;
 mod checklist;
 mod config;
 mod doctor;
+mod evidence;
 mod explain;
 mod first_contact;
 mod formats;

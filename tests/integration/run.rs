@@ -293,7 +293,7 @@ fn ncu_stage_imports_the_profile_and_reports_coalescing() {
 }
 
 /// Starts `cmd` with its output piped, for the tests that signal it.
-fn start(cmd: &mut Command) -> std::process::Child {
+pub(crate) fn start(cmd: &mut Command) -> std::process::Child {
     cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -301,14 +301,14 @@ fn start(cmd: &mut Command) -> std::process::Child {
 }
 
 /// Starts `cmd`, waits until the fake logged that it runs `tool`.
-fn start_and_wait_for(cmd: &mut Command, log: &Path, tool: &str) -> std::process::Child {
+pub(crate) fn start_and_wait_for(cmd: &mut Command, log: &Path, tool: &str) -> std::process::Child {
     let child = start(cmd);
     wait_for_log(log, &format!("tool={tool}"));
     child
 }
 
 /// Polls `done` until it holds; fails the test after 30 s, naming `what`.
-fn wait_until(what: &str, done: impl Fn() -> bool) {
+pub(crate) fn wait_until(what: &str, done: impl Fn() -> bool) {
     let mut waited = Duration::ZERO;
     while !done() {
         std::thread::sleep(Duration::from_millis(5));
@@ -318,7 +318,7 @@ fn wait_until(what: &str, done: impl Fn() -> bool) {
 }
 
 /// Waits until the fake has logged `line` (it logs each signal it gets).
-fn wait_for_log(log: &Path, line: &str) {
+pub(crate) fn wait_for_log(log: &Path, line: &str) {
     wait_until(&format!("the fake logging {line:?}"), || {
         std::fs::read_to_string(log)
             .unwrap_or_default()
@@ -531,9 +531,12 @@ fn the_sanitizers_cost_levers_are_passed_to_every_sanitizer_stage() {
 }
 
 #[test]
-fn a_python_program_that_crashes_at_teardown_under_the_leak_check_keeps_its_memory_check() {
+fn a_python_program_that_crashes_after_its_output_under_the_leak_check_is_not_clean() {
     // The real H100 capture: --leak-check full, all output printed, the
-    // summary printed, then the interpreter crashed (exit 7).
+    // summary printed, then the interpreter crashed (exit 7). This was
+    // once clean ("crashed at teardown"), but a crash in late work that
+    // prints nothing looks exactly the same: the stage vouches for nothing
+    // and says how to avoid the teardown crash.
     let tmp = tempfile::tempdir().unwrap();
     let out = run(fake_run(
         "torch_train_clean",
@@ -542,15 +545,13 @@ fn a_python_program_that_crashes_at_teardown_under_the_leak_check_keeps_its_memo
         &["--leak-check", "full"],
     )
     .env("FAKE_RUN", "memcheck-leakcheck"));
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 3, "{}", out.stderr);
     let report = read_json(&tmp.path().join("report.json"));
     let memcheck = stage(&report, "memcheck");
-    assert_eq!(memcheck["outcome"], "clean", "{memcheck}");
+    assert_eq!(memcheck["outcome"], "inconclusive", "{memcheck}");
+    let reason = memcheck["reason"].as_str().unwrap();
     assert!(
-        memcheck["reason"]
-            .as_str()
-            .unwrap()
-            .contains("crashed at teardown"),
+        reason.contains("cannot be told") && reason.contains("--leak-check auto"),
         "{memcheck}"
     );
     let judged = run(cudawatch()

@@ -18,7 +18,7 @@ use crate::model::{Frame, NearestAllocation, Severity, SourceLocation, ToolSumma
 const PREFIX: &str = "=========";
 
 /// Lines that mean the tool did not really check the program.
-const FAILURE_MARKERS: [&str; 8] = [
+const FAILURE_MARKERS: [&str; 9] = [
     "terminated before first instrumented API call",
     "didn't terminate successfully",
     "No attachable process found",
@@ -27,6 +27,9 @@ const FAILURE_MARKERS: [&str; 8] = [
     "Tracking kernels launched by child processes requires",
     "Target application doesn't exist or is not a valid executable",
     "was enabled but no save location was specified",
+    // "Tool execution failed: couldn't find exit code." after the tool lost
+    // its target: the tool's failure, never a finding in the program.
+    "Tool execution failed",
 ];
 
 /// Unprefixed lines that say compute-sanitizer rejected its options.
