@@ -40,23 +40,33 @@ pub fn detect(head: &[u8]) -> InputKind {
         return InputKind::NcuSource;
     }
     let lines = || trimmed.lines();
-    // compute-sanitizer's usage (options it rejected) is its output too,
-    // and a CI log puts a timestamp or a test name before the tool's prefix.
-    if lines().any(|l| {
-        l.starts_with("========= ")
-            || l == "========="
-            || l.contains(" ========= ")
-            || l.ends_with(" =========")
-            || l.contains("Usage: compute-sanitizer")
-    }) {
+    if lines().any(|l| tool_line(l) == Some(InputKind::SanitizerText)) {
         return InputKind::SanitizerText;
     }
-    if lines().any(|l| {
-        l.starts_with("==PROF==") || l.starts_with("==ERROR==") || l.starts_with("==WARNING==")
-    }) {
+    if lines().any(|l| tool_line(l) == Some(InputKind::NcuLog)) {
         return InputKind::NcuLog;
     }
     InputKind::ProgramOutput
+}
+
+/// Whether one line is compute-sanitizer's or ncu's console output. A log
+/// whose head holds none is scanned on with this, line by line: a CI log's
+/// sanitizer output may start long after its first 16 KiB.
+pub fn tool_line(l: &str) -> Option<InputKind> {
+    // compute-sanitizer's usage (options it rejected) is its output too,
+    // and a CI log puts a timestamp or a test name before the tool's prefix.
+    if l.starts_with("========= ")
+        || l == "========="
+        || l.contains(" ========= ")
+        || l.ends_with(" =========")
+        || l.contains("Usage: compute-sanitizer")
+    {
+        return Some(InputKind::SanitizerText);
+    }
+    if l.starts_with("==PROF==") || l.starts_with("==ERROR==") || l.starts_with("==WARNING==") {
+        return Some(InputKind::NcuLog);
+    }
+    None
 }
 
 /// The tool a file name suggests (`memcheck.xml`, `run/racecheck.stdout`),

@@ -2,7 +2,7 @@
 //! facts, so "CLEAN" is printed exactly when the exit code is 0 with
 //! nothing found, and "FINDINGS"/"FAILED" exactly when it is 1.
 
-use cudawatch_model::{Report, Severity, Site, Tool, VerdictLabel, VerdictLine};
+use cudawatch_model::{InputKind, Report, Severity, Site, Tool, VerdictLabel, VerdictLine};
 
 use cudawatch_parsers::site::simple_kernel_name;
 
@@ -125,6 +125,9 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         if !facts.unchecked.is_empty() {
             line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
         }
+        if report.stages.is_empty() {
+            line.push_str(&parsed_scope(report));
+        }
         for note in [outside, accepted].into_iter().flatten() {
             line.push_str(&format!("; {note}"));
         }
@@ -134,6 +137,45 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         }
     }
     lines
+}
+
+/// What a report of parsed files covers, since a clean one vouches only for
+/// the tools whose output was given: `; memcheck clean for 1 file; not
+/// given: racecheck, initcheck, synccheck, ncu`.
+fn parsed_scope(report: &Report) -> String {
+    let tools = [
+        Tool::Memcheck,
+        Tool::Racecheck,
+        Tool::Initcheck,
+        Tool::Synccheck,
+        Tool::Sanitizer,
+        Tool::Ncu,
+    ];
+    let files = |tool: Tool| {
+        report
+            .inputs
+            .iter()
+            .filter(|i| i.tool == tool && i.kind != InputKind::ProgramOutput)
+            .count() as u64
+    };
+    let given: Vec<String> = tools
+        .iter()
+        .filter(|t| files(**t) > 0)
+        .map(|t| format!("{} clean for {}", t.name(), plural(files(*t), "file")))
+        .collect();
+    let missing: Vec<&str> = tools
+        .iter()
+        .filter(|t| **t != Tool::Sanitizer && files(**t) == 0)
+        .map(|t| t.name())
+        .collect();
+    let mut scope = String::new();
+    if !given.is_empty() {
+        scope.push_str(&format!("; {}", given.join(", ")));
+    }
+    if !missing.is_empty() {
+        scope.push_str(&format!("; not given: {}", missing.join(", ")));
+    }
+    scope
 }
 
 /// `root cause: memcheck invalid_access at poke.py:11 (launched from

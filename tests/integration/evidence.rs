@@ -6,16 +6,7 @@
 use std::path::Path;
 
 use crate::helpers::{cudawatch, json, run};
-use crate::run::{fake_run, start_and_wait_for, wait_until};
-
-fn stage<'a>(report: &'a serde_json::Value, tool: &str) -> &'a serde_json::Value {
-    report["stages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["tool"] == tool)
-        .unwrap_or_else(|| panic!("no {tool} stage in {report}"))
-}
+use crate::run::{fake_run, stage, start_and_wait_for, wait_until};
 
 /// `cudawatch run` of the clean capture's memcheck with the fake told how
 /// to end: the exit code and the stage's outcome and reason.

@@ -15,6 +15,7 @@ mod helpers;
 mod html;
 mod judging;
 mod parse;
+mod parse_evidence;
 mod real_programs;
 mod run;
 mod slurm;

@@ -51,7 +51,7 @@ fn assert_artifacts_kept(dir: &Path, tool: &str) {
     );
 }
 
-fn stage<'a>(report: &'a serde_json::Value, tool: &str) -> &'a serde_json::Value {
+pub(crate) fn stage<'a>(report: &'a serde_json::Value, tool: &str) -> &'a serde_json::Value {
     report["stages"]
         .as_array()
         .unwrap()

@@ -15,14 +15,31 @@ pub mod source;
 
 use crate::error::{ParseError, ParseErrorKind};
 
-/// Reads `"4,194,304"`, `"12.50"`; `-`, `n/a` and empty cells are `None`.
+/// Reads `"4,194,304"`, `"12.50"`; `-`, `n/a` and empty cells are `None`,
+/// and so is anything [`figure`] refuses.
 pub fn parse_number(cell: &str) -> Option<f64> {
+    figure(cell).ok().flatten()
+}
+
+/// The largest figure ncu could print for one launch: more sectors or
+/// nanoseconds than this is no measurement.
+const MAX_FIGURE: f64 = 1e15;
+
+/// A measured figure: `Ok(None)` for a cell ncu leaves empty (`-`, `n/a`,
+/// nothing), an error for one it could not have printed: not a number
+/// (`4.194.304`, a locale's separator), not finite (`inf`, `nan`),
+/// negative, or absurdly large (`1e300`). Such a page is refused, never
+/// read as a smaller waste.
+pub fn figure(cell: &str) -> Result<Option<f64>, String> {
     let t = cell.trim();
     if t.is_empty() || t == "-" || t.eq_ignore_ascii_case("n/a") {
-        return None;
+        return Ok(None);
     }
     let plain: String = t.chars().filter(|c| *c != ',').collect();
-    plain.parse().ok()
+    match plain.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=MAX_FIGURE).contains(&v) => Ok(Some(v)),
+        _ => Err(format!("{t:?} is not a figure ncu prints")),
+    }
 }
 
 /// The CSV of ncu output without what is not CSV: live `ncu --csv` prints

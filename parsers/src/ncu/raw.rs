@@ -2,7 +2,7 @@
 //! the header. Gives each kernel's sectors and requests per direction, the
 //! share of each sector used, and SourceCounters' excessive-sector totals.
 
-use super::{Columns, cell, parse_number, rows};
+use super::{Columns, cell, figure, parse_number, rows};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::model::{AccessStats, KernelCoalescing};
 
@@ -66,6 +66,28 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
                     row.len(),
                     header.len()
                 )),
+                0,
+                format!("row {}", index + 1),
+            ));
+        }
+        if let Some((i, why)) = [
+            ld_req,
+            st_req,
+            ld_sec,
+            st_sec,
+            ld_used,
+            st_used,
+            duration,
+            excessive,
+            theoretical,
+            ideal,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|i| figure(cell(row, Some(i))).err().map(|e| (i, e)))
+        {
+            return Err(ParseError::new(
+                ParseErrorKind::Csv(format!("{}: {why}", header[i])),
                 0,
                 format!("row {}", index + 1),
             ));

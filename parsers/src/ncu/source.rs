@@ -55,7 +55,15 @@ pub fn parse(input: &[u8]) -> Result<Vec<LineSectors>, ParseError> {
         let Some(line) = parse_number(cell(row, Some(line_col))) else {
             continue;
         };
-        let waste = parse_number(cell(row, Some(excessive))).unwrap_or(0.0);
+        let waste = super::figure(cell(row, Some(excessive)))
+            .map_err(|why| {
+                ParseError::new(
+                    ParseErrorKind::Csv(format!("excessive sectors: {why}")),
+                    0,
+                    format!("line {line}"),
+                )
+            })?
+            .unwrap_or(0.0);
         if waste <= 0.0 {
             continue;
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cudawatch_model::{InputKind, Report, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
-use cudawatch_parsers::detect::{HEAD_BYTES, detect, tool_hint};
+use cudawatch_parsers::detect::{HEAD_BYTES, detect, tool_hint, tool_line};
 
 use crate::cli::args::ParseArgs;
 use crate::cli::settings;
@@ -145,7 +145,17 @@ fn classify_all(paths: &[PathBuf]) -> Result<Vec<Classified>, ExpectedError> {
                 )
             };
             let head = head.map_err(|e| input_error(path, e.to_string()))?;
-            let kind = detect(&head);
+            let mut kind = detect(&head);
+            if kind == InputKind::ProgramOutput && head.len() == HEAD_BYTES {
+                // Recognition does not stop at the head: a CI log's tool
+                // output may start after megabytes of the build's.
+                kind = match &bytes {
+                    Some(all) => scan(std::io::Cursor::new(all)),
+                    None => File::open(path)
+                        .map(|f| scan(BufReader::new(f)))
+                        .unwrap_or(kind),
+                };
+            }
             Ok(Classified {
                 path: path.clone(),
                 kind,
@@ -154,6 +164,15 @@ fn classify_all(paths: &[PathBuf]) -> Result<Vec<Classified>, ExpectedError> {
             })
         })
         .collect()
+}
+
+/// The kind of a log from its first tool line anywhere in it.
+fn scan(reader: impl std::io::BufRead) -> InputKind {
+    reader
+        .split(b'\n')
+        .map_while(Result::ok)
+        .find_map(|line| tool_line(String::from_utf8_lossy(&line).trim_end()))
+        .unwrap_or(InputKind::ProgramOutput)
 }
 
 /// A file, what it is, and which tool it belongs to.
@@ -206,7 +225,16 @@ fn parse_classified(classified: &[Classified]) -> Report {
                     .iter()
                     .map(|(n, b)| (n.as_str(), b.as_slice()))
                     .collect();
-                builder.ncu(as_ref(&raw), as_ref(&details), &source_refs, as_ref(&log));
+                let evidence =
+                    builder.ncu(as_ref(&raw), as_ref(&details), &source_refs, as_ref(&log));
+                if let Some((name, _)) = &raw
+                    && evidence.kernels == 0
+                {
+                    builder.warn(
+                        name,
+                        "an ncu page with no kernel launch in it: nothing was measured".into(),
+                    );
+                }
                 if raw.is_none()
                     && details.is_none()
                     && sources.is_empty()
@@ -243,11 +271,25 @@ fn parse_classified(classified: &[Classified]) -> Report {
                         Some((n, r)) => (n, Some(r)),
                         None => (String::new(), None),
                     };
-                    builder.sanitizer(
+                    let evidence = builder.sanitizer(
                         tool,
                         xml_reader.map(|r| (xml_name.as_str(), r)),
                         as_ref(&text),
                     );
+                    if let Some((name, _)) = &text
+                        && !evidence.summary.has_closing_line()
+                        && evidence.summary.failures.is_empty()
+                    {
+                        // A log cut by a timeout, a crash or a CI step's
+                        // limit: what it holds is kept, but it vouches for nothing.
+                        builder.warn(
+                            name,
+                            "ends before compute-sanitizer's summary line (ERROR SUMMARY or \
+                             RACECHECK SUMMARY): the run was cut off or the log was, so it is \
+                             not clean"
+                                .into(),
+                        );
+                    }
                 }
                 for c in of(InputKind::ProgramOutput) {
                     if let Some((name, bytes)) = load(c, &mut builder)
@@ -264,7 +306,37 @@ fn parse_classified(classified: &[Classified]) -> Report {
             }
         }
     }
-    builder.finish()
+    let mut report = builder.finish();
+    nothing_recognised(&mut report);
+    report
+}
+
+/// Input in which no tool output and no CUDA error was recognised (an empty
+/// pipe, a README, a training log, a log of `compute-sanitizer: command not
+/// found`) checked nothing: each such file is named, and the report is
+/// inconclusive, never clean.
+fn nothing_recognised(report: &mut Report) {
+    let tool_output = report
+        .inputs
+        .iter()
+        .any(|i| i.kind != InputKind::ProgramOutput);
+    if tool_output || !report.findings.is_empty() {
+        return;
+    }
+    let unwarned: Vec<String> = report
+        .inputs
+        .iter()
+        .filter(|i| !report.warnings.iter().any(|w| w.source == i.path))
+        .map(|i| i.path.clone())
+        .collect();
+    for path in unwarned {
+        report.warnings.push(cudawatch_model::Warning {
+            source: path,
+            message: "recognised nothing: no compute-sanitizer or ncu output and no CUDA error \
+                      in it, so nothing was checked"
+                .into(),
+        });
+    }
 }
 
 fn looks_binary(bytes: &[u8]) -> bool {

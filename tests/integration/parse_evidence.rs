@@ -1,0 +1,145 @@
+//! `cudawatch parse` is clean only for tool output it recognised as
+//! complete, and says what that covered. Each input here once gave
+//! "CLEAN", exit 0.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use crate::helpers::{cudawatch, run, sample};
+
+/// `cudawatch parse` of the given files: exit code and stdout.
+fn parse(files: &[&std::path::Path]) -> (i32, String) {
+    let out = run(cudawatch().arg("parse").args(files));
+    (out.code, out.stdout)
+}
+
+fn file(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn input_with_no_tool_output_checked_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.log", Vec::new()),
+        (
+            "README.md",
+            b"# My project\n\nTrains a small model.\n".to_vec(),
+        ),
+        (
+            "train.log",
+            b"epoch 1 loss 2.31\nepoch 2 loss 1.97\nsaved checkpoint\n".to_vec(),
+        ),
+        (
+            "ci.log",
+            b"+ compute-sanitizer --tool memcheck python train.py\n\
+              bash: line 1: compute-sanitizer: command not found\n"
+                .to_vec(),
+        ),
+    ];
+    for (name, bytes) in cases {
+        let path = file(&tmp, name, &bytes);
+        let (code, stdout) = parse(&[&path]);
+        assert_eq!(code, 3, "{name}: {stdout}");
+        assert!(!stdout.contains("CLEAN"), "{name}: {stdout}");
+        assert!(stdout.contains("recognised nothing"), "{name}: {stdout}");
+    }
+}
+
+#[test]
+fn an_empty_pipe_checked_nothing() {
+    let mut child = cudawatch()
+        .args(["parse", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = crate::helpers::finish(child);
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn a_sanitizer_log_cut_before_its_summary_is_not_clean() {
+    // The project's own capture of a memcheck stopped by its timeout.
+    let cut = sample("torch_train_clean").join("memcheck.stdout");
+    let (code, stdout) = parse(&[&cut]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(
+        stdout.contains("ends before compute-sanitizer's summary line"),
+        "{stdout}"
+    );
+    // And a complete log cut in half by hand.
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = std::fs::read(sample("oob_write").join("memcheck.stdout")).unwrap();
+    let half = file(&tmp, "memcheck.log", &whole[..whole.len() / 2]);
+    let (code, stdout) = parse(&[&half]);
+    assert_eq!(code, 3, "{stdout}");
+}
+
+#[test]
+fn an_ncu_page_with_only_its_headers_measured_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = std::fs::read_to_string(sample("coalescing").join("ncu-raw.stdout")).unwrap();
+    let headers: String = page.lines().take(2).map(|l| format!("{l}\n")).collect();
+    let path = file(&tmp, "raw.csv", headers.as_bytes());
+    let (code, stdout) = parse(&[&path]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(!stdout.contains("CLEAN"), "{stdout}");
+}
+
+#[test]
+fn sanitizer_output_after_the_first_16_kib_of_a_ci_log_is_read() {
+    // Before: detection looked at the first 16 KiB only, so a log whose
+    // build output came first was "program output" and clean.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut log = Vec::new();
+    for i in 0..2000 {
+        writeln!(log, "[build] compiling object {i} of 2000 with -O2").unwrap();
+    }
+    assert!(log.len() > 16 * 1024);
+    log.extend(std::fs::read(sample("oob_write").join("memcheck.stdout")).unwrap());
+    let path = file(&tmp, "job.log", &log);
+    let (code, stdout) = parse(&[&path]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("invalid_access") || stdout.contains("Invalid __global__"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_clean_complete_capture_says_what_it_covered() {
+    let xml = sample("clean").join("memcheck.xml");
+    let (code, stdout) = parse(&[&xml]);
+    assert_eq!(code, 0, "{stdout}");
+    let verdict = stdout.lines().find(|l| l.starts_with("CLEAN")).unwrap();
+    assert!(
+        verdict.contains("memcheck clean for 1 file")
+            && verdict.contains("not given: racecheck, initcheck, synccheck, ncu"),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn ncu_figures_no_gpu_could_print_are_refused_not_read_as_less_waste() {
+    // The real raw page of a strided copy that wastes 78% of its sectors
+    // (3,670,016 excessive of 4,718,592): the gate fails it (exit 1).
+    let page = std::fs::read_to_string(sample("coalescing").join("ncu-raw.stdout")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, stdout) = parse(&[&file(&tmp, "raw.csv", page.as_bytes())]);
+    assert_eq!(code, 1, "the undamaged page: {stdout}");
+    for bad in ["inf", "1e300", "-3,670,016", "3.670.016", "NaN"] {
+        let damaged = page.replacen("\"3,670,016\"", &format!("\"{bad}\""), 1);
+        assert_ne!(damaged, page);
+        let (code, stdout) = parse(&[&file(&tmp, "raw.csv", damaged.as_bytes())]);
+        assert_eq!(code, 3, "{bad}: {stdout}");
+        assert!(
+            stdout.contains("not a figure ncu prints"),
+            "{bad}: {stdout}"
+        );
+    }
+}
