@@ -151,7 +151,7 @@ pub fn color(arg: ColorArg) -> ColorChoice {
 }
 
 /// A stage name of `--stages`.
-fn stage(name: StageName) -> Tool {
+pub fn stage(name: StageName) -> Tool {
     match name {
         StageName::Plain => Tool::Plain,
         StageName::Memcheck => Tool::Memcheck,

@@ -43,6 +43,10 @@ pub struct Rule {
     pub kernel: Option<String>,
     /// Glob on the finding's file path (matched against the whole path and its tail).
     pub file: Option<String>,
+    /// Glob on a launching or allocating frame: a host function, or a
+    /// Python frame as `file.py:LINE` or its function; what a leak or an
+    /// API error has when it has no kernel and no source line.
+    pub frame: Option<String>,
     /// Whose code: `user`, `framework`, `library`, or a component such as
     /// `cuDNN` (case does not matter).
     pub owner: Option<String>,
@@ -91,21 +95,6 @@ pub fn load(path: &Path) -> Result<Suppressions, ExpectedError> {
 /// narrows (a rule of `reason` alone, or of `*` globs, would hide every
 /// finding), its tool and kind exist, and its expiry is a real date.
 pub fn check(rule: &Rule) -> Result<(), String> {
-    let narrows = |glob: &Option<String>| {
-        glob.as_deref()
-            .is_some_and(|g| !g.chars().all(|c| c == '*' || c == '/'))
-    };
-    if rule.tool.is_none()
-        && rule.kind.is_none()
-        && rule.owner.is_none()
-        && !narrows(&rule.kernel)
-        && !narrows(&rule.file)
-    {
-        return Err(
-            "names nothing it matches, so it would hide every finding: give a tool, kind, kernel, file or owner"
-                .into(),
-        );
-    }
     if let Some(tool) = &rule.tool
         && cudawatch_model::Tool::from_name(tool).is_none()
     {
@@ -120,7 +109,10 @@ pub fn check(rule: &Rule) -> Result<(), String> {
             "kind = {kind:?} is not a finding kind (invalid_access, leak, race, ...)"
         ));
     }
-    for glob in [&rule.kernel, &rule.file].into_iter().flatten() {
+    for glob in [&rule.kernel, &rule.file, &rule.frame]
+        .into_iter()
+        .flatten()
+    {
         if let Err(e) = globset::GlobBuilder::new(glob)
             .literal_separator(true)
             .build()
@@ -137,6 +129,19 @@ pub fn check(rule: &Rule) -> Result<(), String> {
         && !is_date(date)
     {
         return Err(format!("expires = {date:?} is not a date (YYYY-MM-DD)"));
+    }
+    if ![&rule.kernel, &rule.file, &rule.frame]
+        .into_iter()
+        .flatten()
+        .any(|g| names_something(g))
+    {
+        return Err(
+            "names nothing specific to the finding it is for, so it would hide a whole class \
+             (every leak, every finding of a tool or an owner): give a kernel, file or frame glob \
+             with at least three letters of its own (kernel = \"nccl*\", file = \"third_party/*\", \
+             frame = \"load_batch\"); tool, kind and owner only narrow such a rule"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -198,7 +203,50 @@ pub fn matches(rule: &Rule, site: &Site) -> bool {
             want.eq_ignore_ascii_case(o.owner.name()) || want.eq_ignore_ascii_case(&o.component)
         })
     });
-    tool_ok && kind_ok && kernel_ok && file_ok && owner_ok
+    let frame_ok = rule.frame.as_deref().is_none_or(|g| {
+        let python = site.python_frame.iter().flat_map(|f| {
+            let at = f.file.as_deref().map(|file| {
+                let base = file.rsplit('/').next().unwrap_or(file);
+                match f.line {
+                    Some(line) => format!("{base}:{line}"),
+                    None => base.to_string(),
+                }
+            });
+            [at, f.func.clone()]
+        });
+        let native = site
+            .launch_frame
+            .iter()
+            .chain(&site.host_frames)
+            .map(|f| f.func.clone());
+        python.chain(native).flatten().any(|name| glob(g, &name))
+    });
+    tool_ok && kind_ok && kernel_ok && file_ok && owner_ok && frame_ok
+}
+
+/// Whether a glob names something rather than a class of names: three
+/// letters, digits or underscores in a row outside its wildcards. `*`,
+/// `?*`, `[a-z]*`, `**` and `*.cu` match (nearly) every finding; `nccl*`,
+/// `*gemm*` and `third_party/*` do not.
+fn names_something(pattern: &str) -> bool {
+    let mut run = 0;
+    let mut in_class = false;
+    for c in pattern.chars() {
+        match c {
+            '[' | '{' => in_class = true,
+            ']' | '}' => in_class = false,
+            c if !in_class && (c.is_alphanumeric() || c == '_') => {
+                run += 1;
+                if run >= 3 {
+                    return true;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        run = 0;
+    }
+    false
 }
 
 /// Whether `text` matches the glob, as globset reads it with
@@ -341,12 +389,60 @@ mod tests {
         );
         assert!(
             check_of("[[suppress]]\nkind = \"leak\"\nreason = \"r\"\nexpires = \"2026-02-31\"")
-                .is_err()
+                .unwrap_err()
+                .contains("not a date")
         );
         // A TOML date reads like a quoted one.
-        let toml_date =
-            rules("[[suppress]]\nkind = \"leak\"\nreason = \"r\"\nexpires = 2027-01-31");
+        let toml_date = rules(
+            "[[suppress]]\nkind = \"leak\"\nframe = \"load_batch\"\nreason = \"r\"\nexpires = 2027-01-31",
+        );
         assert_eq!(toml_date.suppress[0].expires.as_deref(), Some("2027-01-31"));
         assert!(check(&toml_date.suppress[0]).is_ok());
+    }
+
+    #[test]
+    fn a_rule_of_a_class_alone_or_a_glob_that_matches_everything_is_refused() {
+        // Before: each of these hid every finding (or every leak), and the
+        // checklist then said "found none".
+        let check_of = |text: &str| {
+            check(&rules(&format!("[[suppress]]\n{text}\nreason = \"r\"")).suppress[0])
+        };
+        for broad in [
+            "tool = \"memcheck\"\nkind = \"leak\"",
+            "owner = \"user\"",
+            "kernel = \"?*\"",
+            "kernel = \"[a-z]*\"",
+            "file = \"*.cu\"",
+            "frame = \"**\"",
+        ] {
+            let why = check_of(broad).unwrap_err();
+            assert!(why.contains("names nothing specific"), "{broad}: {why}");
+        }
+        for narrow in [
+            "kernel = \"nccl*\"",
+            "kind = \"race\"\nkernel = \"*gemm*\"",
+            "file = \"third_party/*\"",
+            "kind = \"leak\"\nframe = \"main\"",
+        ] {
+            assert!(check_of(narrow).is_ok(), "{narrow}");
+        }
+    }
+
+    #[test]
+    fn a_frame_rule_matches_the_launching_frame_of_a_leak() {
+        let mut site = leak_in("/a.cu");
+        site.location = None;
+        site.kernel = None;
+        site.launch_frame = Some(cudawatch_model::Frame {
+            func: Some("load_batch".into()),
+            module: None,
+            file: None,
+            line: None,
+            pc: None,
+        });
+        let rule =
+            |g: &str| rules(&format!("[[suppress]]\nframe = \"{g}\"\nreason = \"r\"")).suppress;
+        assert!(matches(&rule("load_batch")[0], &site));
+        assert!(!matches(&rule("save_batch")[0], &site));
     }
 }

@@ -161,7 +161,7 @@ fn parsed_scope(report: &Report) -> String {
     let given: Vec<String> = tools
         .iter()
         .filter(|t| files(**t) > 0)
-        .map(|t| format!("{} clean for {}", t.name(), plural(files(*t), "file")))
+        .map(|t| format!("{} ({})", t.name(), plural(files(*t), "file")))
         .collect();
     let missing: Vec<&str> = tools
         .iter()
@@ -170,7 +170,7 @@ fn parsed_scope(report: &Report) -> String {
         .collect();
     let mut scope = String::new();
     if !given.is_empty() {
-        scope.push_str(&format!("; {}", given.join(", ")));
+        scope.push_str(&format!("; checked: {}", given.join(", ")));
     }
     if !missing.is_empty() {
         scope.push_str(&format!("; not given: {}", missing.join(", ")));

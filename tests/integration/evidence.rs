@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::helpers::{cudawatch, json, run};
-use crate::run::{fake_run, stage, start_and_wait_for, wait_until};
+use crate::run::{fake_run, stage, start_and_wait_for, wait_for_log, wait_until};
 
 /// `cudawatch run` of the clean capture's memcheck with the fake told how
 /// to end: the exit code and the stage's outcome and reason.
@@ -75,6 +75,7 @@ fn a_run_directory_left_by_a_killed_cudawatch_is_not_clean_and_its_tool_died_too
     let mut cmd = fake_run("clean", &dir, "plain,memcheck,racecheck", &[]);
     cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
     let mut child = start_and_wait_for(&mut cmd, &log, "memcheck");
+    wait_for_log(&log, "pid ");
     let fake_pid: i32 = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
@@ -144,4 +145,20 @@ fn alive(pid: i32) -> bool {
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
         Err(_) => false,
     }
+}
+
+#[test]
+fn a_stage_named_twice_is_refused_before_anything_runs() {
+    // Before: both rows showed the first result, and the second run
+    // overwrote the first's artifacts.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(fake_run("oob_write", &dir, "memcheck,plain,memcheck", &[]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--stages names memcheck twice"),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.exists(), "nothing ran");
 }

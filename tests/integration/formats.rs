@@ -342,8 +342,8 @@ fn suppressed_findings_stay_visible_and_do_not_fail_and_a_bad_rule_file_is_one_l
     std::fs::write(
         &rules,
         "[[suppress]]\ntool = \"memcheck\"\nkernel = \"oob_*\"\nreason = \"tracked in BUG-1\"\n\n\
-         [[suppress]]\nkind = \"leak\"\nreason = \"freed by the driver at exit\"\n\n\
-         [[suppress]]\nkind = \"api_error\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
+         [[suppress]]\nkind = \"leak\"\nframe = \"main\"\nreason = \"freed by the driver at exit\"\n\n\
+         [[suppress]]\nkind = \"api_error\"\nframe = \"main\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
     )
     .unwrap();
     let oob = sample("oob_write");

@@ -6,6 +6,7 @@
 mod architecture;
 mod checklist;
 mod config;
+mod diff;
 mod doctor;
 mod evidence;
 mod explain;

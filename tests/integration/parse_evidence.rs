@@ -118,7 +118,7 @@ fn a_clean_complete_capture_says_what_it_covered() {
     assert_eq!(code, 0, "{stdout}");
     let verdict = stdout.lines().find(|l| l.starts_with("CLEAN")).unwrap();
     assert!(
-        verdict.contains("memcheck clean for 1 file")
+        verdict.contains("checked: memcheck (1 file)")
             && verdict.contains("not given: racecheck, initcheck, synccheck, ncu"),
         "{verdict}"
     );

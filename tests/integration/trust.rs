@@ -187,7 +187,7 @@ fn a_suppression_rule_that_names_nothing_is_refused_before_it_hides_everything()
     assert_eq!(out.code, 4, "{}", out.stderr);
     assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
     assert!(
-        out.stderr.contains("names nothing it matches"),
+        out.stderr.contains("names nothing specific"),
         "{}",
         out.stderr
     );
@@ -469,4 +469,52 @@ fn mutated_reports_and_run_directories_never_panic_cudawatch_report() {
                     .any(|l| l.starts_with("FINDINGS") || l.starts_with("INCONCLUSIVE"))
         );
     }
+}
+
+#[test]
+fn cudawatch_suppress_for_one_leak_hides_that_leak_only_and_the_checklist_says_so() {
+    // Before: the rule written for one leak was `tool` + `kind`, which hid
+    // every leak of every program, and the checklist then said "found none".
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("rules.toml");
+    let dir = tmp.path().join("run");
+    let out = run(crate::run::fake_run("leak", &dir, "memcheck", &[]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = read_json(&dir.join("report.json"));
+    let site = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "leak")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = run(cudawatch()
+        .arg("suppress")
+        .arg(dir.join("report.json"))
+        .arg(&site)
+        .args(["--reason", "freed by the driver", "--file"])
+        .arg(&rules));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let written = std::fs::read_to_string(&rules).unwrap();
+    assert!(written.contains("frame = \"main\""), "{written}");
+    let judged = run(cudawatch()
+        .args(["report", "--format", "json", "--suppressions"])
+        .arg(&rules)
+        .arg(&dir));
+    assert_eq!(judged.code, 0, "{}", judged.stderr);
+    let judged = crate::helpers::json(&judged);
+    let item = judged["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "no_leaks")
+        .unwrap()
+        .clone();
+    let evidence = item["evidence"].as_str().unwrap();
+    assert!(
+        !evidence.contains("found none") && evidence.contains("2 leaks accepted"),
+        "{item}"
+    );
 }

@@ -20,6 +20,19 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if args.program.is_empty() {
         return Err(ExpectedError::NoProgram);
     }
+    // A stage named twice would share one folder: the second run would
+    // overwrite the first's artifacts and both rows show one result.
+    if let Some(twice) = args
+        .stages
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| args.stages[..i].contains(s).then_some(s))
+    {
+        return Err(ExpectedError::Usage(format!(
+            "--stages names {} twice; name each stage once",
+            settings::stage(*twice).name()
+        )));
+    }
     plan::program::check(&args.program, Path::new("."))?;
     let run_settings = settings::run(args);
     // compute-sanitizer would refuse it in every stage, an hour in.

@@ -41,9 +41,42 @@ pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
         let base = location.file.rsplit('/').next().unwrap_or(&location.file);
         rule.insert("file".into(), format!("*{base}").into());
     }
+    // A leak or an API error has no kernel and no line: its launching or
+    // allocating frame is what names it (a rule of tool and kind alone
+    // would hide every leak of every program).
+    if site.kernel.is_none() && site.location.is_none() {
+        let frame = site
+            .python_frame
+            .as_ref()
+            .and_then(|f| {
+                let file = f.file.as_deref()?;
+                let base = file.rsplit('/').next().unwrap_or(file);
+                Some(format!("{base}:{}", f.line?))
+            })
+            .or_else(|| site.launch_frame.as_ref().and_then(|f| f.func.clone()));
+        if let Some(frame) = frame {
+            rule.insert("frame".into(), escape_glob(&frame).into());
+        }
+    }
     rule.insert("reason".into(), args.reason.clone().into());
     if let Some(date) = &args.expires {
         rule.insert("expires".into(), date.clone().into());
+    }
+    // Refused before the file is touched: a rule the file's own check would
+    // refuse must not be appended to it.
+    let check: Result<crate::judge::suppress::Rule, _> =
+        toml::Value::Table(rule.clone()).try_into();
+    if let Err(why) = check
+        .map_err(|e| e.to_string())
+        .and_then(|r| crate::judge::suppress::check(&r))
+    {
+        return Err(ExpectedError::Usage(format!(
+            "site {} has no kernel, file or frame to name it by, so a rule for it would {}; \
+             accept it with --baseline instead",
+            site.id,
+            why.split_once(", so it would ")
+                .map_or(why.as_str(), |(_, rest)| rest)
+        )));
     }
     let mut file = toml::Table::new();
     file.insert(
@@ -83,4 +116,15 @@ pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
         }
     );
     Ok(exit_codes::CLEAN)
+}
+
+/// A name as a glob that matches it and no wildcard's worth more: each of
+/// the glob's own characters (`void k(int*)` has a `*`) becomes `?`.
+fn escape_glob(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' | '{' | '}' => '?',
+            c => c,
+        })
+        .collect()
 }
