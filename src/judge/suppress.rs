@@ -3,12 +3,17 @@
 //! `expires` date stops suppressing and says so, so nothing stays hidden
 //! by accident.
 //!
+//! A rule must name something of the finding it is for: a `kernel`, `file`
+//! or `frame` glob with three letters of its own; `tool`, `kind` and
+//! `owner` only narrow it (a rule of a class alone would hide every leak).
+//!
 //! ```toml
 //! [[suppress]]
 //! tool = "memcheck"              # optional
 //! kind = "leak"                  # optional, a finding kind id
-//! kernel = "nccl*"               # optional, glob on the kernel's simple name
-//! file = "third_party/*"         # optional, glob on the finding's file
+//! kernel = "nccl*"               # glob on the kernel's simple name
+//! file = "third_party/*"         # glob on the finding's file
+//! frame = "load_batch"           # glob on a launching frame (function, or file.py:LINE)
 //! owner = "cuDNN"                # optional: user, framework, library, or a component
 //! reason = "NCCL keeps its buffers until exit"
 //! expires = "2027-01-31"         # optional, YYYY-MM-DD
