@@ -3,14 +3,15 @@
 //! later on a machine without the sources) shows the same lines.
 //!
 //! The file names come from tool output, which may be someone else's: only
-//! regular files under the source root (the working directory, or
-//! `--source-root`) are read, never `/proc`, `/sys` or `/dev`, and never
-//! through a symlink out of the root. A received JSON report is rendered
+//! source files (by extension) under the source root (the working
+//! directory, or `--source-root`) are read, never in a hidden directory
+//! (`.ssh`, `.git`), never under a root that is `/` or the home directory
+//! itself, opened once without following a symlink at any component. A received JSON report is rendered
 //! with the snippets it carries; nothing is read for it.
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use cudawatch_model::{Report, Snippet};
 
@@ -21,13 +22,52 @@ const MAX_FILE_BYTES: u64 = 8 << 20;
 /// Longer lines are cut, so a minified line cannot flood a report.
 const MAX_LINE_CHARS: usize = 240;
 
+/// Source files by extension: a tool's file name is someone else's words,
+/// and only the user's source may end up in a report.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "cu", "cuh", "c", "cc", "cpp", "cxx", "c++", "h", "hh", "hpp", "hxx", "inl", "inc", "ipp",
+    "tpp", "cl", "py", "pyx", "pxd", "pyi", "f", "f90", "f95", "cuf", "jl", "rs", "ptx",
+];
+
+/// Why snippets are not read under `root` at all, if they are not: a root
+/// of `/` or the home directory itself would let a capture that names
+/// `~/.ssh/id_ed25519` or `/etc/shadow` put it in the report.
+pub fn refused_root(root: &Path) -> Option<String> {
+    let real = root.canonicalize().ok()?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
+    let what = if real == Path::new("/") {
+        "the filesystem's root"
+    } else if home.as_deref() == Some(real.as_path()) {
+        "your home directory"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "no source snippets: the source root is {what} ({}), which holds more than source; \
+         run from your project or pass --source-root PROJECT",
+        real.display()
+    ))
+}
+
 /// Fills in the snippet of every site that has a location and no snippet
-/// yet, from files under `root`; files that cannot be read, or lie
-/// elsewhere, leave the site without one.
+/// yet, from the user's source files under `root`; files that cannot be
+/// read, are not source, or lie elsewhere leave the site without one.
 pub fn attach(report: &mut Report, root: &Path) {
-    let Ok(root) = root.canonicalize() else {
+    if let Some(why) = refused_root(root) {
+        if report.findings.iter().any(|s| s.location.is_some()) {
+            report.warnings.push(cudawatch_model::Warning {
+                source: "snippets".into(),
+                message: why,
+            });
+        }
+        return;
+    }
+    let Ok(real_root) = root.canonicalize() else {
         return;
     };
+    let given_root = std::path::absolute(root).unwrap_or_else(|_| real_root.clone());
     let mut files: HashMap<String, Option<Vec<String>>> = HashMap::new();
     for site in &mut report.findings {
         let Some(location) = &site.location else {
@@ -36,42 +76,73 @@ pub fn attach(report: &mut Report, root: &Path) {
         if site.snippet.is_some() || location.line == 0 {
             continue;
         }
-        let lines = files
-            .entry(location.file.clone())
-            .or_insert_with(|| resolve(&root, &location.file).and_then(|p| read_lines(&p)));
+        let lines = files.entry(location.file.clone()).or_insert_with(|| {
+            beneath(&[&real_root, &given_root], &location.file)
+                .and_then(|rel| read_lines(&real_root, &rel))
+        });
         if let Some(lines) = lines {
             site.snippet = around(lines, location.line);
         }
     }
 }
 
-/// The file a tool named, if it is a regular file under `root` (after
-/// symlinks are resolved) and not in a kernel filesystem.
-fn resolve(root: &Path, file: &str) -> Option<PathBuf> {
+/// The path a tool named, relative to the root, if it is a source file
+/// under it by name: no `..`, no hidden component (`.ssh`, `.git`), a
+/// source extension. Symlinks are not resolved here: [`read_lines`] opens
+/// the file without following any.
+fn beneath(roots: &[&Path], file: &str) -> Option<PathBuf> {
     let named = Path::new(file);
-    let path = if named.is_absolute() {
-        named.to_path_buf()
+    let rel = if named.is_absolute() {
+        roots.iter().find_map(|r| named.strip_prefix(r).ok())?
     } else {
-        root.join(named)
+        named
     };
-    let real = path.canonicalize().ok()?;
-    let kernel_fs = ["/proc", "/sys", "/dev"]
-        .iter()
-        .any(|d| real.starts_with(d));
-    (real.starts_with(root) && !kernel_fs).then_some(real)
+    let mut clean = PathBuf::new();
+    for part in rel.components() {
+        match part {
+            Component::CurDir => {}
+            Component::Normal(name) if !name.to_string_lossy().starts_with('.') => clean.push(name),
+            _ => return None,
+        }
+    }
+    let source = clean
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e.as_str()));
+    source.then_some(clean)
 }
 
-fn read_lines(path: &Path) -> Option<Vec<String>> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
+/// Reads `rel` under `root`, opened once, one component at a time, never
+/// through a symlink (a link swapped in between a check and an open cannot
+/// redirect the read), only a regular file of bounded size.
+fn read_lines(root: &Path, rel: &Path) -> Option<Vec<String>> {
+    use rustix::fs::{Mode, OFlags, openat};
+    let mut at = rustix::fs::open(
+        root,
+        OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let parts: Vec<_> = rel.components().collect();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let flags = OFlags::RDONLY
+            | OFlags::CLOEXEC
+            | OFlags::NOFOLLOW
+            | if last {
+                OFlags::NONBLOCK
+            } else {
+                OFlags::DIRECTORY
+            };
+        at = openat(&at, part.as_os_str(), flags, Mode::empty()).ok()?;
+    }
+    let file = std::fs::File::from(at);
+    let meta = file.metadata().ok()?;
     if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES {
         return None;
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_FILE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    file.take(MAX_FILE_BYTES).read_to_end(&mut bytes).ok()?;
     Some(
         String::from_utf8_lossy(&bytes)
             .lines()

@@ -267,14 +267,113 @@ fn snippets_are_never_read_from_outside_the_source_root_or_for_a_received_report
     let parsed = run(cudawatch().current_dir(&work).arg("parse").arg(&capture));
     assert_eq!(parsed.code, 1, "{}", parsed.stderr);
     assert!(!parsed.stdout.contains("TOPSECRET") && !parsed.stderr.contains("TOPSECRET"));
-    // ...unless the user points --source-root at it.
+    // ...and not even with --source-root pointing at it: it is no source file.
+    let not_source = run(cudawatch()
+        .current_dir(&work)
+        .arg("parse")
+        .arg(&capture)
+        .arg("--source-root")
+        .arg(tmp.path()));
+    assert!(
+        !not_source.stdout.contains("TOPSECRET"),
+        "{}",
+        not_source.stdout
+    );
+    // A source file is read when the user points --source-root at it.
+    let kernel = tmp.path().join("kern.cu");
+    std::fs::write(&kernel, "l1\nl2\nl3\nl4\nl5\nl6 VISIBLE\nl7\n").unwrap();
+    let log = std::fs::read_to_string(&capture)
+        .unwrap()
+        .replace(&secret.display().to_string(), &kernel.display().to_string());
+    std::fs::write(&capture, log).unwrap();
     let allowed = run(cudawatch()
         .current_dir(&work)
         .arg("parse")
         .arg(&capture)
         .arg("--source-root")
         .arg(tmp.path()));
-    assert!(allowed.stdout.contains("TOPSECRET"), "{}", allowed.stdout);
+    assert!(allowed.stdout.contains("VISIBLE"), "{}", allowed.stdout);
+}
+
+/// `parse` of the oob_write capture renamed to point at `file`, run in
+/// `cwd` with `extra` flags and `$HOME` at `cwd`'s parent: what it printed.
+fn parse_naming(cwd: &std::path::Path, file: &str, extra: &[&str]) -> String {
+    let home = if cwd.ends_with("home") {
+        cwd
+    } else {
+        cwd.parent().unwrap()
+    };
+    let log = std::fs::read_to_string(crate::helpers::sample("oob_write").join("memcheck.stdout"))
+        .unwrap()
+        .replace("oob_write.cu:6", &format!("{file}:6"));
+    let capture = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(capture.path(), log).unwrap();
+    let out = run(cudawatch()
+        .current_dir(cwd)
+        .env("HOME", home)
+        .arg("parse")
+        .arg(capture.path())
+        .args(extra));
+    format!("{}{}", out.stdout, out.stderr)
+}
+
+#[test]
+fn snippets_come_only_from_the_users_source_never_hidden_files_links_or_a_home_root() {
+    // Before: with the working directory at $HOME, a capture naming
+    // ~/.ssh/id_ed25519 put the key in the terminal and the HTML.
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let lines = "l1\nl2\nl3\nl4\nl5\nl6 TOPSECRET\nl7\n";
+    for dir in [".ssh", ".git/hooks", "elsewhere", "proj"] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    std::fs::write(home.join(".ssh/id_ed25519.py"), lines).unwrap();
+    std::fs::write(home.join(".git/hooks/pre-commit.py"), lines).unwrap();
+    std::fs::write(home.join("elsewhere/k.cu"), lines).unwrap();
+    std::fs::write(
+        home.join("proj/mine.cu"),
+        "l1\nl2\nl3\nl4\nl5\nl6 MINE\nl7\n",
+    )
+    .unwrap();
+    // A link inside the project to source outside it, and to a hidden file.
+    std::os::unix::fs::symlink(home.join("elsewhere/k.cu"), home.join("proj/linked.cu")).unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh"), home.join("proj/keys")).unwrap();
+
+    // The working directory is the home directory: no snippets at all,
+    // and the report says how to get them.
+    let at_home = parse_naming(&home, &home.join("proj/mine.cu").display().to_string(), &[]);
+    assert!(!at_home.contains("MINE"), "{at_home}");
+    assert!(at_home.contains("--source-root"), "{at_home}");
+    let root = parse_naming(
+        &home,
+        &home.join("proj/mine.cu").display().to_string(),
+        &["--source-root", "/"],
+    );
+    assert!(
+        !root.contains("MINE") && root.contains("--source-root"),
+        "{root}"
+    );
+
+    let proj = home.join("proj");
+    for named in [
+        home.join(".ssh/id_ed25519.py"),
+        home.join(".git/hooks/pre-commit.py"),
+        proj.join("linked.cu"),
+        proj.join("keys/id_ed25519.py"),
+        proj.join("../.ssh/id_ed25519.py"),
+    ] {
+        let shown = parse_naming(
+            &home,
+            &named.display().to_string(),
+            &["--source-root", proj.to_str().unwrap()],
+        );
+        assert!(!shown.contains("TOPSECRET"), "{}: {shown}", named.display());
+    }
+    // The project's own source is shown, named absolutely or relatively.
+    let mine = parse_naming(&proj, &proj.join("mine.cu").display().to_string(), &[]);
+    assert!(mine.contains("MINE"), "{mine}");
+    let relative = parse_naming(&proj, "mine.cu", &[]);
+    assert!(relative.contains("MINE"), "{relative}");
 }
 
 #[test]
