@@ -26,7 +26,9 @@ fn main() {
     let resolved = match cli::config_file::parse_command_line(std::env::args_os().collect()) {
         Ok(resolved) => resolved,
         Err(error) => {
-            eprintln!("error: {error}");
+            // Config files and reports may be someone else's: their words
+            // reach the terminal neutralised.
+            eprintln!("error: {}", render::untrusted::clean(&error.to_string()));
             std::process::exit(error.exit_code());
         }
     };
@@ -49,7 +51,7 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error}");
+            eprintln!("error: {}", render::untrusted::clean(&error.to_string()));
             error.exit_code()
         }
     };

@@ -13,6 +13,7 @@ use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, CommandFactory};
 
 use crate::errors::ExpectedError;
+use crate::render::untrusted;
 
 /// The file name looked for in the working directory and its parents.
 pub const FILE_NAME: &str = "cudawatch.toml";
@@ -43,6 +44,8 @@ pub struct ConfigFile {
 /// One `key = value` of the file.
 #[derive(Debug)]
 pub struct FileSetting {
+    /// The key as written (the long flag).
+    key: String,
     id: String,
     values: Vec<String>,
     line: usize,
@@ -91,7 +94,19 @@ pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError>
         Err(_) => std::env::var_os("CUDAWATCH_CONFIG").map(PathBuf::from),
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let chosen = explicit.is_some();
     let file = match locate(explicit, &cwd) {
+        Some(path) if !chosen => match distrust(&path) {
+            Some(why) => {
+                eprintln!(
+                    "warning: not using {}: {why}; pass --config {} to use it",
+                    untrusted::clean(&path.display().to_string()),
+                    untrusted::clean(&path.display().to_string()),
+                );
+                None
+            }
+            None => Some(load(&path, &command())?),
+        },
         Some(path) => Some(load(&path, &command())?),
         None => None,
     };
@@ -100,6 +115,14 @@ pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError>
         cmd = apply(cmd, file);
     }
     let matches = cmd.get_matches_from(raw);
+    if let Some(file) = &file
+        && matches!(
+            matches.subcommand_name(),
+            Some("run" | "report" | "parse" | "sweep" | "merge" | "diff")
+        )
+    {
+        announce(file);
+    }
     let args = <crate::cli::args::Args as clap::FromArgMatches>::from_arg_matches(&matches)
         .unwrap_or_else(|e| e.exit());
     Ok(Resolved {
@@ -137,9 +160,77 @@ pub fn locate(explicit: Option<PathBuf>, cwd: &Path) -> Option<PathBuf> {
     if explicit.is_some() {
         return explicit;
     }
-    cwd.ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|candidate| candidate.is_file())
+    // Upward, but not out of the project: the search stops at the first
+    // directory with a `.git` or at the home directory, so a file in `/tmp`
+    // or `/` of a shared machine is never picked up from inside a project.
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    for dir in cwd.ancestors() {
+        let candidate = dir.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if dir.join(".git").exists() || home.as_deref() == Some(dir) {
+            return None;
+        }
+    }
+    None
+}
+
+/// Why a file found by the upward search must not be obeyed, if it must
+/// not (git's `safe.directory` is the precedent): someone else's file, or
+/// one others can change, could lower the gate or choose where reports are
+/// written. `--config` (or `CUDAWATCH_CONFIG`) names a file on purpose and
+/// is not asked this.
+fn distrust(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me {
+        return Some(format!("it belongs to uid {}, not to you", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Some("others can write to it".into());
+    }
+    None
+}
+
+/// Settings that lower the gate, widen what is read or choose where files
+/// are written: a file that makes them says so on the terminal.
+const WEIGHTY_KEYS: &[&str] = &[
+    "fail-on",
+    "gate-scope",
+    "source-root",
+    "report",
+    "out-dir",
+    "baseline",
+    "suppressions",
+    "sanitizer-suppressions",
+    "compute-sanitizer",
+    "ncu",
+    "max-wasted-sectors",
+    "max-line-wasted-sectors",
+    "max-excess-sectors-per-request",
+    "min-memory-headroom",
+];
+
+/// `settings from ./cudawatch.toml: fail-on = never, report = markdown=x.md`.
+fn announce(file: &ConfigFile) {
+    let weighty: Vec<String> = file
+        .settings
+        .iter()
+        .filter(|s| WEIGHTY_KEYS.contains(&s.key.as_str()))
+        .map(|s| format!("{} = {}", s.key, s.values.join(",")))
+        .collect();
+    let what = if weighty.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", weighty.join(", "))
+    };
+    eprintln!(
+        "settings from {}{}",
+        untrusted::clean(&file.path.display().to_string()),
+        untrusted::clean(&what)
+    );
 }
 
 /// Every configurable argument: the flags of `run` (but the program) and
@@ -194,6 +285,7 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
             .collect::<Vec<_>>();
         check_value(arg, &values).map_err(fail)?;
         settings.push(FileSetting {
+            key: key.clone(),
             id: arg.get_id().to_string(),
             values,
             line,

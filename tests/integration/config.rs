@@ -169,3 +169,80 @@ fn coalescing_thresholds_from_the_file_and_the_environment_decide_a_real_run() {
         "{item}"
     );
 }
+
+/// `cudawatch parse` of the oob_write capture (exit 1 when its settings
+/// are the defaults) run in `cwd`.
+fn parse_oob_in(cwd: &std::path::Path) -> crate::helpers::Output {
+    let oob = crate::helpers::sample("oob_write");
+    crate::helpers::run(
+        crate::helpers::cudawatch()
+            .current_dir(cwd)
+            .env("HOME", "/nonexistent-home")
+            .arg("parse")
+            .arg(oob.join("memcheck.xml")),
+    )
+}
+
+#[test]
+fn a_settings_file_from_someone_else_or_outside_the_project_is_not_obeyed() {
+    // Before: /tmp/cudawatch.toml (or one in a capture bundle) could set
+    // fail-on = "never" and a run with error findings exited 0.
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let lowering = "fail-on = \"never\"\n";
+    // Above the project (its .git marks where the search stops): not found.
+    std::fs::write(tmp.path().join("cudawatch.toml"), lowering).unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let out = parse_oob_in(&project);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    // Writable by others: refused, and the user is told.
+    let shared = tmp.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    let file = shared.join("cudawatch.toml");
+    std::fs::write(&file, lowering).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = parse_oob_in(&shared);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("not using") && out.stderr.contains("others can write to it"),
+        "{}",
+        out.stderr
+    );
+    // Someone else's (as root, where CI runs, the file is given away).
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    if rustix::process::geteuid().is_root() {
+        rustix::fs::chown(&file, Some(rustix::fs::Uid::from_raw(4242)), None).unwrap();
+        let out = parse_oob_in(&shared);
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(out.stderr.contains("belongs to uid 4242"), "{}", out.stderr);
+        rustix::fs::chown(&file, Some(rustix::process::geteuid()), None).unwrap();
+    } else {
+        eprintln!("skipping the foreign-owner case: it needs root to give a file away");
+    }
+    // The user's own file is obeyed, and what it lowers is on the terminal.
+    let out = parse_oob_in(&shared);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("settings from") && out.stderr.contains("fail-on = never"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn errors_from_a_settings_file_reach_the_terminal_neutralised() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cudawatch.toml"),
+        "\"fail\u{1b}[2J\u{7}on\" = \"never\"\n",
+    )
+    .unwrap();
+    let out = parse_oob_in(tmp.path());
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains('\u{1b}') && !out.stderr.contains('\u{7}'),
+        "{:?}",
+        out.stderr
+    );
+}
