@@ -247,6 +247,8 @@ pub struct RunArgs {
     #[arg(help_heading = "Stages", long, value_name = "LIST")]
     pub gpus: Option<String>,
     /// Stream each stage's output live to stderr as well as to its files.
+    /// The bytes are the program's and the tools' own, passed on raw
+    /// (escape sequences included), unlike everything cudawatch prints.
     #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM")]
     pub stream: bool,
     /// Keep PyTorch's caching allocator on under the sanitizers (it hides

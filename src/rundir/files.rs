@@ -27,10 +27,22 @@ pub fn open(path: &Path) -> io::Result<File> {
         .custom_flags(nofollow() | nonblock())
         .open(path)?;
     // Checked again on what was opened: the name may have changed in between.
-    if !file.metadata()?.file_type().is_file() {
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "not a regular file",
+        ));
+    }
+    // A streamed artifact (the sanitizer's XML) is bounded too: a sparse
+    // file of terabytes would otherwise be read to its end.
+    if meta.len() > MAX_ARTIFACT_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "{} bytes, more than the {MAX_ARTIFACT_BYTES} cudawatch reads",
+                meta.len()
+            ),
         ));
     }
     Ok(file)

@@ -246,3 +246,27 @@ fn errors_from_a_settings_file_reach_the_terminal_neutralised() {
         out.stderr
     );
 }
+
+#[test]
+fn config_prints_values_from_a_settings_file_neutralised() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cudawatch.toml"),
+        // TOML's own escapes: the parsed value holds ESC and BEL.
+        "report = [\"markdown=x\\u001b]52;c;cHduZWQ=\\u0007.md\"]\n",
+    )
+    .unwrap();
+    let out = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .current_dir(tmp.path())
+            .env("HOME", "/nonexistent-home")
+            .arg("config"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("52;c;cHduZWQ="), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains('\u{1b}') && !out.stdout.contains('\u{7}'),
+        "{:?}",
+        out.stdout
+    );
+}

@@ -12,6 +12,7 @@ mod evidence;
 mod explain;
 mod first_contact;
 mod formats;
+mod gate_property;
 mod helpers;
 mod html;
 mod judging;

@@ -89,6 +89,18 @@ pub fn run(_args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError
         let text = serde_json::to_string_pretty(&json).expect("serialisable");
         crate::render::write_stdout(format!("{text}\n").as_bytes())?;
     } else {
+        // Values and file names may come from a file someone else wrote:
+        // the table carries them neutralised (JSON above stays lossless).
+        use crate::render::untrusted::clean;
+        let rows: Vec<Row> = rows
+            .into_iter()
+            .map(|r| Row {
+                setting: clean(&r.setting),
+                value: clean(&r.value),
+                origin: clean(&r.origin),
+            })
+            .collect();
+        let file = clean(&file);
         let mut table = Table::new(&rows);
         table.with(TableStyle::sharp());
         if let Some(width) = crate::render::width_of(&std::io::stdout()) {

@@ -104,6 +104,12 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         }
     }
     let mut assembler = Assembler::new(&run_dir, run.clone(), &settings::source_root(&args.output));
+    if run_settings.stream && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!(
+            "note: --stream passes the program's and the tools' output to this terminal raw, \
+             escape sequences included; the report below is neutralised"
+        );
+    }
     let mut progress = Progress::new(run_settings.stream);
     supervisor::run(&plan, |event| match event {
         StageEvent::Started {

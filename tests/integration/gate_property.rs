@@ -1,0 +1,355 @@
+//! A property of the gate: damage never improves a verdict. From real runs
+//! (the fakes replay real H100 captures into real run directories), damaged
+//! copies are made (files cut at random offsets, removed, emptied, made
+//! huge; the tool's or program's end changed to another code or a signal;
+//! summaries contradicting their records; figures made non-finite or
+//! negative; stages removed or listed twice) and `cudawatch report` must
+//! judge each no better than the original: FINDINGS or CLEAN may become
+//! INCONCLUSIVE, nothing may become CLEAN that was not, FINDINGS never
+//! CLEAN; and a clean run whose evidence was taken away (a summary line, an
+//! XML's end, a record of its end) must not stay clean.
+//!
+//! A fixed seed in CI; `CUDAWATCH_GATE_CASES=20000` (and
+//! `CUDAWATCH_GATE_SEED`) runs it as a longer fuzz.
+
+use std::path::{Path, PathBuf};
+
+use crate::helpers::{cudawatch, run};
+use crate::run::fake_run;
+
+/// xorshift64*: small, deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// How good a verdict is: higher is worse. Setup errors (a run directory
+/// too damaged to be one) are as far from clean as inconclusive.
+fn rank(code: i32) -> u8 {
+    match code {
+        0 => 0,
+        1 => 1,
+        3 | 4 => 2,
+        other => panic!("unexpected exit code {other}"),
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files(&path));
+        } else if path.file_name().unwrap() != "run.json"
+            && path.file_name().unwrap() != "report.json"
+            && path.file_name().unwrap() != "environment.json"
+        {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn verdict(dir: &Path) -> (i32, String) {
+    let out = run(cudawatch().arg("report").arg(dir));
+    (out.code, format!("{}{}", out.stdout, out.stderr))
+}
+
+/// What one damage did, and whether it took evidence a clean verdict
+/// needs (then a clean original must not stay clean).
+struct Damage {
+    what: String,
+    took_evidence: bool,
+}
+
+fn is_evidence(path: &Path) -> bool {
+    let name = path.file_name().unwrap().to_string_lossy();
+    let stage = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    stage != "plain" && (name == "stdout" || name.ends_with(".xml") || name == "raw.csv")
+        || name == "stage.json"
+}
+
+fn damage(dir: &Path, rng: &mut Rng) -> Damage {
+    let all = files(dir);
+    if all.is_empty() {
+        return Damage {
+            what: "nothing (no file left)".into(),
+            took_evidence: false,
+        };
+    }
+    let file = rng.pick(&all).clone();
+    let shown = file.strip_prefix(dir).unwrap().display().to_string();
+    // A file an earlier damage made huge is not read back.
+    let bytes = if std::fs::metadata(&file).unwrap().len() > 64 << 20 {
+        Vec::new()
+    } else {
+        std::fs::read(&file).unwrap()
+    };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    match rng.below(9) {
+        0 if !bytes.is_empty() => {
+            let at = rng.below(bytes.len());
+            std::fs::write(&file, &bytes[..at]).unwrap();
+            // Did the cut take the summary line, the XML's end or the
+            // record's closing brace?
+            let kept = String::from_utf8_lossy(&bytes[..at]);
+            let took = is_evidence(&file)
+                && ([
+                    "ERROR SUMMARY",
+                    "RACECHECK SUMMARY",
+                    "</ComputeSanitizerOutput>",
+                ]
+                .iter()
+                .any(|m| text.contains(m) && !kept.contains(m))
+                    || (file.ends_with("stage.json"))
+                    || (file.ends_with("raw.csv") && kept.lines().count() < 3));
+            Damage {
+                what: format!("cut {shown} at {at} of {}", bytes.len()),
+                took_evidence: took,
+            }
+        }
+        1 => {
+            std::fs::remove_file(&file).unwrap();
+            Damage {
+                what: format!("removed {shown}"),
+                took_evidence: is_evidence(&file),
+            }
+        }
+        2 => {
+            std::fs::write(&file, b"").unwrap();
+            Damage {
+                what: format!("emptied {shown}"),
+                took_evidence: is_evidence(&file),
+            }
+        }
+        3 => {
+            // Sparse: huge on paper, nothing on disk.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_len(17 << 30)
+                .unwrap();
+            Damage {
+                what: format!("made {shown} 17 GiB"),
+                took_evidence: is_evidence(&file),
+            }
+        }
+        4 => {
+            // Another end for a stage: a signal, or another exit code.
+            let stage_json = file.parent().unwrap().join("stage.json");
+            let Ok(record) = std::fs::read_to_string(&stage_json) else {
+                return Damage {
+                    what: "nothing (no stage.json)".into(),
+                    took_evidence: false,
+                };
+            };
+            let Ok(mut record) = serde_json::from_str::<serde_json::Value>(&record) else {
+                return Damage {
+                    what: "nothing (stage.json already damaged)".into(),
+                    took_evidence: false,
+                };
+            };
+            let end = match rng.below(4) {
+                0 => serde_json::json!({"how": "signaled", "code": 11}),
+                1 => serde_json::json!({"how": "signaled", "code": 9}),
+                2 => serde_json::json!({"how": "exited", "code": 86}),
+                _ => serde_json::json!({"how": "exited", "code": 1}),
+            };
+            let before = record["end"].clone();
+            record["end"] = end.clone();
+            std::fs::write(&stage_json, record.to_string()).unwrap();
+            let sanitizer = record["tool"] != "plain" && record["tool"] != "ncu";
+            Damage {
+                what: format!("{} ended {end} (was {before})", record["tool"]),
+                took_evidence: before != end
+                    && (sanitizer || record["tool"] == "plain")
+                    && !(end["code"] == 1 && text.contains("Target application returned")),
+            }
+        }
+        5 if text.contains("ERROR SUMMARY") || text.contains("RACECHECK SUMMARY") => {
+            // A summary that contradicts the records.
+            let lied: String = text
+                .lines()
+                .map(|l| {
+                    if let Some((head, _)) = l.split_once("ERROR SUMMARY:") {
+                        format!("{head}ERROR SUMMARY: 0 errors")
+                    } else if let Some((head, _)) = l.split_once("RACECHECK SUMMARY:") {
+                        format!(
+                            "{head}RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+                        )
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            std::fs::write(&file, lied).unwrap();
+            Damage {
+                what: format!("{shown}: summary says 0"),
+                took_evidence: false,
+            }
+        }
+        6 if file.ends_with("raw.csv") => {
+            let bad = *rng.pick(&["inf", "-5", "1e300", "NaN", "4.194.304"]);
+            let mut cells = 0;
+            let damaged: String = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| {
+                    if i < 2 {
+                        return l.to_string();
+                    }
+                    l.split("\",\"")
+                        .map(|c| {
+                            if c.chars().next().is_some_and(|d| d.is_ascii_digit()) && cells == 0 {
+                                cells += 1;
+                                bad.to_string()
+                            } else {
+                                c.to_string()
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\",\"")
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            std::fs::write(&file, damaged).unwrap();
+            Damage {
+                what: format!("{shown}: a figure made {bad}"),
+                took_evidence: false,
+            }
+        }
+        7 => {
+            let stage = file.parent().unwrap();
+            if stage == dir {
+                return Damage {
+                    what: "nothing".into(),
+                    took_evidence: false,
+                };
+            }
+            std::fs::remove_dir_all(stage).unwrap();
+            Damage {
+                what: format!("removed the stage folder of {shown}"),
+                took_evidence: true,
+            }
+        }
+        _ => {
+            // A stage listed twice in run.json.
+            let path = dir.join("run.json");
+            let mut record: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let stages = record["stages"].as_array_mut().unwrap();
+            if stages.is_empty() {
+                return Damage {
+                    what: "nothing".into(),
+                    took_evidence: false,
+                };
+            }
+            let twice = stages[rng.below(stages.len())].clone();
+            stages.push(twice.clone());
+            std::fs::write(&path, record.to_string()).unwrap();
+            Damage {
+                what: format!("{twice} listed twice"),
+                took_evidence: false,
+            }
+        }
+    }
+}
+
+#[test]
+fn damage_never_improves_a_verdict() {
+    let cases: usize = std::env::var("CUDAWATCH_GATE_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(240);
+    let seed: u64 = std::env::var("CUDAWATCH_GATE_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0x5eed_cafe);
+    let tmp = tempfile::tempdir().unwrap();
+    let bases: Vec<(PathBuf, i32)> = [
+        ("clean", "plain,memcheck,racecheck,initcheck,synccheck"),
+        ("oob_write", "plain,memcheck,racecheck"),
+        ("smem_race", "racecheck,synccheck"),
+        ("uninit_read", "initcheck"),
+        ("coalescing", "ncu"),
+        ("torch_index_oob", "plain,memcheck,initcheck"),
+    ]
+    .iter()
+    .map(|(case, stages)| {
+        let dir = tmp.path().join(format!("base-{case}"));
+        run(fake_run(case, &dir, stages, &[]));
+        let (code, _) = verdict(&dir);
+        (dir, code)
+    })
+    .collect();
+    assert!(bases.iter().any(|(_, c)| *c == 0), "a clean base");
+    let mut rng = Rng(seed);
+    let mut failures = Vec::new();
+    for n in 0..cases {
+        let (base, before) = &bases[n % bases.len()];
+        let copy = tmp.path().join(format!("case-{n}"));
+        copy_dir(base, &copy);
+        let mut done = Vec::new();
+        let mut took = false;
+        for _ in 0..=rng.below(2) {
+            let d = damage(&copy, &mut rng);
+            took |= d.took_evidence;
+            done.push(d.what);
+        }
+        let (after, out) = verdict(&copy);
+        let worse_or_same = rank(after) >= rank(*before);
+        let clean_kept = *before == 0 && after == 0 && took;
+        if !worse_or_same || clean_kept {
+            failures.push(format!(
+                "case {n} ({}): {} -> {after} after {}\n{}",
+                base.file_name().unwrap().to_string_lossy(),
+                before,
+                done.join("; "),
+                out.lines()
+                    .filter(|l| l.contains("CLEAN") || l.contains("FINDINGS") || l.contains("│"))
+                    .take(12)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&copy);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} damaged runs judged better than their original (seed {seed}):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
