@@ -115,7 +115,7 @@ impl SweepDir {
             Ok(mut f) => std::io::Write::write_all(&mut f, file.text.as_bytes())
                 .map_err(|e| err(e.to_string()))?,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let before = std::fs::read_to_string(&copy).map_err(|e| err(e.to_string()))?;
+                let before = read_sweep_file(&copy).map_err(|e| err(e.to_string()))?;
                 if before != file.text {
                     return Err(err(format!(
                         "holds a sweep of another sweep file (or of {} before it changed): give a new --out-dir; resuming needs the same file",
@@ -130,11 +130,10 @@ impl SweepDir {
 
     /// An existing sweep directory, for merging.
     pub fn existing(path: &Path) -> Result<(SweepDir, String), ExpectedError> {
-        let text =
-            std::fs::read_to_string(path.join("sweep.toml")).map_err(|e| ExpectedError::Input {
-                path: path.display().to_string(),
-                message: format!("not a sweep directory (no sweep.toml: {e})"),
-            })?;
+        let text = read_sweep_file(&path.join("sweep.toml")).map_err(|e| ExpectedError::Input {
+            path: path.display().to_string(),
+            message: format!("not a sweep directory (no readable sweep.toml: {e})"),
+        })?;
         Ok((
             SweepDir {
                 path: path.to_path_buf(),
@@ -280,4 +279,16 @@ fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedErro
     };
     let text = serde_json::to_string_pretty(value).map_err(|e| write_error(e.to_string()))? + "\n";
     rundir::files::write_atomic(path, text.as_bytes()).map_err(|e| write_error(e.to_string()))
+}
+
+/// The most of a shard's `sweep.toml` that is read: a sweep file is a few
+/// kilobytes; a directory from elsewhere may hold a FIFO or a link to
+/// `/dev/zero` under that name.
+const MAX_SWEEP_FILE_BYTES: u64 = 16 << 20;
+
+/// A sweep directory's copy of its sweep file: a regular file, bounded.
+fn read_sweep_file(path: &Path) -> std::io::Result<String> {
+    let bytes = rundir::files::read_at_most(path, MAX_SWEEP_FILE_BYTES)?;
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }

@@ -617,3 +617,32 @@ fn cudawatch_suppress_for_one_leak_hides_that_leak_only_and_the_checklist_says_s
         "{item}"
     );
 }
+
+#[test]
+fn merge_refuses_a_shard_whose_sweep_file_is_a_fifo_or_dev_zero() {
+    // Before: a FIFO hung merge, and a link to /dev/zero was read until
+    // memory ran out.
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo-shard");
+    std::fs::create_dir(&fifo).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo.join("sweep.toml"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let zero = tmp.path().join("zero-shard");
+    std::fs::create_dir(&zero).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero.join("sweep.toml")).unwrap();
+    for shard in [&fifo, &zero] {
+        let out = run(cudawatch().args(["merge", "--format", "json"]).arg(shard));
+        assert_eq!(out.code, 4, "{}", out.stderr);
+        assert!(
+            out.stderr.contains("not a sweep directory") && out.stderr.lines().count() == 1,
+            "{}",
+            out.stderr
+        );
+    }
+}
