@@ -627,7 +627,7 @@ fn merge_refuses_a_shard_whose_sweep_file_is_a_fifo_or_dev_zero() {
     std::fs::create_dir(&fifo).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &fifo.join("sweep.toml"),
+        fifo.join("sweep.toml"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o644),
         0,
