@@ -143,3 +143,25 @@ fn ncu_figures_no_gpu_could_print_are_refused_not_read_as_less_waste() {
         );
     }
 }
+
+#[test]
+fn the_tools_own_failure_line_is_never_a_finding_in_the_program() {
+    // Before: "Tool execution failed: couldn't find exit code." became an
+    // error finding and a failed checklist item.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = file(
+        &tmp,
+        "memcheck.log",
+        b"========= COMPUTE-SANITIZER\n\
+          ========= Error: Target application terminated before first instrumented API call\n\
+          ========= Tool execution failed: couldn't find exit code.\n",
+    );
+    let out = run(cudawatch().args(["parse", "--format", "json"]).arg(&log));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = crate::helpers::json(&out);
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{}",
+        report["findings"]
+    );
+}
