@@ -646,3 +646,53 @@ fn merge_refuses_a_shard_whose_sweep_file_is_a_fifo_or_dev_zero() {
         );
     }
 }
+
+#[test]
+fn a_symlink_swapped_in_while_snippets_are_read_never_leaks_what_it_points_to() {
+    // Before: the path was checked, then opened again by name; a link
+    // swapped in between leaked the secret in 84 of 400 runs.
+    let tmp = tempfile::tempdir().unwrap();
+    let proj = tmp.path().join("proj");
+    std::fs::create_dir(&proj).unwrap();
+    let secret = tmp.path().join("secret.cu");
+    std::fs::write(&secret, "l1\nl2\nl3\nl4\nl5\nl6 TOPSECRET\nl7\n").unwrap();
+    let real = proj.join("real.cu");
+    std::fs::write(&real, "l1\nl2\nl3\nl4\nl5\nl6 MINE\nl7\n").unwrap();
+    let named = proj.join("mine.cu");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, named, real, secret, proj) = (
+            stop.clone(),
+            named.clone(),
+            real.clone(),
+            secret.clone(),
+            proj.clone(),
+        );
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Replace `mine.cu` atomically by a copy of the real file,
+                // then by a link to the secret, again and again.
+                let tmp_name = proj.join(format!(".swap-{n}"));
+                if n % 2 == 0 {
+                    std::fs::copy(&real, &tmp_name).unwrap();
+                } else {
+                    std::os::unix::fs::symlink(&secret, &tmp_name).unwrap();
+                }
+                std::fs::rename(&tmp_name, &named).unwrap();
+                n += 1;
+            }
+        })
+    };
+    let (mut leaked, mut shown_mine) = (0, 0);
+    for _ in 0..120 {
+        let shown = parse_naming(&proj, &named.display().to_string(), &[]);
+        leaked += usize::from(shown.contains("TOPSECRET"));
+        shown_mine += usize::from(shown.contains("MINE"));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert_eq!(leaked, 0, "the secret leaked in {leaked} of 120 runs");
+    // The race was really run: the real file was read some of the time.
+    assert!(shown_mine > 0, "the user's file was never shown");
+}
