@@ -674,7 +674,7 @@ fn a_symlink_swapped_in_while_snippets_are_read_never_leaks_what_it_points_to() 
                 // Replace `mine.cu` atomically by a copy of the real file,
                 // then by a link to the secret, again and again.
                 let tmp_name = proj.join(format!(".swap-{n}"));
-                if n % 2 == 0 {
+                if n.is_multiple_of(2) {
                     std::fs::copy(&real, &tmp_name).unwrap();
                 } else {
                     std::os::unix::fs::symlink(&secret, &tmp_name).unwrap();
