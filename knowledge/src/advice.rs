@@ -389,6 +389,19 @@ const KINDS: &[KindAdvice] = &[
         },
     },
     KindAdvice {
+        kind: "stream_race",
+        meaning: "two kernels on different CUDA streams touched the same tensor, at least one writing, with nothing ordering them (PyTorch's CSAN): the result depends on timing; CUDA_LAUNCH_BLOCKING=1 and racecheck both hide it",
+        advice: Advice {
+            causes: &[
+                "work on a side stream (torch.cuda.stream(s)) reads a tensor the default stream is still writing: call s.wait_stream(torch.cuda.current_stream()) first",
+                "the default stream uses a side stream's result without torch.cuda.current_stream().wait_stream(s) or an event",
+                "a tensor made on one stream and used on another without tensor.record_stream(other), so the allocator reuses its memory too early",
+            ],
+            stage: "csan",
+            next: "TORCH_CUDA_SANITIZER=1 python PROGRAM 2>&1 | cudawatch parse /dev/stdin",
+        },
+    },
+    KindAdvice {
         kind: "hazard",
         meaning: "one racecheck hazard between two threads: see the race it belongs to",
         advice: Advice {

@@ -21,6 +21,9 @@ pub enum Tool {
     Sanitizer,
     /// Nsight Compute.
     Ncu,
+    /// PyTorch's CUDA sanitizer (CSAN, `TORCH_CUDA_SANITIZER=1`): tensor
+    /// accesses from different streams with nothing ordering them.
+    Csan,
 }
 
 impl Tool {
@@ -34,6 +37,7 @@ impl Tool {
             Tool::Synccheck => "synccheck",
             Tool::Sanitizer => "sanitizer",
             Tool::Ncu => "ncu",
+            Tool::Csan => "csan",
         }
     }
 
@@ -55,6 +59,7 @@ impl Tool {
             Tool::Synccheck,
             Tool::Sanitizer,
             Tool::Ncu,
+            Tool::Csan,
         ]
         .into_iter()
         .find(|t| t.name() == name)
@@ -88,6 +93,9 @@ pub enum FindingKind {
     BarrierError,
     /// A shared-memory race between two accesses (racecheck analysis).
     Race,
+    /// Two kernels on different streams touch one tensor, at least one
+    /// writing, with no event or wait between them (PyTorch's CSAN).
+    StreamRace,
     /// One shared-memory hazard between two threads (racecheck hazard report).
     Hazard,
     /// A CUDA error reported by the program itself.
@@ -122,6 +130,7 @@ impl FindingKind {
             FindingKind::UnusedMemory => "unused_memory",
             FindingKind::BarrierError => "barrier_error",
             FindingKind::Race => "race",
+            FindingKind::StreamRace => "stream_race",
             FindingKind::Hazard => "hazard",
             FindingKind::CudaError => "cuda_error",
             FindingKind::DeviceAssert => "device_assert",

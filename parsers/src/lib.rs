@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 pub mod builder;
+pub mod csan;
 pub mod detect;
 pub mod error;
 pub mod ncu;

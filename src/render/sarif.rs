@@ -193,6 +193,9 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::UnusedMemory => "An allocation that was never used",
         FindingKind::BarrierError => "A barrier misused, e.g. __syncthreads() in divergent code",
         FindingKind::Race => "A shared-memory race between two accesses",
+        FindingKind::StreamRace => {
+            "Two streams touch one tensor with nothing ordering them (PyTorch CSAN)"
+        }
         FindingKind::Hazard => "A shared-memory hazard between two threads",
         FindingKind::CudaError => "The program reported a CUDA error",
         FindingKind::DeviceAssert => "A device-side assert failed",

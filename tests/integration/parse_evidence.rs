@@ -165,3 +165,42 @@ fn the_tools_own_failure_line_is_never_a_finding_in_the_program() {
         report["findings"]
     );
 }
+
+#[test]
+fn csan_on_the_guides_stream_race_gates_at_the_users_racing_lines() {
+    // The real H100 capture: the program exits 0 plainly and under
+    // CUDA_LAUNCH_BLOCKING=1; with TORCH_CUDA_SANITIZER=1 PyTorch prints
+    // its report. Before: a generic "python_exception" at line 18.
+    let dir = sample("pytorch_instruments").join("stream_race");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("csan.stderr")));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = crate::helpers::json(&out);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(
+        findings.len(),
+        1,
+        "the raised exception folds into the race: {findings:?}"
+    );
+    let race = &findings[0];
+    assert_eq!(race["kind"], "stream_race");
+    assert_eq!(race["tool"], "csan");
+    assert!(
+        race["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("stream_race.py")
+    );
+    assert_eq!(race["location"]["line"], 18, "the side stream's read");
+    assert_eq!(
+        race["other"]["location"]["line"], 16,
+        "the default stream's write"
+    );
+    assert_eq!(race["owner"]["owner"], "user");
+    // The plain runs of the same program say nothing: the race is CSAN's alone.
+    for run_name in ["plain.stderr", "nosync.stderr"] {
+        let plain = std::fs::read(dir.join(run_name)).unwrap();
+        assert!(plain.is_empty(), "{run_name} is empty: the program exits 0");
+    }
+}
