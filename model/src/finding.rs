@@ -49,6 +49,18 @@ impl Tool {
         Tool::Synccheck,
     ];
 
+    /// Every kind of stage a run can have, in the order cudawatch runs them:
+    /// the one list that `--stages`, sweep files and the checklist follow.
+    pub const STAGES: [Tool; 7] = [
+        Tool::Plain,
+        Tool::Memcheck,
+        Tool::Racecheck,
+        Tool::Initcheck,
+        Tool::Synccheck,
+        Tool::Csan,
+        Tool::Ncu,
+    ];
+
     /// Parses a tool name as written by [`Tool::name`].
     pub fn from_name(name: &str) -> Option<Tool> {
         [

@@ -321,16 +321,25 @@ impl ReportBuilder {
         evidence
     }
 
+    /// Folds the race reports of PyTorch's CSAN from the output of a
+    /// program run with `TORCH_CUDA_SANITIZER=1`; nothing else of that
+    /// output (the plain run judges the program's own failures). Returns
+    /// how many race sites it held.
+    pub fn csan(&mut self, name: &str, bytes: &[u8]) -> usize {
+        let text = String::from_utf8_lossy(bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        self.program_sites(name, Tool::Csan, crate::csan::parse(&lines))
+    }
+
     /// Folds a program's own output (the plain run's stderr and stdout).
     /// Returns how many findings it held.
     pub fn program_output(&mut self, name: &str, bytes: &[u8]) -> usize {
-        let sites = program::parse(bytes);
-        self.input(
-            name,
-            InputKind::ProgramOutput,
-            Tool::Plain,
-            sites.len() as u64,
-        );
+        self.program_sites(name, Tool::Plain, program::parse(bytes))
+    }
+
+    /// Records a program's output as an input of `tool` and folds its sites.
+    fn program_sites(&mut self, name: &str, tool: Tool, sites: Vec<Site>) -> usize {
+        self.input(name, InputKind::ProgramOutput, tool, sites.len() as u64);
         let n = sites.len();
         for site in sites {
             self.folder.add_site(site);

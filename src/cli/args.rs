@@ -604,18 +604,22 @@ pub enum StageName {
     Initcheck,
     /// compute-sanitizer synccheck.
     Synccheck,
+    /// PyTorch's CUDA sanitizer (CSAN): races between streams, in Python
+    /// programs that use torch (not applicable to others).
+    Csan,
     /// Nsight Compute coalescing metrics.
     Ncu,
 }
 
 impl StageName {
     /// Every stage in run order.
-    pub const ALL: [StageName; 6] = [
+    pub const ALL: [StageName; 7] = [
         StageName::Plain,
         StageName::Memcheck,
         StageName::Racecheck,
         StageName::Initcheck,
         StageName::Synccheck,
+        StageName::Csan,
         StageName::Ncu,
     ];
 }

@@ -152,12 +152,15 @@ pub fn color(arg: ColorArg) -> ColorChoice {
 
 /// A stage name of `--stages`.
 pub fn stage(name: StageName) -> Tool {
+    // StageName::ALL and Tool::STAGES are the same list in the same order:
+    // tested below, so that clap's values cannot drift from the model's.
     match name {
         StageName::Plain => Tool::Plain,
         StageName::Memcheck => Tool::Memcheck,
         StageName::Racecheck => Tool::Racecheck,
         StageName::Initcheck => Tool::Initcheck,
         StageName::Synccheck => Tool::Synccheck,
+        StageName::Csan => Tool::Csan,
         StageName::Ncu => Tool::Ncu,
     }
 }
@@ -166,4 +169,14 @@ pub fn stage(name: StageName) -> Tool {
 /// negative, not finite or over a year.
 fn seconds(value: f64) -> Duration {
     Duration::try_from_secs_f64(value).unwrap_or(Duration::ZERO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stage_flag_offers_exactly_the_models_stages_in_order() {
+        assert_eq!(StageName::ALL.map(stage), Tool::STAGES);
+    }
 }

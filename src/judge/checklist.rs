@@ -90,6 +90,7 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         (Tool::Racecheck, "racecheck_clean", "racecheck clean"),
         (Tool::Initcheck, "initcheck_clean", "initcheck clean"),
         (Tool::Synccheck, "synccheck_clean", "synccheck clean"),
+        (Tool::Csan, "no_stream_races", "no races between streams"),
     ] {
         let of_stage = |s: &Site| {
             s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
@@ -253,6 +254,14 @@ fn ran(stage: &StageReport) -> bool {
 
 fn not_checked(stage: Option<&StageReport>) -> (CheckStatus, String) {
     match stage {
+        // A stage that does not apply to this program (CSAN to a C++
+        // binary, or to a program that never imported torch) has a record
+        // and was skipped on purpose; one the run never reached (no record)
+        // stays inconclusive below.
+        Some(s) if s.outcome == cudawatch_model::Outcome::Skipped && s.end.is_some() => (
+            CheckStatus::Skipped,
+            format!("{}: {}", s.tool.name(), s.reason),
+        ),
         Some(s) => (
             CheckStatus::Inconclusive,
             format!("{}: {}", s.tool.name(), s.reason),
@@ -493,11 +502,20 @@ mod tests {
         assert_eq!(status(&items, "memory_headroom"), CheckStatus::Pass);
         // An interrupted run lists the stages it never reached: inconclusive.
         let mut interrupted = report.clone();
-        interrupted
-            .stages
-            .push(stage(Tool::Racecheck, Outcome::Skipped));
+        interrupted.stages.push(StageReport {
+            end: None,
+            ..stage(Tool::Racecheck, Outcome::Skipped)
+        });
         let items = judge(&interrupted, &with(LIMITS));
         assert_eq!(status(&items, "racecheck_clean"), CheckStatus::Inconclusive);
+        // A stage that does not apply (CSAN to a C++ binary) is skipped.
+        let mut native = report.clone();
+        native.stages.push(StageReport {
+            end: Some(ProcessEnd::NotStarted),
+            ..stage(Tool::Csan, Outcome::Skipped)
+        });
+        let items = judge(&native, &with(LIMITS));
+        assert_eq!(status(&items, "no_stream_races"), CheckStatus::Skipped);
     }
 
     #[test]

@@ -5,6 +5,16 @@
 pub mod program;
 mod python;
 
+/// cudawatch's Python startup hook (`hook/sitecustomize.py`): written into
+/// the run directory's `hook/` folder by the run, put first on PYTHONPATH
+/// by the stages that need it.
+pub const HOOK_SITECUSTOMIZE: &str = include_str!("hook/sitecustomize.py");
+
+/// The folder of the run directory the hook is written to.
+pub fn hook_dir(run_dir: &Path) -> PathBuf {
+    run_dir.join("hook")
+}
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -121,6 +131,9 @@ pub struct Stage {
     /// Why the stage cannot start (its tool was found nowhere): the
     /// supervisor records this instead of spawning.
     pub cannot_start: Option<String>,
+    /// Why the stage does not apply to this program (CSAN to a program
+    /// that is not Python): recorded, never run, never clean.
+    pub not_applicable: Option<String>,
 }
 
 /// A whole run, ready for the supervisor.
@@ -159,9 +172,31 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
     let mut env = vec![("CUDAWATCH_STAGE".to_string(), tool.name().to_string())];
     let mut env_remove = Vec::new();
     let program = &settings.program;
+    let mut not_applicable = None;
     let argv = match tool {
         Tool::Plain => {
             env.push(("CUDA_LAUNCH_BLOCKING".into(), "1".into()));
+            program.clone()
+        }
+        Tool::Csan => {
+            // The program as it runs for real (streams overlap only
+            // without CUDA_LAUNCH_BLOCKING), with PyTorch's sanitizer on and
+            // the hook saying afterwards whether it really was.
+            if !python {
+                not_applicable = Some(
+                    "not applicable: CSAN watches PyTorch's tensors, and this is not a Python program"
+                        .to_string(),
+                );
+            }
+            env.push(("TORCH_CUDA_SANITIZER".into(), "1".into()));
+            env.push(("CUDAWATCH_HOOK_OUT".into(), dir.display().to_string()));
+            let hook = hook_dir(run_dir).display().to_string();
+            let path = match std::env::var("PYTHONPATH") {
+                Ok(old) if !old.is_empty() => format!("{hook}:{old}"),
+                _ => hook,
+            };
+            env.push(("PYTHONPATH".into(), path));
+            env_remove.push("CUDA_LAUNCH_BLOCKING".into());
             program.clone()
         }
         Tool::Ncu => ncu::profile_argv(
@@ -170,7 +205,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
             &dir.join("profile"),
             program,
         ),
-        _ => {
+        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
             if python && !settings.keep_caching_allocator {
                 let (set, remove) =
                     python::allocator_off(std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok());
@@ -194,7 +229,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
     let cannot_start = argv
         .first()
         .and_then(|exe| settings.tools.missing(std::path::Path::new(exe)))
-        .filter(|_| tool != Tool::Plain)
+        .filter(|_| !matches!(tool, Tool::Plain | Tool::Csan))
         .map(str::to_string);
     Stage {
         tool,
@@ -203,6 +238,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
         env_remove,
         dir,
         cannot_start,
+        not_applicable,
     }
 }
 

@@ -150,6 +150,18 @@ fn read_stage(
             let (o, r) = classify::plain(record, found);
             (o, r, ToolSummary::default())
         }
+        Tool::Csan => {
+            let mut output = read("stderr");
+            output.extend(read("stdout"));
+            let races = builder.csan(&rel("stderr"), &output);
+            // What the hook saw at the program's exit; absent when it could
+            // not run or the program never got to exit.
+            let hook: Option<classify::HookFacts> = files::read(&stage_dir.join("hook.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok());
+            let (o, r) = classify::csan(record, races, hook.as_ref());
+            (o, r, ToolSummary::default())
+        }
         Tool::Ncu => {
             let raw = read("raw.csv");
             let details = read("details.csv");
@@ -188,7 +200,7 @@ fn read_stage(
             let (o, r) = classify::ncu(record, &evidence, uncoalesced, profile);
             (o, r, evidence.summary)
         }
-        _ => {
+        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
             let text = read("stdout");
             let xml_file = format!("{}.xml", tool.name());
             let xml = files::open(&stage_dir.join(&xml_file))

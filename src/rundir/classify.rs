@@ -27,7 +27,7 @@ fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, St
         // The lookup's own message already says where it looked and what to do.
         let hint = match record.tool {
             _ if error.contains("; install") => String::new(),
-            Tool::Plain => String::new(),
+            Tool::Plain | Tool::Csan => String::new(),
             Tool::Ncu => "; install Nsight Compute or pass --ncu / CUDAWATCH_NCU".into(),
             _ => "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER".into(),
         };
@@ -315,6 +315,98 @@ fn selected_launches(command: &[String]) -> String {
     }
 }
 
+/// What cudawatch's Python hook saw at the program's exit (`hook.json`,
+/// written by `plan/hook/sitecustomize.py`).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct HookFacts {
+    /// Whether the program imported torch at all.
+    #[serde(default)]
+    pub torch_imported: bool,
+    /// torch's version, when it did.
+    #[serde(default)]
+    pub torch_version: Option<String>,
+    /// Whether PyTorch's CUDA sanitizer was on; `None` when the hook could
+    /// not tell (a torch without `torch.cuda._sanitizer`).
+    #[serde(default)]
+    pub csan_enabled: Option<bool>,
+}
+
+/// What CSAN cannot see, said with every verdict of its stage.
+const CSAN_BLIND_SPOTS: &str = "CSAN sees PyTorch's operators on PyTorch's streams: not the \
+     arguments of custom kernels (CuPy, Triton, extensions), nor streams PyTorch does not know";
+
+/// The CSAN stage: the program run with `TORCH_CUDA_SANITIZER=1`. CSAN
+/// prints nothing when it finds nothing, so silence is clean only when the
+/// hook saw, at the program's normal exit, that CSAN was on.
+pub fn csan(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Outcome, String) {
+    if let Some(why) = &record.not_applicable {
+        return (Outcome::Skipped, why.clone());
+    }
+    if let Some(problem) = process_problem(record, "the program under CSAN") {
+        return problem;
+    }
+    if races > 0 {
+        return (
+            Outcome::Findings,
+            format!(
+                "CSAN reported {} ({CSAN_BLIND_SPOTS})",
+                plural(races as u64, "race site")
+            ),
+        );
+    }
+    let Some(hook) = hook else {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "cudawatch's Python hook did not report ({}; CUDAWATCH_NO_HOOK set, a Python it \
+                 cannot run in, or no normal exit), so CSAN's silence proves nothing",
+                describe_end(record.end)
+            ),
+        );
+    };
+    if !hook.torch_imported {
+        return (
+            Outcome::Skipped,
+            "not applicable: the program never imported torch, and CSAN watches PyTorch's tensors"
+                .into(),
+        );
+    }
+    let torch = hook.torch_version.as_deref().unwrap_or("?");
+    match hook.csan_enabled {
+        Some(true) => {}
+        Some(false) => {
+            return (
+                Outcome::Inconclusive,
+                format!("torch {torch} ignored TORCH_CUDA_SANITIZER=1: CSAN was off"),
+            );
+        }
+        None => {
+            return (
+                Outcome::Inconclusive,
+                format!(
+                    "torch {torch} has no CSAN that cudawatch can see (torch.cuda._sanitizer): \
+                     nothing was checked"
+                ),
+            );
+        }
+    }
+    if record.end != ProcessEnd::Exited(0) {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program {} under CSAN with no race reported: checked only up to there",
+                describe_end(record.end)
+            ),
+        );
+    }
+    (
+        Outcome::Clean,
+        format!(
+            "CSAN (torch {torch}) watched the whole run and reported no race ({CSAN_BLIND_SPOTS})"
+        ),
+    )
+}
+
 /// The ncu stage.
 pub fn ncu(
     record: &StageRecord,
@@ -433,6 +525,7 @@ mod tests {
             left_behind: false,
             spawn_error: None,
             unfinished: false,
+            not_applicable: None,
             gpu_memory_mib: None,
             imports: Vec::new(),
         }

@@ -53,6 +53,9 @@ pub struct StageRecord {
     /// written by the supervisor; made up when a run directory is read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unfinished: bool,
+    /// Why the stage does not apply to this program (never run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<String>,
     /// Peak and total GPU memory in MiB (plain stage).
     #[serde(default)]
     pub gpu_memory_mib: Option<(u64, u64)>,
@@ -78,6 +81,7 @@ impl StageRecord {
             left_behind: false,
             spawn_error: None,
             unfinished: true,
+            not_applicable: None,
             gpu_memory_mib: None,
             imports: Vec::new(),
         }

@@ -182,7 +182,11 @@ async fn run_stage(
         cwd: None,
     };
     let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
-    let end = match &stage.cannot_start {
+    let end = match stage
+        .cannot_start
+        .as_ref()
+        .or(stage.not_applicable.as_ref())
+    {
         Some(why) => ChildEnd::not_started(why.clone()),
         None => {
             supervise(&spec, signals, |pgid| {
@@ -212,7 +216,13 @@ async fn run_stage(
         killed: end.killed,
         left_behind: end.left_behind,
         unfinished: false,
-        spawn_error: end.spawn_error.clone().or(end.write_error.clone()),
+        // Not applicable is a fact about the program, not a failure to start.
+        not_applicable: stage.not_applicable.clone(),
+        spawn_error: if stage.not_applicable.is_some() {
+            None
+        } else {
+            end.spawn_error.clone().or(end.write_error.clone())
+        },
         gpu_memory_mib,
         imports: Vec::new(),
     };

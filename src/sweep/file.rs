@@ -8,21 +8,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use cudawatch_model::Expect;
+use cudawatch_model::{Expect, Tool};
 use serde::Deserialize;
 use toml::Spanned;
 
 use crate::errors::ExpectedError;
 
-/// The stage names `--stages` takes.
-const STAGES: [&str; 6] = [
-    "plain",
-    "memcheck",
-    "racecheck",
-    "initcheck",
-    "synccheck",
-    "ncu",
-];
 /// A target's wall time when neither it nor `[defaults]` sets one.
 const DEFAULT_TIMEOUT: f64 = 4.0 * 3600.0;
 
@@ -297,12 +288,12 @@ fn check_stages(stages: &Spanned<Vec<String>>) -> Result<(), String> {
     match stages
         .get_ref()
         .iter()
-        .find(|s| !STAGES.contains(&s.as_str()))
+        .find(|s| !Tool::STAGES.iter().any(|t| t.name() == s.as_str()))
     {
         Some(bad) => Err(format!(
             "`stages`: unknown stage \"{}\"; stages are {}",
             bad.escape_default(),
-            STAGES.join(", ")
+            Tool::STAGES.map(Tool::name).join(", ")
         )),
         None => Ok(()),
     }

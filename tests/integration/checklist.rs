@@ -61,9 +61,16 @@ fn each_planted_bug_fails_its_own_checklist_item() {
 #[test]
 fn the_clean_program_passes_every_item() {
     let items = checklist("clean");
-    assert_eq!(items.len(), 10);
+    assert_eq!(items.len(), 11);
     for (id, status) in items {
-        assert_eq!(status, "pass", "{id}");
+        // The saved run predates the CSAN stage (and the program is C++,
+        // to which it does not apply): its item is skipped, never passed.
+        let expected = if id == "no_stream_races" {
+            "skipped"
+        } else {
+            "pass"
+        };
+        assert_eq!(status, expected, "{id}");
     }
 }
 

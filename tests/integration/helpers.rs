@@ -109,3 +109,14 @@ pub fn site_of_kind<'a>(report: &'a serde_json::Value, kind: &str) -> &'a serde_
         .and_then(|sites| sites.iter().find(|s| s["kind"] == kind))
         .unwrap_or_else(|| panic!("no {kind} site in {report}"))
 }
+
+/// The checklist item `id` of a JSON report.
+pub fn checklist_item(report: &serde_json::Value, id: &str) -> serde_json::Value {
+    report["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == id)
+        .unwrap_or_else(|| panic!("{id} in the checklist"))
+        .clone()
+}

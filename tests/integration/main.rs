@@ -6,6 +6,7 @@
 mod architecture;
 mod checklist;
 mod config;
+mod csan_stage;
 mod diff;
 mod doctor;
 mod evidence;

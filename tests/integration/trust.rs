@@ -603,14 +603,7 @@ fn cudawatch_suppress_for_one_leak_hides_that_leak_only_and_the_checklist_says_s
         .arg(&rules)
         .arg(&dir));
     assert_eq!(judged.code, 0, "{}", judged.stderr);
-    let judged = crate::helpers::json(&judged);
-    let item = judged["checklist"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["id"] == "no_leaks")
-        .unwrap()
-        .clone();
+    let item = crate::helpers::checklist_item(&crate::helpers::json(&judged), "no_leaks");
     let evidence = item["evidence"].as_str().unwrap();
     assert!(
         !evidence.contains("found none") && evidence.contains("2 leaks accepted"),

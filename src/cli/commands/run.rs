@@ -103,6 +103,26 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             );
         }
     }
+    // The Python hook goes into the run directory (never the user's tree),
+    // for the stages that put it on PYTHONPATH.
+    if plan
+        .stages
+        .iter()
+        .any(|s| s.tool == cudawatch_model::Tool::Csan && s.not_applicable.is_none())
+    {
+        let dir = plan::hook_dir(&run_dir);
+        std::fs::create_dir_all(&dir)
+            .and_then(|_| {
+                rundir::files::write_atomic(
+                    &dir.join("sitecustomize.py"),
+                    plan::HOOK_SITECUSTOMIZE.as_bytes(),
+                )
+            })
+            .map_err(|e| ExpectedError::RunDir {
+                path: dir.display().to_string(),
+                message: e.to_string(),
+            })?;
+    }
     let mut assembler = Assembler::new(&run_dir, run.clone(), &settings::source_root(&args.output));
     if run_settings.stream && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!(

@@ -1,0 +1,1 @@
+"""torch.cuda of the fake torch."""

@@ -1,0 +1,218 @@
+//! The CSAN stage end to end without a GPU: real `python3`, cudawatch's
+//! real hook, a fake `torch` (tests/fakes/pytorch/) that turns CSAN on as
+//! torch 2.11 does, and the race report PyTorch printed on the H100
+//! (sample-reports/pytorch_instruments/stream_race/csan.stderr).
+
+use std::path::{Path, PathBuf};
+
+use crate::helpers::{Output, checklist_item, cudawatch, json, root, run, sample};
+use crate::run::stage;
+
+/// `cudawatch run` of the plain and csan stages, up to the run directory.
+const RUN_PLAIN_AND_CSAN: [&str; 6] = [
+    "run",
+    "--stages",
+    "plain,csan",
+    "--format",
+    "json",
+    "--out-dir",
+];
+
+struct Case {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    out: Output,
+}
+
+/// `cudawatch run --stages plain,csan -- python3 prog.py` with `program` as
+/// prog.py, the fake torch and a user `sitecustomize` on PYTHONPATH.
+fn csan_run(program: &str, env: &[(&str, &str)]) -> Case {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("usersite");
+    std::fs::create_dir(&site).unwrap();
+    // The user's own startup hook: it must still run under cudawatch's.
+    std::fs::write(
+        site.join("sitecustomize.py"),
+        "import os\nopen(os.path.join(os.environ['MARKER_DIR'], 'user-sitecustomize-' + \
+         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("prog.py"), program).unwrap();
+    let dir = tmp.path().join("run");
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .env(
+            "PYTHONPATH",
+            format!(
+                "{}:{}",
+                site.display(),
+                root().join("tests/fakes/pytorch").display()
+            ),
+        )
+        .env("MARKER_DIR", tmp.path())
+        .env(
+            "RACE_REPORT",
+            sample("pytorch_instruments").join("stream_race/csan.stderr"),
+        )
+        .args(RUN_PLAIN_AND_CSAN)
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run(cmd);
+    Case {
+        _tmp: tmp,
+        dir,
+        out,
+    }
+}
+
+fn csan_stage(case: &Case) -> serde_json::Value {
+    stage(&json(&case.out), "csan").clone()
+}
+
+const USES_TORCH: &str = "import torch\nprint('step 0 loss 2.31')\n";
+
+/// Prints PyTorch's real race report and raises as CSAN does, only when
+/// CSAN is on; plainly the program is silent and exits 0 (as on the H100).
+const RACES: &str = "import os, sys, torch
+print('step 0 loss 2.31')
+if torch.cuda._sanitizer.cuda_sanitizer.enabled:
+    sys.stderr.write(open(os.environ['RACE_REPORT']).read())
+    sys.exit(1)
+";
+
+#[test]
+fn a_correct_torch_program_is_clean_under_csan_and_the_users_sitecustomize_still_runs() {
+    let case = csan_run(USES_TORCH, &[]);
+    assert_eq!(case.out.code, 0, "{}", case.out.stderr);
+    let csan = csan_stage(&case);
+    assert_eq!(csan["outcome"], "clean", "{csan}");
+    let reason = csan["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("torch 2.11.0+fake")
+            && reason.contains("not the arguments of custom kernels"),
+        "{reason}"
+    );
+    let marker = case.dir.parent().unwrap().join("user-sitecustomize-csan");
+    assert!(
+        marker.exists(),
+        "the user's sitecustomize ran under the hook"
+    );
+    // The hook wrote into the stage's folder only.
+    assert!(case.dir.join("csan/hook.json").exists());
+    let env: Vec<&str> = csan["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert!(env.contains(&"TORCH_CUDA_SANITIZER=1"), "{env:?}");
+    assert!(
+        env.contains(&"-CUDA_LAUNCH_BLOCKING"),
+        "streams must overlap: {env:?}"
+    );
+}
+
+#[test]
+fn the_guides_stream_race_gates_at_the_users_lines_under_csan_only() {
+    let case = csan_run(RACES, &[]);
+    assert_eq!(case.out.code, 1, "{}", case.out.stderr);
+    let report = json(&case.out);
+    assert_eq!(stage(&report, "plain")["outcome"], "clean");
+    assert_eq!(stage(&report, "csan")["outcome"], "findings");
+    let race = crate::helpers::site_of_kind(&report, "stream_race");
+    assert_eq!(race["location"]["line"], 18);
+    assert_eq!(race["other"]["location"]["line"], 16);
+    let item = checklist_item(&report, "no_stream_races");
+    assert_eq!(item["status"], "fail", "{item}");
+}
+
+#[test]
+fn csan_is_never_clean_without_evidence_that_it_watched() {
+    // (what, program, environment, outcome, words of the reason)
+    type Row<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str);
+    let rows: Vec<Row> = vec![
+        (
+            "never imports torch",
+            "print('no torch here')\n",
+            vec![],
+            "skipped",
+            "never imported torch",
+        ),
+        (
+            "a torch that ignores the variable",
+            USES_TORCH,
+            vec![("FAKE_TORCH_CSAN", "off")],
+            "inconclusive",
+            "ignored TORCH_CUDA_SANITIZER=1",
+        ),
+        (
+            "a torch without CSAN",
+            USES_TORCH,
+            vec![("FAKE_TORCH_CSAN", "missing")],
+            "inconclusive",
+            "has no CSAN",
+        ),
+        (
+            "the hook turned off",
+            USES_TORCH,
+            vec![("CUDAWATCH_NO_HOOK", "1")],
+            "inconclusive",
+            "hook did not report",
+        ),
+        (
+            "killed before its exit",
+            "import os, signal, torch\nos.kill(os.getpid(), signal.SIGKILL)\n",
+            vec![],
+            "target failed",
+            "",
+        ),
+    ];
+    for (name, program, env, outcome, words) in rows {
+        let case = csan_run(program, &env);
+        let csan = csan_stage(&case);
+        let reason = csan["reason"].as_str().unwrap();
+        if outcome == "target failed" {
+            // Killed before the hook could write: never clean.
+            assert_ne!(csan["outcome"], "clean", "{name}: {csan}");
+            continue;
+        }
+        assert_eq!(csan["outcome"], outcome, "{name}: {csan}");
+        assert!(reason.contains(words), "{name}: {reason}");
+        if outcome == "inconclusive" {
+            assert_eq!(case.out.code, 3, "{name}: {}", case.out.stderr);
+        }
+        if outcome == "skipped" {
+            // Not applicable is neither clean nor "not checked".
+            assert_eq!(case.out.code, 0, "{name}: {}", case.out.stderr);
+            let item = checklist_item(&json(&case.out), "no_stream_races");
+            assert_eq!(item["status"], "skipped", "{name}: {item}");
+        }
+    }
+}
+
+#[test]
+fn csan_does_not_apply_to_a_program_that_is_not_python() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(cudawatch()
+        .args(RUN_PLAIN_AND_CSAN)
+        .arg(&dir)
+        .args(["--", "true"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let csan = stage(&json(&out), "csan").clone();
+    assert_eq!(csan["outcome"], "skipped", "{csan}");
+    assert!(
+        csan["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("not applicable"),
+        "{csan}"
+    );
+    assert!(
+        !Path::new(&dir.join("hook")).exists(),
+        "no hook written for it"
+    );
+}
