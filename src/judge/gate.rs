@@ -37,6 +37,9 @@ pub struct Facts<'a> {
     pub unchecked: Vec<&'a str>,
     /// Files of a parsed report that broke off.
     pub damaged_inputs: Vec<&'a str>,
+    /// Every stage of the run was skipped (none applied to the program):
+    /// nothing was checked, so the run cannot be clean.
+    pub nothing_checked: bool,
     /// The user stopped the run.
     pub interrupted: bool,
 }
@@ -124,6 +127,9 @@ impl<'a> Facts<'a> {
             },
             unchecked: titles(CheckStatus::Inconclusive),
             damaged_inputs,
+            nothing_checked: !report.interrupted
+                && !report.stages.is_empty()
+                && report.stages.iter().all(|s| s.outcome == Outcome::Skipped),
             interrupted: report.interrupted,
         }
     }
@@ -135,7 +141,8 @@ impl<'a> Facts<'a> {
         {
             code = worst(code, exit_codes::FINDINGS);
         }
-        if !self.inconclusive.is_empty() || !self.damaged_inputs.is_empty() {
+        if !self.inconclusive.is_empty() || !self.damaged_inputs.is_empty() || self.nothing_checked
+        {
             code = worst(code, exit_codes::INCONCLUSIVE);
         }
         if self.interrupted {

@@ -30,6 +30,20 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             ),
         );
     }
+    if facts.nothing_checked {
+        let why: Vec<String> = report
+            .stages
+            .iter()
+            .map(|s| format!("{} ({})", s.tool.name(), s.reason))
+            .collect();
+        push(
+            VerdictLabel::Inconclusive,
+            format!(
+                "no stage applied to this program, so nothing was checked: {}",
+                why.join("; ")
+            ),
+        );
+    }
     if !facts.damaged_inputs.is_empty() {
         push(
             VerdictLabel::Inconclusive,
@@ -116,7 +130,10 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                 accepted,
             ]),
         );
-    } else if facts.inconclusive.is_empty() && facts.damaged_inputs.is_empty() {
+    } else if facts.inconclusive.is_empty()
+        && facts.damaged_inputs.is_empty()
+        && !facts.nothing_checked
+    {
         // Clean as far as it was checked: say what was not.
         let mut line = String::from("no errors found");
         if !report.warnings.is_empty() {

@@ -216,3 +216,19 @@ fn csan_does_not_apply_to_a_program_that_is_not_python() {
         "no hook written for it"
     );
 }
+
+#[test]
+fn a_run_whose_every_stage_did_not_apply_checked_nothing_and_is_not_clean() {
+    // `--stages csan` on a C++ binary: before, "CLEAN", exit 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(cudawatch()
+        .args(["run", "--stages", "csan", "--out-dir"])
+        .arg(tmp.path().join("run"))
+        .args(["--", "true"]));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("nothing was checked") && !out.stderr.contains("CLEAN"),
+        "{}",
+        out.stderr
+    );
+}
