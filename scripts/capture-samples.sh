@@ -26,7 +26,7 @@ PY=${PYTHON:-python3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 NCU_METRICS=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct,gpu__time_duration.sum
 
-CPP_CASES=(oob_read oob_write misaligned smem_race uninit_read leak device_assert
+CPP_CASES=(oob_read oob_write misaligned smem_race warp_race uninit_read leak device_assert
   invalid_launch api_error divergent_barrier coalescing no_kernel_image clean)
 PY_CASES=(torch_index_oob torch_oom triton_hidden_oob cupy_cublas_error torch_train_clean)
 
@@ -125,6 +125,7 @@ specials() {
   # Variants that show the tools' traps.
   sanitize oob_write memcheck memcheck-limit5 --print-limit 5
   sanitize smem_race racecheck racecheck-all --racecheck-report all
+  sanitize warp_race racecheck racecheck-all --racecheck-report all
   sanitize leak initcheck initcheck-unused --track-unused-memory
   SAN_ENV="" sanitize triton_hidden_oob memcheck memcheck-cached
   record memcheck no_cuda -- compute-sanitizer --tool memcheck --xml \
@@ -186,7 +187,7 @@ programs=()
 for c in "${cases[@]}"; do
   case $c in
     env) environment ;;
-    specials) build oob_write; build smem_race; build leak ;;
+    specials) build oob_write; build smem_race; build warp_race; build leak ;;
     teardown) ;;
     variants) build coalescing; build oob_write; build leak ;;
     ncu) build coalescing ;;

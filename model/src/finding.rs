@@ -169,6 +169,17 @@ pub enum Severity {
     Error,
 }
 
+impl Severity {
+    /// Lower-case name, as serialised.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
 /// A thread or block index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Dim3 {
@@ -414,6 +425,11 @@ pub struct Site {
     /// the gate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_baseline: bool,
+    /// The severity the tool gave, when cudawatch judged the finding more
+    /// severe (a warp-level race racecheck calls a warning is a real bug in
+    /// the user's kernel on sm_70 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_severity: Option<Severity>,
     /// Whose code it happened in, and why cudawatch thinks so (set when
     /// the report is judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]

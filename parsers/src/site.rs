@@ -31,6 +31,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         unrecognised: Vec::new(),
         suppressed: None,
         in_baseline: false,
+        tool_severity: None,
         owner: None,
         consequence_of: None,
         explain: None,

@@ -398,6 +398,13 @@ pub struct GateArgs {
     /// ATen are reported, not gating. `all` counts every finding.
     #[arg(help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
+    /// racecheck calls races between lanes of one warp (shared memory
+    /// without `__syncwarp`) warnings; on sm_70 and later the lanes do not
+    /// run in lockstep, so in the user's kernels they are real races and
+    /// gate as errors. `report` keeps racecheck's level, for code that
+    /// targets older GPUs only.
+    #[arg(help_heading = "Gate", long, value_enum, default_value_t = RacecheckWarningsArg::Gate, env = "CUDAWATCH_RACECHECK_WARNINGS")]
+    pub racecheck_warnings: RacecheckWarningsArg,
     /// A TOML file of suppression rules: matching findings stay visible as
     /// suppressed and do not fail the gate; expired rules stop hiding.
     #[arg(
@@ -569,6 +576,15 @@ pub enum FailOnArg {
     Note,
     /// Findings never fail (inconclusive stages still do).
     Never,
+}
+
+/// `--racecheck-warnings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RacecheckWarningsArg {
+    /// Races in the user's kernels gate whatever racecheck's level.
+    Gate,
+    /// racecheck's warnings stay warnings.
+    Report,
 }
 
 /// `--gate-scope`.

@@ -9,8 +9,8 @@ use std::time::Duration;
 use cudawatch_model::Tool;
 
 use super::args::{
-    ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, LeakCheckArg, OutputArgs, RunArgs,
-    StageName, SweepGateArgs,
+    ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, LeakCheckArg, OutputArgs,
+    RacecheckWarningsArg, RunArgs, StageName, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
@@ -104,6 +104,10 @@ fn gate_policy(
             .map(judge::suppress::load)
             .transpose()?,
         today: judge::suppress::today(),
+        racecheck_warnings: match gate.racecheck_warnings {
+            RacecheckWarningsArg::Gate => judge::RacecheckWarnings::Gate,
+            RacecheckWarningsArg::Report => judge::RacecheckWarnings::Report,
+        },
     })
 }
 

@@ -13,6 +13,9 @@ pub struct Facts<'a> {
     pub gating: Vec<&'a Site>,
     /// Open error findings in scope that do not fail (`--fail-on never`).
     pub open_errors_not_gating: usize,
+    /// Open warnings and notes in scope that do not fail: listed, so the
+    /// verdict may not call the run clean.
+    pub open_warnings_not_gating: usize,
     /// Open findings outside the gate's scope (inside framework or library code).
     pub out_of_scope: usize,
     /// The failure the other sites follow from, when it gates.
@@ -104,6 +107,17 @@ impl<'a> Facts<'a> {
                         && s.consequence_of.is_none()
                         && policy.in_scope(s)
                         && s.severity == Severity::Error
+                        && !policy.gates(s)
+                })
+                .count(),
+            open_warnings_not_gating: report
+                .findings
+                .iter()
+                .filter(|s| {
+                    is_open(s)
+                        && s.consequence_of.is_none()
+                        && policy.in_scope(s)
+                        && s.severity != Severity::Error
                         && !policy.gates(s)
                 })
                 .count(),

@@ -10,19 +10,21 @@ pub mod explain_links;
 pub mod gate;
 pub mod owner;
 pub mod policy;
+pub mod severity;
 pub mod snippets;
 pub mod suppress;
 pub mod verdict;
 
 use cudawatch_model::{Judgement, Report};
 
-pub use policy::{FailOn, GateScope, Policy, Thresholds};
+pub use policy::{FailOn, GateScope, Policy, RacecheckWarnings, Thresholds};
 
 /// Names each finding's owner, links consequences to their root cause, and marks the findings the policy accepts:
 /// suppressed by a rule, or already in the baseline (a rule that expired
 /// adds a warning instead).
 pub fn accept(report: &mut Report, policy: &Policy) {
     owner::assign(report);
+    severity::judge(report, policy);
     consequences::link(report);
     explain_links::link(report);
     if let Some(rules) = &policy.suppressions {

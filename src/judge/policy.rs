@@ -97,6 +97,19 @@ pub struct Policy {
     pub suppressions: Option<Suppressions>,
     /// Today, `YYYY-MM-DD`, for suppression expiry.
     pub today: String,
+    /// Whether races racecheck calls warnings gate in the user's kernels.
+    pub racecheck_warnings: RacecheckWarnings,
+}
+
+/// What racecheck's warning-level races (warp-synchronous shared memory
+/// without `__syncwarp`) are in the user's kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RacecheckWarnings {
+    /// Errors: with independent thread scheduling (sm_70 and later) the
+    /// lanes of a warp do not run in lockstep, so they are real races.
+    Gate,
+    /// Warnings, as racecheck says (code written for lockstep warps).
+    Report,
 }
 
 impl Default for Policy {
@@ -108,6 +121,7 @@ impl Default for Policy {
             baseline: None,
             suppressions: None,
             today: super::suppress::today(),
+            racecheck_warnings: RacecheckWarnings::Gate,
         }
     }
 }

@@ -130,6 +130,27 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                 accepted,
             ]),
         );
+    } else if facts.open_warnings_not_gating > 0
+        && facts.inconclusive.is_empty()
+        && facts.damaged_inputs.is_empty()
+        && !facts.interrupted
+    {
+        // Findings are listed: the run passed the gate, it was not clean.
+        push(
+            VerdictLabel::Passed,
+            join(vec![
+                Some(format!(
+                    "no error sites; {} listed, none fails the gate (--fail-on {})",
+                    plural(
+                        facts.open_warnings_not_gating as u64,
+                        "warning or note site"
+                    ),
+                    policy.fail_on.name()
+                )),
+                outside,
+                accepted,
+            ]),
+        );
     } else if facts.inconclusive.is_empty()
         && facts.damaged_inputs.is_empty()
         && !facts.nothing_checked

@@ -62,3 +62,15 @@ pub fn shorten(text: &str, max: usize) -> String {
     s.push('…');
     s
 }
+
+/// Why a finding gates at a level its tool did not give it, if it does.
+pub fn raised_severity(site: &Site) -> Option<String> {
+    let tool = site.tool_severity?;
+    Some(format!(
+        "gated as {}: {} calls it {}, but since sm_70 the lanes of a warp do not run in \
+         lockstep (--racecheck-warnings report keeps the tool's level)",
+        site.severity.name(),
+        site.tool.name(),
+        tool.name()
+    ))
+}

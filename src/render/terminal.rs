@@ -418,6 +418,9 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
     if let Some(hazards) = site.hazards {
         let _ = writeln!(out, "    {hazards} hazards");
     }
+    if let Some(why) = describe::raised_severity(site) {
+        let _ = writeln!(out, "    {why}");
+    }
     if let Some(bytes) = site.bytes {
         let _ = writeln!(out, "    {bytes} bytes");
     }

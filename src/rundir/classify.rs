@@ -206,15 +206,18 @@ pub fn sanitizer(
         return (Outcome::Inconclusive, why);
     }
     if evidence.folded > 0 {
-        let total = evidence
-            .summary
-            .errors
-            .or(evidence.summary.racecheck.map(|r| r.0))
-            .unwrap_or(evidence.folded);
-        return (
-            Outcome::Findings,
-            format!("{} reported", plural(total, "error")),
-        );
+        // racecheck counts hazards, errors and warnings; the others errors.
+        let found = match (evidence.summary.errors, evidence.summary.racecheck) {
+            (_, Some((hazards, errors, warnings))) => format!(
+                "{} reported ({}, {})",
+                plural(hazards, "hazard"),
+                plural(errors, "error"),
+                plural(warnings, "warning")
+            ),
+            (Some(errors), None) => format!("{} reported", plural(errors, "error")),
+            (None, None) => format!("{} reported", plural(evidence.folded, "error")),
+        };
+        return (Outcome::Findings, found);
     }
     if evidence.summary.errors.is_some_and(|e| e > 0) {
         return (

@@ -19,6 +19,7 @@ mod html;
 mod judging;
 mod parse;
 mod parse_evidence;
+mod precision;
 mod real_programs;
 mod run;
 mod slurm;

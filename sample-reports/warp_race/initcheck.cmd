@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /root/out/cap/warp_race/initcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /root/out/cap/.bin/warp_race 

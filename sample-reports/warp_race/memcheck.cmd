@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /root/out/cap/warp_race/memcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full /root/out/cap/.bin/warp_race 

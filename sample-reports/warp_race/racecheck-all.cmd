@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/cap/warp_race/racecheck-all.xml --print-limit 0 --error-exitcode 86 --target-processes all --racecheck-report all /tmp/cap/.bin/warp_race 

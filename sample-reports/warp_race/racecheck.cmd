@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /root/out/cap/warp_race/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /root/out/cap/.bin/warp_race 
