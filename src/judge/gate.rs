@@ -94,33 +94,28 @@ impl<'a> Facts<'a> {
             .iter()
             .filter(follows)
             .find(|s| s.tool == cudawatch_model::Tool::Plain);
+        // Open root findings in the gate's scope that do not fail it, of
+        // error severity or below it.
+        let listed_not_gating = |errors: bool| {
+            report
+                .findings
+                .iter()
+                .filter(|s| {
+                    is_open(s)
+                        && s.consequence_of.is_none()
+                        && policy.in_scope(s)
+                        && (s.severity == Severity::Error) == errors
+                        && !policy.gates(s)
+                })
+                .count()
+        };
         Facts {
             root_cause,
             consequences,
             explained_crash,
             gating,
-            open_errors_not_gating: report
-                .findings
-                .iter()
-                .filter(|s| {
-                    is_open(s)
-                        && s.consequence_of.is_none()
-                        && policy.in_scope(s)
-                        && s.severity == Severity::Error
-                        && !policy.gates(s)
-                })
-                .count(),
-            open_warnings_not_gating: report
-                .findings
-                .iter()
-                .filter(|s| {
-                    is_open(s)
-                        && s.consequence_of.is_none()
-                        && policy.in_scope(s)
-                        && s.severity != Severity::Error
-                        && !policy.gates(s)
-                })
-                .count(),
+            open_errors_not_gating: listed_not_gating(true),
+            open_warnings_not_gating: listed_not_gating(false),
             out_of_scope: report
                 .findings
                 .iter()
