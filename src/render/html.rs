@@ -281,6 +281,12 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
     );
     row("count", site.count.to_string());
     row(
+        "level",
+        super::describe::raised_severity(site)
+            .map(|why| escape_markup(&why))
+            .unwrap_or_default(),
+    );
+    row(
         "owner",
         site.owner
             .as_ref()

@@ -62,3 +62,22 @@ fn relaxed_to_racechecks_level_the_run_passes_but_is_never_called_clean() {
         out.stderr
     );
 }
+
+#[test]
+fn every_human_format_says_when_cudawatch_raised_the_tools_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    run(fake_run("warp_race", &dir, "plain,racecheck", &[]));
+    let html = tmp.path().join("r.html");
+    let out = run(crate::helpers::cudawatch()
+        .arg("report")
+        .arg(&dir)
+        .args(["--report", &format!("html={}", html.display())]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("gated as error"), "{}", out.stdout);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("gated as error: racecheck calls it warning"),
+        "HTML says it too"
+    );
+}
