@@ -14,19 +14,8 @@ SRC=$ROOT/tests/gpu/pytorch
 PY=${PYTHON:-python3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 
-record() {
-  local run=$1 dir=$OUTDIR/$2
-  shift 3
-  mkdir -p "$dir"
-  printf '%q ' "$@" >"$dir/$run.cmd"
-  echo >>"$dir/$run.cmd"
-  local start end
-  start=$(date +%s.%N)
-  timeout -k 10 "$RUN_TIMEOUT" "$@" >"$dir/$run.stdout" 2>"$dir/$run.stderr" </dev/null
-  echo $? >"$dir/$run.exit"
-  end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >"$dir/$run.seconds"
-}
+# shellcheck source=lib/record.sh
+. "$(dirname "$0")/lib/record.sh"
 
 for c in stream_race stream_race_fixed pinned_nonblocking; do
   record plain "$c" -- env CUDA_LAUNCH_BLOCKING=1 "$PY" "$SRC/$c.py"

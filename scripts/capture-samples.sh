@@ -30,20 +30,8 @@ CPP_CASES=(oob_read oob_write misaligned smem_race warp_race uninit_read leak de
   invalid_launch api_error divergent_barrier coalescing no_kernel_image clean)
 PY_CASES=(torch_index_oob torch_oom triton_hidden_oob cupy_cublas_error torch_train_clean)
 
-# record RUN CASE -- argv...: runs argv under a timeout, keeping everything.
-record() {
-  local run=$1 dir=$OUTDIR/$2
-  shift 3
-  mkdir -p "$dir"
-  printf '%q ' "$@" >"$dir/$run.cmd"
-  echo >>"$dir/$run.cmd"
-  local start end
-  start=$(date +%s.%N)
-  timeout -k 10 "$RUN_TIMEOUT" "$@" >"$dir/$run.stdout" 2>"$dir/$run.stderr" </dev/null
-  echo $? >"$dir/$run.exit"
-  end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >"$dir/$run.seconds"
-}
+# shellcheck source=lib/record.sh
+. "$(dirname "$0")/lib/record.sh"
 
 # The program of a case: a Python script or a binary built from a .cu file.
 target_of() {
