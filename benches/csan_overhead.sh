@@ -11,7 +11,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPEAT=${REPEAT:-3}
 HOOK=$(mktemp -d)
-cp "$ROOT/src/plan/hook/sitecustomize.py" "$HOOK/"
+cp "$ROOT/src/tools/hook/sitecustomize.py" "$HOOK/"
 programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(
   "$ROOT/tests/gpu/pytorch/stream_race_fixed.py"

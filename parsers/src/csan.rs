@@ -34,9 +34,6 @@ use crate::site::{new_site, site_id};
 /// The line every CSAN report starts with.
 pub const REPORT_MARKER: &str = "CSAN detected a possible data race on tensor";
 
-/// The exception CSAN raises once it has printed its reports.
-pub const EXCEPTION: &str = "torch.cuda._sanitizer.CUDASanitizerErrors";
-
 /// One side of a race: the kernel, the stream and how it touched the tensor.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Access {

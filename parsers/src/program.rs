@@ -99,17 +99,15 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
             push(site, &mut sites);
         }
     }
-    // CSAN's reports: the exception it raises after them is their
-    // consequence, not a finding of its own.
-    let races = crate::csan::parse(&lines);
-    let raced = !races.is_empty();
-    for site in races {
+    // CSAN's reports. The exception CSAN raises after them
+    // (`CUDASanitizerErrors`) is then not a site of its own: a traceback
+    // becomes one only when nothing else explains it.
+    for site in crate::csan::parse(&lines) {
         push(site, &mut sites);
     }
     let user_frame = traceback.as_ref().and_then(|t| t.user_frame.clone());
     if sites.is_empty()
         && let Some(tb) = &traceback
-        && !(raced && tb.exception.starts_with(crate::csan::EXCEPTION))
     {
         let mut site = new_site(
             Tool::Plain,

@@ -181,14 +181,14 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
 /// the tools whose output was given: `; memcheck clean for 1 file; not
 /// given: racecheck, initcheck, synccheck, ncu`.
 fn parsed_scope(report: &Report) -> String {
-    let tools = [
-        Tool::Memcheck,
-        Tool::Racecheck,
-        Tool::Initcheck,
-        Tool::Synccheck,
-        Tool::Sanitizer,
-        Tool::Ncu,
-    ];
+    // The stages a parsed file can stand for (the plain run and CSAN are
+    // program output, never "not given"), and a sanitizer file whose tool
+    // its name did not say.
+    let tools: Vec<Tool> = Tool::STAGES
+        .into_iter()
+        .filter(|t| !matches!(t, Tool::Plain | Tool::Csan))
+        .chain([Tool::Sanitizer])
+        .collect();
     let files = |tool: Tool| {
         report
             .inputs

@@ -5,16 +5,6 @@
 pub mod program;
 mod python;
 
-/// cudawatch's Python startup hook (`hook/sitecustomize.py`): written into
-/// the run directory's `hook/` folder by the run, put first on PYTHONPATH
-/// by the stages that need it.
-pub const HOOK_SITECUSTOMIZE: &str = include_str!("hook/sitecustomize.py");
-
-/// The folder of the run directory the hook is written to.
-pub fn hook_dir(run_dir: &Path) -> PathBuf {
-    run_dir.join("hook")
-}
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,6 +12,7 @@ use std::time::Duration;
 use cudawatch_model::Tool;
 
 use crate::tools::ToolPaths;
+use crate::tools::csan;
 use crate::tools::ncu::{self, NcuOptions};
 use crate::tools::sanitizer::{self, SanitizerCall, SanitizerLaunches};
 
@@ -179,24 +170,10 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
             program.clone()
         }
         Tool::Csan => {
-            // The program as it runs for real (streams overlap only
-            // without CUDA_LAUNCH_BLOCKING), with PyTorch's sanitizer on and
-            // the hook saying afterwards whether it really was.
-            if !python {
-                not_applicable = Some(
-                    "not applicable: CSAN watches PyTorch's tensors, and this is not a Python program"
-                        .to_string(),
-                );
-            }
-            env.push(("TORCH_CUDA_SANITIZER".into(), "1".into()));
-            env.push(("CUDAWATCH_HOOK_OUT".into(), dir.display().to_string()));
-            let hook = hook_dir(run_dir).display().to_string();
-            let path = match std::env::var("PYTHONPATH") {
-                Ok(old) if !old.is_empty() => format!("{hook}:{old}"),
-                _ => hook,
-            };
-            env.push(("PYTHONPATH".into(), path));
-            env_remove.push("CUDA_LAUNCH_BLOCKING".into());
+            not_applicable = csan::not_applicable(python);
+            let (set, remove) = csan::env(run_dir, &dir, std::env::var("PYTHONPATH").ok());
+            env.extend(set);
+            env_remove.extend(remove);
             program.clone()
         }
         Tool::Ncu => ncu::profile_argv(

@@ -319,7 +319,7 @@ fn selected_launches(command: &[String]) -> String {
 }
 
 /// What cudawatch's Python hook saw at the program's exit (`hook.json`,
-/// written by `plan/hook/sitecustomize.py`).
+/// written by `tools/hook/sitecustomize.py`).
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 pub struct HookFacts {
     /// Whether the program imported torch at all.

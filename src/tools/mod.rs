@@ -1,6 +1,7 @@
 //! How each external tool is invoked: where it is, and the argv that asks
 //! it for what cudawatch reads back. Pure: no processes are started here.
 
+pub mod csan;
 pub mod lookup;
 pub mod ncu;
 pub mod sanitizer;

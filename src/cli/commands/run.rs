@@ -110,12 +110,12 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         .iter()
         .any(|s| s.tool == cudawatch_model::Tool::Csan && s.not_applicable.is_none())
     {
-        let dir = plan::hook_dir(&run_dir);
+        let dir = crate::tools::csan::hook_dir(&run_dir);
         std::fs::create_dir_all(&dir)
             .and_then(|_| {
                 rundir::files::write_atomic(
                     &dir.join("sitecustomize.py"),
-                    plan::HOOK_SITECUSTOMIZE.as_bytes(),
+                    crate::tools::csan::HOOK_SITECUSTOMIZE.as_bytes(),
                 )
             })
             .map_err(|e| ExpectedError::RunDir {
