@@ -232,13 +232,14 @@ fn read_stage(
         })
         .unwrap_or_default();
     artifacts.sort();
-    let unread_now = unread.borrow().clone();
-    let (outcome, mut reason) = match unread_now {
-        unread if unread.is_empty() => (outcome, reason),
-        unread => (
+    let unread = unread.borrow().clone();
+    let (outcome, mut reason) = if unread.is_empty() {
+        (outcome, reason)
+    } else {
+        (
             outcome.max(Outcome::Inconclusive),
             format!("could not read {}: not clean; {reason}", unread.join(", ")),
-        ),
+        )
     };
     if record.left_behind {
         reason.push_str("; processes it left behind were killed");
