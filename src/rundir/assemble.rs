@@ -160,7 +160,15 @@ fn read_stage(
                 .ok()
                 .and_then(|b| serde_json::from_slice(&b).ok());
             let (o, r) = classify::csan(record, races, hook.as_ref());
-            (o, r, ToolSummary::default())
+            // The program failed under CSAN: when that failure is already a
+            // finding (the plain run's assert), the stage is blocked by it,
+            // as a sanitizer stage stopped by the same assert is.
+            let failed = !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted);
+            let summary = ToolSummary {
+                target_failed: failed,
+                ..ToolSummary::default()
+            };
+            (o, r, summary)
         }
         Tool::Ncu => {
             let raw = read("raw.csv");

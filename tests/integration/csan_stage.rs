@@ -232,3 +232,27 @@ fn a_run_whose_every_stage_did_not_apply_checked_nothing_and_is_not_clean() {
         out.stderr
     );
 }
+
+#[test]
+fn a_program_stopped_under_csan_by_a_failure_already_found_is_blocked_not_inconclusive() {
+    // Seen on the H100 with tests/gpu/real/embedding_bad_index.py: the plain
+    // run reports the device assert at the user's line (exit 1); under CSAN
+    // the same assert stops the program. Before: the csan stage made the
+    // run inconclusive (exit 3) instead of blocked by the assert.
+    let assert_line = "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): \
+        block: [0,0,0], thread: [0,0,0] Assertion `-sizes[i] <= index && index < sizes[i] \
+        && \"index out of bounds\"` failed.";
+    let program =
+        format!("import sys, torch\nsys.stderr.write({assert_line:?} + '\\n')\nsys.exit(1)\n");
+    let case = csan_run(&program, &[]);
+    assert_eq!(case.out.code, 1, "{}", case.out.stderr);
+    let csan = csan_stage(&case);
+    assert_eq!(csan["outcome"], "inconclusive", "{csan}");
+    assert!(
+        case.out
+            .stderr
+            .contains("csan could not finish because of them"),
+        "{}",
+        case.out.stderr
+    );
+}
