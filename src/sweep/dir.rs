@@ -259,8 +259,9 @@ impl SweepDir {
     }
 }
 
-/// A run directory whose report covers every stage its run planned and
-/// was not interrupted.
+/// A run directory every planned stage of which recorded its end
+/// (`stage.json`), with a report, and not interrupted. The report alone
+/// proves nothing: one written mid-run lists the stages still to come too.
 fn complete_run(dir: &Path) -> bool {
     let (Ok(run), Ok(report)) = (
         rundir::read_json::<RunRecord>(&dir.join("run.json")),
@@ -268,7 +269,12 @@ fn complete_run(dir: &Path) -> bool {
     ) else {
         return false;
     };
-    !run.interrupted && !report.interrupted && report.stages.len() == run.stages.len()
+    !run.interrupted
+        && !report.interrupted
+        && run
+            .stages
+            .iter()
+            .all(|tool| dir.join(tool.name()).join("stage.json").is_file())
 }
 
 /// Writes JSON in place at once (`rundir::files::write_atomic`).
