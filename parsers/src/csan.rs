@@ -158,10 +158,11 @@ fn frame_of(line: &str) -> Option<Frame> {
     })
 }
 
-/// The user's innermost frame: CSAN prints the stack outermost last, the
-/// user's call first, PyTorch's dispatch below it.
+/// The user's innermost frame. CSAN prints a stack as Python's traceback
+/// does, outermost first: in the real prefetcher capture the side stream's
+/// write is `prefetch.py:22` (inside `prefetch()`), called from line 25.
 fn user_frame(frames: &[Frame]) -> Option<&Frame> {
-    frames.iter().find(|f| !f.is_runtime())
+    frames.iter().rev().find(|f| !f.is_runtime())
 }
 
 fn location(frame: Option<&Frame>) -> Option<SourceLocation> {

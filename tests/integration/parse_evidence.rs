@@ -198,9 +198,45 @@ fn csan_on_the_guides_stream_race_gates_at_the_users_racing_lines() {
         "the default stream's write"
     );
     assert_eq!(race["owner"]["owner"], "user");
-    // The plain runs of the same program say nothing: the race is CSAN's alone.
-    for run_name in ["plain.stderr", "nosync.stderr"] {
-        let plain = std::fs::read(dir.join(run_name)).unwrap();
-        assert!(plain.is_empty(), "{run_name} is empty: the program exits 0");
-    }
+    // The plain run of the same program says nothing: the race is CSAN's alone.
+    let plain = std::fs::read(dir.join("plain.stderr")).unwrap();
+    assert!(
+        plain.is_empty(),
+        "plain.stderr is empty: the program exits 0"
+    );
+}
+
+#[test]
+fn csan_on_a_real_prefetcher_race_names_the_users_innermost_lines() {
+    // ResNet-18 training with a side-stream prefetcher that forgets
+    // wait_stream (tests/gpu/pytorch/prefetch_race.py, H100 capture): the
+    // side stream's write is inside prefetch() (line 22), called at line
+    // 25; the default stream reads the batch at line 30. Its corrected
+    // twin's CSAN run is silent and exits 0.
+    let dir = sample("pytorch_instruments");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("prefetch_race").join("csan.stderr")));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = crate::helpers::json(&out);
+    let race = crate::helpers::site_of_kind(&report, "stream_race");
+    assert!(
+        race["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("prefetch_race.py")
+    );
+    assert_eq!(race["location"]["line"], 30, "the default stream's read");
+    assert_eq!(
+        race["other"]["location"]["line"], 22,
+        "the side stream's write, inside prefetch()"
+    );
+    let fixed = std::fs::read(dir.join("prefetch_race_fixed").join("csan.stderr")).unwrap();
+    assert!(!String::from_utf8_lossy(&fixed).contains("CSAN detected"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("prefetch_race_fixed").join("csan.exit"))
+            .unwrap()
+            .trim(),
+        "0"
+    );
 }
