@@ -1,1 +1,1 @@
-python3 /work/main/scripts/pytorch_memory_probe.py /root/out/pt/oom_batch /work/main/tests/gpu/pytorch/oom_batch.py 
+env PYTHONPATH=/work/main/src/tools/hook CUDAWATCH_MEMORY=1 CUDAWATCH_HOOK_OUT=/tmp/cap/oom_batch/memory python3 /work/main/tests/gpu/pytorch/oom_batch.py 

@@ -1,17 +1,41 @@
 # cudawatch's startup hook, put first on PYTHONPATH for the stages that
-# need to know what happened inside a Python program (today: csan).
+# need to know what happened inside a Python program: csan, memory and
+# oom-recovery.
 #
 # The contract ("running under cudawatch", docs/pytorch.md):
 # - it runs the user's own sitecustomize first (ours shadows it on the
 #   path), so nothing of the user's setup is lost; usercustomize is imported
 #   by Python itself, as always;
-# - it does nothing to a program that never imports torch, and writes
-#   nothing into the user's tree: one JSON file into the stage's folder
-#   (CUDAWATCH_HOOK_OUT), at exit;
+# - it does nothing to a program that never imports torch, and nothing to
+#   CUDA before the program itself initialises it; it writes nothing into
+#   the user's tree, only into the stage's folder (CUDAWATCH_HOOK_OUT);
 # - CUDAWATCH_NO_HOOK=1 turns it off (the stage is then inconclusive);
-# - it never raises: a hook that breaks must not break the program.
+# - it never raises: a hook that breaks must not break the program. What
+#   went wrong goes into hook.json ("errors"), which the stage reports.
+#
+# Files it writes (read by cudawatch's parsers/src/memory.rs):
+# - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
+#   on, the memory cap applied) and, for the memory stages, the peak and the
+#   live memory at the peak and at exit, grouped by allocating stack;
+# - oom-N.json at each out-of-memory error, written by PyTorch's OOM
+#   observer before the exception unwinds (so a program killed later keeps
+#   it): the request, the device's figures and the live memory;
+# - steps.jsonl, a line per optimizer step: memory still allocated after it
+#   (and the live memory by stack at steps 2, 4, 8, 16, ...).
 import os
 import sys
+
+_OUT = os.environ.get("CUDAWATCH_HOOK_OUT")
+_MEMORY = os.environ.get("CUDAWATCH_MEMORY") == "1"
+_facts = {"hook": 2, "python": sys.version.split()[0], "errors": []}
+_oom_count = 0
+_step_count = 0
+# Enough trace entries to find the peak of one training step of a large
+# model; the trace is only read at exit and at an OOM.
+_ENTRIES = int(os.environ.get("CUDAWATCH_MEMORY_ENTRIES", "100000") or 100000)
+_MAX_OOM_FILES = 5
+_MAX_GROUPS = 200
+_MAX_FRAMES = 12
 
 
 def _run_users_sitecustomize():
@@ -33,27 +57,348 @@ def _run_users_sitecustomize():
             sys.modules["sitecustomize"] = ours
 
 
-def _report():
-    out = os.environ.get("CUDAWATCH_HOOK_OUT")
-    if not out:
+def _error(where, error):
+    _facts["errors"].append(f"{where}: {type(error).__name__}: {error}"[:300])
+
+
+def _write(name, doc, mode="w"):
+    if not _OUT:
         return
-    torch = sys.modules.get("torch")
-    facts = {"hook": 1, "python": sys.version.split()[0], "torch_imported": torch is not None}
-    if torch is not None:
-        facts["torch_version"] = str(getattr(torch, "__version__", "?"))
-        try:
-            csan = sys.modules.get("torch.cuda._sanitizer")
-            enabled = getattr(getattr(csan, "cuda_sanitizer", None), "enabled", None)
-            facts["csan_enabled"] = None if enabled is None else bool(enabled)
-        except Exception:
-            facts["csan_enabled"] = None
     try:
         import json
 
-        with open(os.path.join(out, "hook.json"), "w") as f:
-            json.dump(facts, f)
+        with open(os.path.join(_OUT, name), mode) as f:
+            json.dump(doc, f, separators=(",", ":"))
+            if mode == "a":
+                f.write("\n")
     except Exception:
         pass
+
+
+# --- what the live memory is, from PyTorch's snapshot ---------------------
+
+_torch_dir = None
+
+
+def _frames(frames):
+    """A stack, innermost first, without PyTorch's own Python files
+    (except the innermost frame, the operator that allocated): the frames
+    cudawatch needs to find the user's line, and little more."""
+    kept = []
+    for i, f in enumerate(frames or []):
+        file = f.get("filename") or ""
+        if i > 0 and _torch_dir and file.startswith(_torch_dir):
+            continue
+        kept.append([file, f.get("line") or 0, f.get("name") or ""])
+        if len(kept) >= _MAX_FRAMES:
+            break
+    return kept
+
+
+def _group(blocks):
+    """(size, frames) pairs → groups by stack, largest first."""
+    groups = {}
+    for size, frames in blocks:
+        key = tuple(tuple(f) for f in frames)
+        g = groups.setdefault(key, [0, 0])
+        g[0] += size
+        g[1] += 1
+    ordered = sorted(groups.items(), key=lambda kv: -kv[1][0])
+    rest = ordered[_MAX_GROUPS:]
+    return {
+        "groups": [{"bytes": g[0], "count": g[1], "frames": [list(f) for f in key]} for key, g in ordered[:_MAX_GROUPS]],
+        "other": {"bytes": sum(g[0] for _, g in rest), "count": sum(g[1] for _, g in rest)},
+    }
+
+
+_HELD = ("active_allocated", "active_pending_free")
+
+
+def _state(snapshot):
+    """The live memory of a snapshot grouped by allocating stack, and its
+    segments: what fragmentation is made of."""
+    blocks = []
+    reserved = allocated = free_in_segments = largest_free = 0
+    expandable = False
+    segments = snapshot.get("segments", [])
+    for seg in segments:
+        reserved += seg.get("total_size", 0)
+        expandable = expandable or bool(seg.get("is_expandable"))
+        for b in seg.get("blocks", []):
+            if b.get("state") in _HELD:
+                allocated += b.get("size", 0)
+                blocks.append((b.get("size", 0), _frames(b.get("frames"))))
+            elif b.get("state") == "inactive":
+                free_in_segments += b.get("size", 0)
+                largest_free = max(largest_free, b.get("size", 0))
+    state = _group(blocks)
+    state.update(
+        allocated=allocated,
+        reserved=reserved,
+        segments={
+            "count": len(segments),
+            "free_in_segments": free_in_segments,
+            "largest_free_block": largest_free,
+            "expandable": expandable,
+        },
+    )
+    return state
+
+
+def _live_blocks(snapshot):
+    live = {}
+    for seg in snapshot.get("segments", []):
+        for b in seg.get("blocks", []):
+            if b.get("state") in _HELD:
+                live[b.get("address")] = (b.get("size", 0), _frames(b.get("frames")))
+    return live
+
+
+def _peak(snapshot, max_allocated):
+    """The live memory at the peak, found by walking the allocator's trace
+    backwards from now: undoing an allocation removes its block, undoing a
+    free puts it back (with its stack, when its allocation is in the trace).
+    When the trace does not reach back to the peak, the largest moment it
+    holds is given, marked as such."""
+    live = _live_blocks(snapshot)
+    traces = snapshot.get("device_traces") or []
+    trace = []
+    for t in traces:
+        if t:
+            trace = t  # the device the program used (one, in practice)
+    allocated = sum(size for size, _ in live.values())
+    alloc_frames = {}
+    for t in trace:
+        if t.get("action") == "alloc":
+            alloc_frames.setdefault(t.get("addr"), []).append(_frames(t.get("frames")))
+    best = allocated
+    best_index = len(trace)
+    changes = []  # undo log from the end
+    for i in range(len(trace) - 1, -1, -1):
+        t = trace[i]
+        action, addr, size = t.get("action"), t.get("addr"), t.get("size") or 0
+        if action == "alloc":
+            allocated -= size
+            changes.append(("remove", addr, size, i))
+        elif action == "free_completed":
+            allocated += size
+            changes.append(("add", addr, size, i))
+        else:
+            continue
+        if allocated > best:
+            best, best_index = allocated, i
+    # Rebuild the live set at best_index by undoing the changes after it.
+    at_peak = dict(live)
+    for kind, addr, size, i in changes:
+        if i < best_index:
+            break
+        if kind == "remove":
+            at_peak.pop(addr, None)
+        else:
+            known = [fr for fr in alloc_frames.get(addr, [])]
+            at_peak[addr] = (size, known[-1] if known else [])
+    state = _group(at_peak.values())
+    state.update(allocated=best, trace_entries=len(trace), trace_full=len(trace) >= _ENTRIES)
+    state["reaches_peak"] = best >= max_allocated
+    return state
+
+
+def _figures(torch):
+    c = torch.cuda
+    free, total = c.mem_get_info()
+    return {
+        "allocated": c.memory_allocated(),
+        "reserved": c.memory_reserved(),
+        "max_allocated": c.max_memory_allocated(),
+        "max_reserved": c.max_memory_reserved(),
+        "device_free": free,
+        "device_total": total,
+    }
+
+
+# --- the memory stages' instruments ----------------------------------------
+
+
+def _on_oom(device, alloc, device_allocated, device_free):
+    """PyTorch's OOM observer: called inside the failing allocation, before
+    the exception exists, so the live memory is what it was."""
+    global _oom_count
+    _oom_count += 1
+    if _oom_count > _MAX_OOM_FILES:
+        return
+    torch = sys.modules.get("torch")
+    try:
+        snapshot = torch.cuda.memory._snapshot()
+        request = None
+        for trace in snapshot.get("device_traces") or []:
+            for t in reversed(trace or []):
+                if t.get("action") == "oom":
+                    request = _frames(t.get("frames"))
+                    break
+        doc = {
+            "oom": _oom_count,
+            "device": device,
+            "request": alloc,
+            "request_frames": request,
+            "device_allocated": device_allocated,
+            "device_free": device_free,
+            "figures": _figures(torch),
+            "fraction_cap": _facts.get("cap"),
+            "state": _state(snapshot),
+            "step": _step_count,
+        }
+        _write(f"oom-{_oom_count}.json", doc)
+    except Exception as error:
+        _error("oom observer", error)
+
+
+def _on_step(optimizer, args, kwargs):
+    global _step_count
+    _step_count += 1
+    torch = sys.modules.get("torch")
+    try:
+        if not torch.cuda.is_initialized():
+            return
+        line = {
+            "step": _step_count,
+            "allocated": torch.cuda.memory_allocated(),
+            "reserved": torch.cuda.memory_reserved(),
+        }
+        # The live memory by stack at a few steps: growth is then
+        # attributed to the stack whose memory grows, for a cost that
+        # grows with the log of the number of steps.
+        if _MEMORY and _step_count >= 2 and (_step_count & (_step_count - 1)) == 0:
+            line["state"] = _state(torch.cuda.memory._snapshot())
+        _write("steps.jsonl", line, mode="a")
+    except Exception as error:
+        _error("step", error)
+
+
+def _cap(torch):
+    """The oom-recovery stage: the usable memory capped to a share of the
+    peak allocated memory the memory stage measured (the cap applies to
+    reserved memory, but the allocator frees its cache and retries before
+    it gives up, so what the program cannot do without is what it had
+    allocated). A program that sets its own fraction keeps the lower."""
+    source = os.environ.get("CUDAWATCH_CAP_FROM")
+    if not source:
+        return
+    import json
+
+    share = float(os.environ.get("CUDAWATCH_CAP_SHARE", "0.6"))
+    try:
+        with open(source) as f:
+            measured = json.load(f)
+        peak = int(measured["peak"]["max_allocated"])
+    except Exception as error:
+        _facts["cap"] = {"error": f"no peak to cap below ({type(error).__name__}: {error})"[:300]}
+        return
+    _, total = torch.cuda.mem_get_info()
+    cap = {"peak_allocated": peak, "share": share, "bytes": int(peak * share), "device_total": total}
+    cap["fraction"] = cap["bytes"] / total
+    _facts["cap"] = cap
+    original = torch.cuda.set_per_process_memory_fraction
+
+    def lower_of_both(fraction, device=None):
+        cap["program_fraction"] = fraction
+        return original(min(fraction, cap["fraction"]), device)
+
+    original(cap["fraction"])
+    torch.cuda.set_per_process_memory_fraction = lower_of_both
+    torch.cuda.memory.set_per_process_memory_fraction = lower_of_both
+
+
+def _on_cuda_init():
+    torch = sys.modules.get("torch")
+    _facts["cuda_initialized"] = True
+    try:
+        torch.cuda.memory._record_memory_history(max_entries=_ENTRIES, context="alloc", stacks="python")
+        _facts["history"] = True
+    except Exception as error:
+        _facts["history"] = False
+        _error("record_memory_history", error)
+    try:
+        torch._C._cuda_attach_out_of_memory_observer(_on_oom)
+        _facts["oom_observer"] = True
+    except Exception as error:
+        _facts["oom_observer"] = False
+        _error("oom observer", error)
+    try:
+        _cap(torch)
+    except Exception as error:
+        _facts["cap"] = {"error": f"{type(error).__name__}: {error}"[:300]}
+
+
+def _torch_loaded(torch):
+    global _torch_dir
+    _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    if not _MEMORY:
+        return
+    try:
+        torch.cuda._lazy_call(_on_cuda_init)
+    except Exception as error:
+        _error("lazy_call", error)
+    try:
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        register_optimizer_step_post_hook(_on_step)
+        _facts["step_hook"] = True
+    except Exception as error:
+        _facts["step_hook"] = False
+        _error("optimizer step hook", error)
+
+
+class _AfterTorch:
+    """A finder that lets Python import torch as usual, then arms the
+    memory instruments: nothing happens to programs that never import it."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("torch")
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            try:
+                _torch_loaded(module)
+            except Exception as error:
+                _error("torch import", error)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _report():
+    torch = sys.modules.get("torch")
+    _facts["torch_imported"] = torch is not None
+    _facts["ooms"] = _oom_count
+    _facts["steps"] = _step_count
+    if torch is not None:
+        _facts["torch_version"] = str(getattr(torch, "__version__", "?"))
+        try:
+            csan = sys.modules.get("torch.cuda._sanitizer")
+            enabled = getattr(getattr(csan, "cuda_sanitizer", None), "enabled", None)
+            _facts["csan_enabled"] = None if enabled is None else bool(enabled)
+        except Exception:
+            _facts["csan_enabled"] = None
+        if _MEMORY and _facts.get("cuda_initialized"):
+            try:
+                figures = _figures(torch)
+                snapshot = torch.cuda.memory._snapshot()
+                _facts["peak"] = {k: figures[k] for k in ("max_allocated", "max_reserved", "device_total")}
+                _facts["exit"] = _state(snapshot)
+                _facts["exit"]["figures"] = figures
+                _facts["at_peak"] = _peak(snapshot, figures["max_allocated"])
+            except Exception as error:
+                _error("exit snapshot", error)
+    _write("hook.json", _facts)
 
 
 _run_users_sitecustomize()
@@ -62,5 +407,8 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
         import atexit
 
         atexit.register(_report)
+        if _MEMORY or os.environ.get("CUDAWATCH_CAP_FROM"):
+            _MEMORY = True
+            sys.meta_path.insert(0, _AfterTorch())
     except Exception:
         pass

@@ -2,8 +2,16 @@
 does what real torch 2.11 does with TORCH_CUDA_SANITIZER=1 at import (turns
 torch.cuda._sanitizer.cuda_sanitizer on), and misbehaves on demand:
 FAKE_TORCH_CSAN=off (a torch that ignores the variable), =missing (a torch
-without torch.cuda._sanitizer)."""
+without torch.cuda._sanitizer). For the memory stage it has a fake
+caching allocator (torch/cuda/__init__.py)."""
 import os
+
+from torch import _C, cuda, optim  # noqa: F401
+
+
+class OutOfMemoryError(RuntimeError):
+    pass
+
 
 __version__ = "2.11.0+fake"
 

@@ -1,0 +1,1 @@
+env PYTHONPATH=/work/main/src/tools/hook CUDAWATCH_MEMORY=1 CUDAWATCH_HOOK_OUT=/tmp/cap/fixed_batch/recovery CUDAWATCH_CAP_FROM=/tmp/cap/fixed_batch/memory/hook.json CUDAWATCH_CAP_SHARE=0.6 python3 /work/main/tests/gpu/pytorch/fixed_batch.py 

@@ -1,0 +1,1 @@
+env PYTHONPATH=/work/main/src/tools/hook CUDAWATCH_MEMORY=1 CUDAWATCH_HOOK_OUT=/tmp/cap/other_process/memory python3 /work/main/tests/gpu/pytorch/other_process.py 

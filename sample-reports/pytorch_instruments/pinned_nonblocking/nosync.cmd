@@ -1,1 +1,0 @@
-python3 /work/main/tests/gpu/pytorch/pinned_nonblocking.py 
