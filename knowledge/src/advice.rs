@@ -51,10 +51,11 @@ const OOM: Advice = Advice {
     causes: &[
         "the program needs more memory than is free: a batch too large, activations kept for backward",
         "other processes hold GPU memory (a stray earlier run)",
-        "fragmentation in PyTorch's caching allocator (reserved but unallocated memory is large)",
+        "fragmentation in PyTorch's caching allocator (reserved but unallocated memory is large): PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which the memory stage tries for you",
+        "each step keeps the last one's tensors (losses.append(loss) keeps the graph): the memory stage's growth finding names the line",
     ],
-    stage: "doctor",
-    next: "cudawatch doctor (who holds GPU memory), then: cudawatch run --stages plain -- PROGRAM (peak memory)",
+    stage: "memory",
+    next: "cudawatch run --stages plain,memory -- PROGRAM (what held the memory at the OOM, by your line)",
 };
 const DRIVER: Advice = Advice {
     causes: &[
@@ -399,6 +400,19 @@ const KINDS: &[KindAdvice] = &[
             ],
             stage: "csan",
             next: "TORCH_CUDA_SANITIZER=1 python PROGRAM 2>&1 | cudawatch parse /dev/stdin",
+        },
+    },
+    KindAdvice {
+        kind: "memory_growth",
+        meaning: "GPU memory still allocated after each optimizer step rises step over step (cudawatch's memory stage, from PyTorch's allocator history): something keeps every step's tensors alive, and the program will run out of memory given enough steps",
+        advice: Advice {
+            causes: &[
+                "a loss or output kept with its graph across steps (losses.append(loss)): keep loss.item() or loss.detach()",
+                "a list or dict of tensors that only grows (metrics, caches, hidden states not detached between steps)",
+                "retain_graph=True on every backward, so each step's graph stays alive",
+            ],
+            stage: "memory",
+            next: "cudawatch run --stages memory -- PROGRAM",
         },
     },
     KindAdvice {

@@ -24,6 +24,9 @@ pub enum Tool {
     /// PyTorch's CUDA sanitizer (CSAN, `TORCH_CUDA_SANITIZER=1`): tensor
     /// accesses from different streams with nothing ordering them.
     Csan,
+    /// PyTorch's caching allocator, watched by cudawatch's Python hook:
+    /// what held the memory at an OOM, at the peak, and after each step.
+    Memory,
 }
 
 impl Tool {
@@ -38,6 +41,7 @@ impl Tool {
             Tool::Sanitizer => "sanitizer",
             Tool::Ncu => "ncu",
             Tool::Csan => "csan",
+            Tool::Memory => "memory",
         }
     }
 
@@ -51,13 +55,14 @@ impl Tool {
 
     /// Every kind of stage a run can have, in the order cudawatch runs them:
     /// the one list that `--stages`, sweep files and the checklist follow.
-    pub const STAGES: [Tool; 7] = [
+    pub const STAGES: [Tool; 8] = [
         Tool::Plain,
         Tool::Memcheck,
         Tool::Racecheck,
         Tool::Initcheck,
         Tool::Synccheck,
         Tool::Csan,
+        Tool::Memory,
         Tool::Ncu,
     ];
 
@@ -72,6 +77,7 @@ impl Tool {
             Tool::Sanitizer,
             Tool::Ncu,
             Tool::Csan,
+            Tool::Memory,
         ]
         .into_iter()
         .find(|t| t.name() == name)
@@ -108,6 +114,9 @@ pub enum FindingKind {
     /// Two kernels on different streams touch one tensor, at least one
     /// writing, with no event or wait between them (PyTorch's CSAN).
     StreamRace,
+    /// Memory still allocated after each optimizer step grows step over
+    /// step (cudawatch's memory stage): something keeps every step's tensors.
+    MemoryGrowth,
     /// One shared-memory hazard between two threads (racecheck hazard report).
     Hazard,
     /// A CUDA error reported by the program itself.
@@ -143,6 +152,7 @@ impl FindingKind {
             FindingKind::BarrierError => "barrier_error",
             FindingKind::Race => "race",
             FindingKind::StreamRace => "stream_race",
+            FindingKind::MemoryGrowth => "memory_growth",
             FindingKind::Hazard => "hazard",
             FindingKind::CudaError => "cuda_error",
             FindingKind::DeviceAssert => "device_assert",

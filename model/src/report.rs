@@ -27,6 +27,9 @@ pub struct Report {
     /// Source lines that waste the most sectors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wasteful_lines: Vec<LineSectors>,
+    /// What PyTorch's allocator held (the memory stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::MemoryReport>,
     /// What limits trust in this report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
@@ -50,6 +53,7 @@ impl Report {
             findings: Vec::new(),
             coalescing: Vec::new(),
             wasteful_lines: Vec::new(),
+            memory: None,
             warnings: Vec::new(),
             environment: None,
             interrupted: false,

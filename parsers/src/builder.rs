@@ -347,6 +347,39 @@ impl ReportBuilder {
         n
     }
 
+    /// Reads the memory stage's artifacts (`crate::memory`) into the
+    /// report's memory account, adds the growth finding when memory grows,
+    /// and returns the account. `expandable` is how the rerun with
+    /// expandable segments went, when there was one.
+    pub fn memory(
+        &mut self,
+        name: &str,
+        hook: crate::memory::HookFacts,
+        ooms: &[Vec<u8>],
+        steps: &[u8],
+        program_output: &str,
+        expandable: Option<bool>,
+    ) -> crate::model::MemoryReport {
+        let (mut memory, problems) = crate::memory::read(&hook, ooms, steps, program_output);
+        for oom in memory.ooms.iter_mut().filter(|o| o.fragmentation) {
+            oom.expandable_helped = expandable;
+        }
+        let sites: Vec<Site> = memory
+            .growth
+            .iter()
+            .map(crate::memory::growth_site)
+            .collect();
+        self.program_sites(name, Tool::Memory, sites);
+        for problem in problems {
+            self.report.warnings.push(crate::model::Warning {
+                source: name.to_string(),
+                message: format!("part of the memory stage's record could not be read: {problem}"),
+            });
+        }
+        self.report.memory = Some(memory.clone());
+        memory
+    }
+
     /// The sites folded so far.
     pub fn sites(&self) -> &[Site] {
         self.folder.sites()

@@ -29,6 +29,7 @@ pub mod builder;
 pub mod csan;
 pub mod detect;
 pub mod error;
+pub mod memory;
 pub mod ncu;
 pub mod program;
 pub mod sanitizer;

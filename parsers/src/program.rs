@@ -228,11 +228,15 @@ fn out_of_memory(line: &str) -> Option<Site> {
     Some(site)
 }
 
-/// `4096.00 GiB` -> bytes.
-fn size_in_bytes(text: &str) -> Option<u64> {
+/// `4096.00 GiB` -> bytes, as PyTorch's messages write sizes; refuses
+/// what no GPU has (`inf`, `NaN`, `1e300 GiB`, negative).
+pub(crate) fn size_in_bytes(text: &str) -> Option<u64> {
     let (number, unit) = text.trim().split_once(' ')?;
-    let value: f64 = number.parse().ok()?;
-    let scale = match unit {
+    let number: f64 = number
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)?;
+    let scale = match unit.trim() {
         "bytes" | "B" => 1.0,
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
@@ -240,7 +244,8 @@ fn size_in_bytes(text: &str) -> Option<u64> {
         "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         _ => return None,
     };
-    Some((value * scale) as u64)
+    let bytes = number * scale;
+    (bytes < 1e18).then_some(bytes as u64)
 }
 
 fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {

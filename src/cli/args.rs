@@ -623,19 +623,24 @@ pub enum StageName {
     /// PyTorch's CUDA sanitizer (CSAN): races between streams, in Python
     /// programs that use torch (not applicable to others).
     Csan,
+    /// PyTorch's allocator, watched from inside: what held the memory at an
+    /// out-of-memory error, at the peak, and growth across optimizer steps
+    /// (Python programs that use torch; not applicable to others).
+    Memory,
     /// Nsight Compute coalescing metrics.
     Ncu,
 }
 
 impl StageName {
     /// Every stage in run order.
-    pub const ALL: [StageName; 7] = [
+    pub const ALL: [StageName; 8] = [
         StageName::Plain,
         StageName::Memcheck,
         StageName::Racecheck,
         StageName::Initcheck,
         StageName::Synccheck,
         StageName::Csan,
+        StageName::Memory,
         StageName::Ncu,
     ];
 }

@@ -165,6 +165,7 @@ pub fn stage(name: StageName) -> Tool {
         StageName::Initcheck => Tool::Initcheck,
         StageName::Synccheck => Tool::Synccheck,
         StageName::Csan => Tool::Csan,
+        StageName::Memory => Tool::Memory,
         StageName::Ncu => Tool::Ncu,
     }
 }

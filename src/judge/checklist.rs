@@ -91,6 +91,11 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         (Tool::Initcheck, "initcheck_clean", "initcheck clean"),
         (Tool::Synccheck, "synccheck_clean", "synccheck clean"),
         (Tool::Csan, "no_stream_races", "no races between streams"),
+        (
+            Tool::Memory,
+            "no_memory_growth",
+            "GPU memory does not grow across steps",
+        ),
     ] {
         let of_stage = |s: &Site| {
             s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
@@ -413,16 +418,63 @@ fn headroom(
         .iter()
         .find(|s| s.kind == FindingKind::OutOfMemory)
     {
-        return (CheckStatus::Fail, oom.message.clone());
+        return (
+            CheckStatus::Fail,
+            format!("{}{}", oom.message, pytorch_peak(report)),
+        );
     }
+    let (status, evidence) = nvml_headroom(plain, thresholds);
+    match (status, report.memory.as_ref().and_then(|m| m.peak)) {
+        // No process-level figure, but PyTorch's own: judged on reserved
+        // memory (what the allocator took from the GPU).
+        (CheckStatus::Inconclusive, Some(peak)) if peak.device_total > 0 => {
+            let (status, free) = free_share(peak.reserved, peak.device_total, thresholds);
+            (
+                status,
+                format!(
+                    "PyTorch reserved at most {} of {}: {free:.0}% free (at least {:.0}%; no \
+                     process-level figure from NVML)",
+                    cudawatch_model::size(peak.reserved),
+                    cudawatch_model::size(peak.device_total),
+                    thresholds.min_memory_headroom_pct
+                ),
+            )
+        }
+        (status, _) => (status, format!("{evidence}{}", pytorch_peak(report))),
+    }
+}
+
+/// "; PyTorch: peak 2.8 GiB allocated, 5.1 GiB reserved" when the memory
+/// stage measured it.
+fn pytorch_peak(report: &Report) -> String {
+    report
+        .memory
+        .as_ref()
+        .and_then(|m| m.peak)
+        .map_or(String::new(), |p| {
+            format!(
+                "; PyTorch: peak {} allocated, {} reserved",
+                cudawatch_model::size(p.allocated),
+                cudawatch_model::size(p.reserved)
+            )
+        })
+}
+
+/// The share of `total` left free at `used`, in percent, against the threshold.
+fn free_share(used: u64, total: u64, thresholds: Thresholds) -> (CheckStatus, f64) {
+    let free = 100.0 * total.saturating_sub(used) as f64 / total as f64;
+    if free >= thresholds.min_memory_headroom_pct {
+        (CheckStatus::Pass, free)
+    } else {
+        (CheckStatus::Fail, free)
+    }
+}
+
+/// The plain run's peak from NVML against its GPUs' total.
+fn nvml_headroom(plain: Option<&StageReport>, thresholds: Thresholds) -> (CheckStatus, String) {
     match plain.and_then(|s| s.gpu_memory_mib) {
         Some((peak, total)) if total > 0 => {
-            let free = 100.0 * (total.saturating_sub(peak)) as f64 / total as f64;
-            let status = if free >= thresholds.min_memory_headroom_pct {
-                CheckStatus::Pass
-            } else {
-                CheckStatus::Fail
-            };
+            let (status, free) = free_share(peak, total, thresholds);
             (
                 status,
                 format!(

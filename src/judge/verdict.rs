@@ -186,7 +186,7 @@ fn parsed_scope(report: &Report) -> String {
     // its name did not say.
     let tools: Vec<Tool> = Tool::STAGES
         .into_iter()
-        .filter(|t| !matches!(t, Tool::Plain | Tool::Csan))
+        .filter(|t| !matches!(t, Tool::Plain | Tool::Csan | Tool::Memory))
         .chain([Tool::Sanitizer])
         .collect();
     let files = |tool: Tool| {

@@ -12,9 +12,9 @@ use std::time::Duration;
 use cudawatch_model::Tool;
 
 use crate::tools::ToolPaths;
-use crate::tools::csan;
 use crate::tools::ncu::{self, NcuOptions};
 use crate::tools::sanitizer::{self, SanitizerCall, SanitizerLaunches};
+use crate::tools::{csan, memory};
 
 pub use python::is_python;
 
@@ -176,6 +176,13 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
             env_remove.extend(remove);
             program.clone()
         }
+        Tool::Memory => {
+            not_applicable = memory::not_applicable(python);
+            let (set, remove) = memory::env(run_dir, &dir, std::env::var("PYTHONPATH").ok());
+            env.extend(set);
+            env_remove.extend(remove);
+            program.clone()
+        }
         Tool::Ncu => ncu::profile_argv(
             &settings.tools.ncu,
             &settings.ncu,
@@ -206,7 +213,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
     let cannot_start = argv
         .first()
         .and_then(|exe| settings.tools.missing(std::path::Path::new(exe)))
-        .filter(|_| !matches!(tool, Tool::Plain | Tool::Csan))
+        .filter(|_| !matches!(tool, Tool::Plain | Tool::Csan | Tool::Memory))
         .map(str::to_string);
     Stage {
         tool,

@@ -9,6 +9,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod memory;
 pub mod sarif;
 pub mod style;
 pub mod sweep;

@@ -196,6 +196,9 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::StreamRace => {
             "Two streams touch one tensor with nothing ordering them (PyTorch CSAN)"
         }
+        FindingKind::MemoryGrowth => {
+            "GPU memory still allocated after each optimizer step grows step over step"
+        }
         FindingKind::Hazard => "A shared-memory hazard between two threads",
         FindingKind::CudaError => "The program reported a CUDA error",
         FindingKind::DeviceAssert => "A device-side assert failed",

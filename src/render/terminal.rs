@@ -97,6 +97,17 @@ pub fn render(
         );
         out.push_str(&folded_lines(&folded));
     }
+    if let Some(memory) = report.memory.as_ref() {
+        let section = super::memory::section(memory);
+        if !section.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{}",
+                style.bold("GPU memory (PyTorch's allocator, memory stage)")
+            );
+            out.push_str(&section);
+        }
+    }
     if !report.coalescing.is_empty() {
         let _ = writeln!(
             out,

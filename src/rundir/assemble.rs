@@ -158,11 +158,43 @@ fn read_stage(
             // not run or the program never got to exit.
             let hook: Option<classify::HookFacts> = files::read(&stage_dir.join("hook.json"))
                 .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
+                .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
             let (o, r) = classify::csan(record, races, hook.as_ref());
             // The program failed under CSAN: when that failure is already a
             // finding (the plain run's assert), the stage is blocked by it,
             // as a sanitizer stage stopped by the same assert is.
+            let failed = !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted);
+            let summary = ToolSummary {
+                target_failed: failed,
+                ..ToolSummary::default()
+            };
+            (o, r, summary)
+        }
+        Tool::Memory => {
+            let hook = files::read(&stage_dir.join("hook.json"))
+                .ok()
+                .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
+            let ooms: Vec<Vec<u8>> = super::memory::oom_files(stage_dir)
+                .iter()
+                .filter_map(|p| files::read(p).ok())
+                .collect();
+            let steps = read("steps.jsonl");
+            let stderr = read("stderr");
+            let found = hook.is_some() || !ooms.is_empty();
+            let memory = found.then(|| {
+                let expandable = super::memory::expandable_outcome(stage_dir, record);
+                builder.memory(
+                    &rel("hook.json"),
+                    hook.as_ref().cloned().unwrap_or_default(),
+                    &ooms,
+                    &steps,
+                    &String::from_utf8_lossy(&stderr),
+                    expandable,
+                )
+            });
+            let (o, r) = classify::memory(record, hook.as_ref(), memory.as_ref());
+            // The program failed under the hook: the plain run's failure
+            // already said so (the csan stage's rule).
             let failed = !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted);
             let summary = ToolSummary {
                 target_failed: failed,

@@ -27,7 +27,7 @@ fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, St
         // The lookup's own message already says where it looked and what to do.
         let hint = match record.tool {
             _ if error.contains("; install") => String::new(),
-            Tool::Plain | Tool::Csan => String::new(),
+            Tool::Plain | Tool::Csan | Tool::Memory => String::new(),
             Tool::Ncu => "; install Nsight Compute or pass --ncu / CUDAWATCH_NCU".into(),
             _ => "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER".into(),
         };
@@ -318,21 +318,7 @@ fn selected_launches(command: &[String]) -> String {
     }
 }
 
-/// What cudawatch's Python hook saw at the program's exit (`hook.json`,
-/// written by `tools/hook/sitecustomize.py`).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-pub struct HookFacts {
-    /// Whether the program imported torch at all.
-    #[serde(default)]
-    pub torch_imported: bool,
-    /// torch's version, when it did.
-    #[serde(default)]
-    pub torch_version: Option<String>,
-    /// Whether PyTorch's CUDA sanitizer was on; `None` when the hook could
-    /// not tell (a torch without `torch.cuda._sanitizer`).
-    #[serde(default)]
-    pub csan_enabled: Option<bool>,
-}
+pub use cudawatch_parsers::memory::HookFacts;
 
 /// What CSAN cannot see, said with every verdict of its stage.
 const CSAN_BLIND_SPOTS: &str = "CSAN sees PyTorch's operators on PyTorch's streams: not the \
@@ -407,6 +393,123 @@ pub fn csan(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
         format!(
             "CSAN (torch {torch}) watched the whole run and reported no race ({CSAN_BLIND_SPOTS})"
         ),
+    )
+}
+
+/// The memory stage: the program run with cudawatch's hook watching
+/// PyTorch's allocator. It vouches only when the hook reported at exit
+/// with the allocator's history on; an out-of-memory error or memory that
+/// grows step over step are its findings.
+pub fn memory(
+    record: &StageRecord,
+    hook: Option<&HookFacts>,
+    memory: Option<&cudawatch_model::MemoryReport>,
+) -> (Outcome, String) {
+    use cudawatch_model::size;
+    if let Some(why) = &record.not_applicable {
+        return (Outcome::Skipped, why.clone());
+    }
+    if let Some(problem) = process_problem(record, "the program under the memory hook") {
+        return problem;
+    }
+    // The OOM files are written before the exception unwinds: they stand
+    // even when the program died before the hook's exit report.
+    if let Some(oom) = memory.and_then(|m| m.ooms.first()) {
+        let at = oom
+            .location
+            .as_ref()
+            .map_or(oom.origin.clone(), |l| l.to_string());
+        let top = oom.held.first().map_or(String::new(), |h| {
+            format!(
+                "; most held by {} ({})",
+                h.location
+                    .as_ref()
+                    .map_or(h.origin.clone(), |l| l.to_string()),
+                size(h.bytes)
+            )
+        });
+        return (
+            Outcome::Findings,
+            format!(
+                "out of memory at {at}: asked {}, {} allocated, {} reserved{top}",
+                size(oom.request),
+                size(oom.allocated),
+                size(oom.reserved)
+            ),
+        );
+    }
+    let Some(hook) = hook else {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "cudawatch's Python hook did not report ({}; CUDAWATCH_NO_HOOK set, a Python it \
+                 cannot run in, or no normal exit): nothing about memory is known",
+                describe_end(record.end)
+            ),
+        );
+    };
+    if !hook.torch_imported {
+        return (
+            Outcome::Skipped,
+            "not applicable: the program never imported torch".into(),
+        );
+    }
+    if !hook.cuda_initialized {
+        return (
+            Outcome::Skipped,
+            "not applicable: the program imported torch but never used CUDA".into(),
+        );
+    }
+    let torch = hook.torch_version.as_deref().unwrap_or("?");
+    if hook.history != Some(true) || hook.oom_observer != Some(true) {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "torch {torch} would not record its allocator's history ({}): nothing about \
+                 memory is known",
+                hook.errors.join("; ")
+            ),
+        );
+    }
+    if let Some(growth) = memory.and_then(|m| m.growth.as_ref()) {
+        return (
+            Outcome::Findings,
+            format!(
+                "memory still allocated after each optimizer step grows by {} a step (steps {}-{})",
+                size(growth.bytes_per_step),
+                growth.from_step,
+                growth.to_step
+            ),
+        );
+    }
+    if record.end != ProcessEnd::Exited(0) {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program {} under the memory hook: memory watched only up to there",
+                describe_end(record.end)
+            ),
+        );
+    }
+    let peak = memory.and_then(|m| m.peak).map_or(String::new(), |p| {
+        format!(
+            "peak {} allocated, {} reserved of {}; ",
+            size(p.allocated),
+            size(p.reserved),
+            size(p.device_total)
+        )
+    });
+    let steps = match hook.steps {
+        0 => "no optimizer step, so growth was not judged".to_string(),
+        n if n < 7 => format!(
+            "{} too few to judge growth (7 needed)",
+            plural(n, "optimizer step")
+        ),
+        n => format!("no growth over {}", plural(n, "optimizer step")),
+    };
+    (
+        Outcome::Clean,
+        format!("torch {torch}'s allocator watched the whole run: {peak}{steps}"),
     )
 }
 

@@ -15,6 +15,7 @@ mod assemble;
 pub mod classify;
 pub mod environment;
 pub mod files;
+pub mod memory;
 mod records;
 
 use std::path::Path;

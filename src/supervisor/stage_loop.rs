@@ -16,7 +16,7 @@ use super::signals::{Blocking, Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
 use crate::rundir::StageRecord;
-use crate::tools::ncu;
+use crate::tools::{memory, ncu};
 
 /// The ncu CSV imports are quick; they get this long each.
 const IMPORT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -230,7 +230,41 @@ async fn run_stage(
     if stage.tool == Tool::Ncu && profile.exists() && signals.shutdown() == Shutdown::None {
         record.imports = import_ncu(plan, &profile, &stage.dir, signals).await;
     }
+    if stage.tool == Tool::Memory && signals.shutdown() == Shutdown::None {
+        record.imports = rerun_expandable(plan, stage, timeout, signals).await;
+    }
     record
+}
+
+/// An out-of-memory error that fragmentation caused gets the remedy
+/// PyTorch's message suggests, tried: the program once more with
+/// `expandable_segments:True`, its hook writing into `expandable/`.
+async fn rerun_expandable(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    signals: &mut Signals,
+) -> Vec<(String, ProcessEnd)> {
+    let fragmented = memory::oom_files(&stage.dir).iter().any(|path| {
+        crate::rundir::files::read(path).is_ok_and(|b| cudawatch_parsers::memory::fragmented(&b))
+    });
+    let dir = memory::expandable_dir(&stage.dir);
+    if !fragmented || std::fs::create_dir_all(&dir).is_err() {
+        return Vec::new();
+    }
+    let spec = ChildSpec {
+        argv: stage.argv.clone(),
+        env: memory::expandable_env(&stage.env, &stage.dir),
+        env_remove: stage.env_remove.clone(),
+        stdout: dir.join("stdout"),
+        stderr: dir.join("stderr"),
+        timeout,
+        grace: plan.timeouts.grace,
+        stream: false,
+        cwd: None,
+    };
+    let end = supervise(&spec, signals, |_| {}).await;
+    vec![("expandable".into(), end.end)]
 }
 
 /// Reads the ncu profile back as CSV pages: raw and details, then the

@@ -2,7 +2,9 @@
 //! it for what cudawatch reads back. Pure: no processes are started here.
 
 pub mod csan;
+pub mod hook;
 pub mod lookup;
+pub mod memory;
 pub mod ncu;
 pub mod sanitizer;
 

@@ -17,6 +17,7 @@ mod gate_property;
 mod helpers;
 mod html;
 mod judging;
+mod memory_stage;
 mod parse;
 mod parse_evidence;
 mod precision;

@@ -105,17 +105,18 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     }
     // The Python hook goes into the run directory (never the user's tree),
     // for the stages that put it on PYTHONPATH.
-    if plan
-        .stages
-        .iter()
-        .any(|s| s.tool == cudawatch_model::Tool::Csan && s.not_applicable.is_none())
-    {
-        let dir = crate::tools::csan::hook_dir(&run_dir);
+    if plan.stages.iter().any(|s| {
+        matches!(
+            s.tool,
+            cudawatch_model::Tool::Csan | cudawatch_model::Tool::Memory
+        ) && s.not_applicable.is_none()
+    }) {
+        let dir = crate::tools::hook::dir(&run_dir);
         std::fs::create_dir_all(&dir)
             .and_then(|_| {
                 rundir::files::write_atomic(
                     &dir.join("sitecustomize.py"),
-                    crate::tools::csan::HOOK_SITECUSTOMIZE.as_bytes(),
+                    crate::tools::hook::SITECUSTOMIZE.as_bytes(),
                 )
             })
             .map_err(|e| ExpectedError::RunDir {

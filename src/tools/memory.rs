@@ -1,0 +1,82 @@
+//! The memory stage: the program run as it runs for real (no
+//! `CUDA_LAUNCH_BLOCKING`, the caching allocator on) with cudawatch's
+//! Python hook recording PyTorch's allocator history with Python stacks,
+//! its state at each out-of-memory error (PyTorch's OOM observer), after
+//! each optimizer step and at exit. When an OOM came from fragmentation,
+//! the stage runs the program once more with
+//! `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, to show whether that
+//! remedy helps. Pure: the run writes the hook, the supervisor runs it.
+
+use std::path::Path;
+
+pub use crate::rundir::memory::{expandable_dir, oom_files};
+
+/// Why the stage does not apply, decided before running.
+pub fn not_applicable(python: bool) -> Option<String> {
+    (!python).then(|| {
+        "not applicable: the memory stage reads PyTorch's allocator, and this is not a Python \
+         program"
+            .into()
+    })
+}
+
+/// The variables to set and to remove for the stage whose folder is `stage_dir`.
+pub fn env(
+    run_dir: &Path,
+    stage_dir: &Path,
+    pythonpath: Option<String>,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let mut set = vec![("CUDAWATCH_MEMORY".into(), "1".into())];
+    set.extend(super::hook::env(run_dir, stage_dir, pythonpath));
+    (set, vec!["CUDA_LAUNCH_BLOCKING".into()])
+}
+
+/// The stage's environment changed for the rerun: expandable segments on
+/// (added to the user's own allocator settings), the hook writing into
+/// `expandable/`.
+pub fn expandable_env(stage_env: &[(String, String)], stage_dir: &Path) -> Vec<(String, String)> {
+    let user = stage_env
+        .iter()
+        .find(|(k, _)| k == "PYTORCH_CUDA_ALLOC_CONF")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok())
+        .filter(|v| !v.is_empty());
+    let conf = match user {
+        Some(old) => format!("{old},expandable_segments:True"),
+        None => "expandable_segments:True".into(),
+    };
+    let mut env: Vec<(String, String)> = stage_env
+        .iter()
+        .filter(|(k, _)| k != "PYTORCH_CUDA_ALLOC_CONF" && k != "CUDAWATCH_HOOK_OUT")
+        .cloned()
+        .collect();
+    env.push(("PYTORCH_CUDA_ALLOC_CONF".into(), conf));
+    env.push((
+        "CUDAWATCH_HOOK_OUT".into(),
+        expandable_dir(stage_dir).display().to_string(),
+    ));
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rerun_adds_expandable_segments_to_the_users_settings() {
+        let (set, remove) = env(Path::new("/r"), Path::new("/r/memory"), None);
+        assert!(set.contains(&("CUDAWATCH_MEMORY".into(), "1".into())));
+        assert_eq!(remove, ["CUDA_LAUNCH_BLOCKING"]);
+        let mut stage = set.clone();
+        stage.push((
+            "PYTORCH_CUDA_ALLOC_CONF".into(),
+            "max_split_size_mb:128".into(),
+        ));
+        let env = expandable_env(&stage, Path::new("/r/memory"));
+        assert!(env.contains(&(
+            "PYTORCH_CUDA_ALLOC_CONF".into(),
+            "max_split_size_mb:128,expandable_segments:True".into()
+        )));
+        assert!(env.contains(&("CUDAWATCH_HOOK_OUT".into(), "/r/memory/expandable".into())));
+    }
+}

@@ -1,0 +1,229 @@
+//! The memory stage end to end without a GPU: real `python3`, cudawatch's
+//! real hook, and the fake torch's caching allocator
+//! (tests/fakes/pytorch/torch/cuda/), which keeps each block's Python
+//! stack as real torch does. The reader itself is tested on the H100
+//! captures in parsers/tests/memory_captures.rs.
+
+use std::path::PathBuf;
+
+use crate::helpers::{Output, checklist_item, cudawatch, json, root, run};
+use crate::run::stage;
+
+struct Case {
+    tmp: tempfile::TempDir,
+    out: Output,
+}
+
+/// `cudawatch run --stages plain,memory -- python3 prog.py`, with the fake
+/// torch and a user `sitecustomize` on PYTHONPATH.
+fn memory_run(program: &str, env: &[(&str, &str)], format: &str) -> Case {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("usersite");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::write(
+        site.join("sitecustomize.py"),
+        "import os\nopen(os.path.join(os.environ['MARKER_DIR'], 'user-sitecustomize-' + \
+         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("prog.py"), program).unwrap();
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .env(
+            "PYTHONPATH",
+            format!(
+                "{}:{}",
+                site.display(),
+                root().join("tests/fakes/pytorch").display()
+            ),
+        )
+        .env("MARKER_DIR", tmp.path())
+        .args([
+            "--color",
+            "never",
+            "run",
+            "--stages",
+            "plain,memory",
+            "--format",
+            format,
+        ])
+        .arg("--out-dir")
+        .arg(tmp.path().join("run"))
+        .args(["--", "python3", "prog.py"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run(cmd);
+    Case { tmp, out }
+}
+
+impl Case {
+    fn dir(&self) -> PathBuf {
+        self.tmp.path().join("run")
+    }
+}
+
+/// The guide's leak: every step keeps 2 MiB (its "loss with its graph").
+const GROWS: &str = "import torch
+opt = torch.optim.Optimizer()
+losses = []
+for step in range(9):
+    losses.append(torch.cuda.fake_alloc(2 << 20))
+    scratch = torch.cuda.fake_alloc(1 << 20)
+    torch.cuda.fake_free(scratch)
+    opt.step()
+print('done')
+";
+
+#[test]
+fn memory_that_grows_every_step_gates_at_the_line_that_keeps_it() {
+    let case = memory_run(GROWS, &[], "json");
+    assert_eq!(case.out.code, 1, "{}", case.out.stderr);
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    assert_eq!(memory["outcome"], "findings", "{memory}");
+    assert!(
+        memory["reason"]
+            .as_str()
+            .unwrap()
+            .contains("2.0 MiB a step")
+    );
+    let site = crate::helpers::site_of_kind(&report, "memory_growth");
+    assert_eq!(site["location"]["line"], 5, "losses.append(...)");
+    assert_eq!(report["memory"]["steps"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        checklist_item(&report, "no_memory_growth")["status"],
+        "fail"
+    );
+    // The user's own startup hook ran under cudawatch's, in both stages.
+    for s in ["plain", "memory"] {
+        assert!(
+            case.tmp
+                .path()
+                .join(format!("user-sitecustomize-{s}"))
+                .exists(),
+            "{s}"
+        );
+    }
+    // Nothing went into the user's tree but what the program itself wrote.
+    let mut names: Vec<String> = std::fs::read_dir(case.tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "prog.py",
+            "run",
+            "user-sitecustomize-memory",
+            "user-sitecustomize-plain",
+            "usersite"
+        ]
+    );
+}
+
+/// A batch that does not fit: the model (line 2) and the batch (line 3)
+/// hold the memory when the activations (line 4) ask for more.
+const OOM: &str = "import torch
+weights = [torch.cuda.fake_alloc(300 << 20) for _ in range(2)]
+batch = torch.cuda.fake_alloc(200 << 20)
+activations = torch.cuda.fake_alloc(400 << 20)
+";
+
+#[test]
+fn an_out_of_memory_error_says_what_held_the_memory_by_line() {
+    let case = memory_run(OOM, &[], "json");
+    assert_eq!(case.out.code, 1, "{}", case.out.stderr);
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    assert!(
+        memory["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("out of memory at prog.py:4")
+            || memory["reason"].as_str().unwrap().contains("prog.py:4"),
+        "{memory}"
+    );
+    let oom = &report["memory"]["ooms"][0];
+    assert_eq!(oom["request"], 400u64 << 20);
+    assert_eq!(oom["held"][0]["location"]["line"], 2);
+    assert_eq!(oom["held"][0]["bytes"], 600u64 << 20);
+    assert_eq!(oom["held"][0]["blocks"], 2);
+    assert_eq!(oom["held"][1]["location"]["line"], 3);
+    // The terminal view says it in a few lines.
+    let table = memory_run(OOM, &[], "table");
+    assert!(
+        table.out.stderr.contains("What held it, by your line:"),
+        "{}",
+        table.out.stderr
+    );
+    assert!(
+        table.out.stderr.contains("600.0 MiB"),
+        "{}",
+        table.out.stderr
+    );
+    assert!(table.out.stderr.contains("(100%)"), "{}", table.out.stderr);
+}
+
+#[test]
+fn a_steady_program_is_clean_with_its_peak_and_one_without_torch_is_not_applicable() {
+    let steady = "import torch
+opt = torch.optim.Optimizer()
+for step in range(8):
+    x = torch.cuda.fake_alloc(8 << 20)
+    torch.cuda.fake_free(x)
+    opt.step()
+";
+    let case = memory_run(steady, &[], "json");
+    assert_eq!(case.out.code, 0, "{}", case.out.stderr);
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    assert_eq!(memory["outcome"], "clean", "{memory}");
+    let reason = memory["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("peak 8.0 MiB allocated") && reason.contains("no growth over 8"),
+        "{reason}"
+    );
+    assert_eq!(
+        checklist_item(&report, "no_memory_growth")["status"],
+        "pass"
+    );
+
+    let case = memory_run("print('no torch here')\n", &[], "json");
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    assert_eq!(memory["outcome"], "skipped");
+    assert!(
+        memory["reason"]
+            .as_str()
+            .unwrap()
+            .contains("never imported torch")
+    );
+    assert!(!case.dir().join("memory").join("steps.jsonl").exists());
+}
+
+#[test]
+fn a_hook_turned_off_or_refused_by_torch_is_inconclusive_never_clean() {
+    let case = memory_run(GROWS, &[("CUDAWATCH_NO_HOOK", "1")], "json");
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    assert_eq!(memory["outcome"], "inconclusive", "{memory}");
+    assert_eq!(case.out.code, 3, "{}", case.out.stderr);
+    // A torch without allocator history (too old): the hook says why.
+    let case = memory_run(
+        "import torch\ndel torch.cuda.memory._record_memory_history\ntorch.cuda.init()\n",
+        &[],
+        "json",
+    );
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    assert_eq!(memory["outcome"], "inconclusive", "{memory}");
+    assert!(
+        memory["reason"]
+            .as_str()
+            .unwrap()
+            .contains("_record_memory_history"),
+        "{memory}"
+    );
+}
