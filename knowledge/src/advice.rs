@@ -416,6 +416,18 @@ const KINDS: &[KindAdvice] = &[
         },
     },
     KindAdvice {
+        kind: "oom_not_recovered",
+        meaning: "cudawatch's oom-recovery stage ran the program with its GPU memory capped below the peak it needed (60% of it by default), and the program ended with an out-of-memory error instead of adapting: on a smaller GPU, or beside another job, it will fail the same way (the checklist's \"Test OOM recovery\"; it gates only with --gate-oom-recovery)",
+        advice: Advice {
+            causes: &[
+                "no recovery path: catch torch.OutOfMemoryError around the step, drop what the failed step held (set tensors to None, optimizer.zero_grad(set_to_none=True), torch.cuda.empty_cache()), halve the batch and retry",
+                "a recovery path that keeps the failed step's tensors alive (the exception's traceback holds them): leave the except block before retrying",
+            ],
+            stage: "oom-recovery",
+            next: "cudawatch run --stages plain,memory,oom-recovery --gate-oom-recovery -- PROGRAM",
+        },
+    },
+    KindAdvice {
         kind: "hazard",
         meaning: "one racecheck hazard between two threads: see the race it belongs to",
         advice: Advice {

@@ -27,6 +27,10 @@ pub enum Tool {
     /// PyTorch's caching allocator, watched by cudawatch's Python hook:
     /// what held the memory at an OOM, at the peak, and after each step.
     Memory,
+    /// The program rerun with its usable GPU memory capped below the peak
+    /// the memory stage measured: does it recover from running out?
+    #[serde(rename = "oom-recovery")]
+    OomRecovery,
 }
 
 impl Tool {
@@ -42,6 +46,7 @@ impl Tool {
             Tool::Ncu => "ncu",
             Tool::Csan => "csan",
             Tool::Memory => "memory",
+            Tool::OomRecovery => "oom-recovery",
         }
     }
 
@@ -55,7 +60,7 @@ impl Tool {
 
     /// Every kind of stage a run can have, in the order cudawatch runs them:
     /// the one list that `--stages`, sweep files and the checklist follow.
-    pub const STAGES: [Tool; 8] = [
+    pub const STAGES: [Tool; 9] = [
         Tool::Plain,
         Tool::Memcheck,
         Tool::Racecheck,
@@ -63,6 +68,7 @@ impl Tool {
         Tool::Synccheck,
         Tool::Csan,
         Tool::Memory,
+        Tool::OomRecovery,
         Tool::Ncu,
     ];
 
@@ -78,6 +84,7 @@ impl Tool {
             Tool::Ncu,
             Tool::Csan,
             Tool::Memory,
+            Tool::OomRecovery,
         ]
         .into_iter()
         .find(|t| t.name() == name)
@@ -117,6 +124,9 @@ pub enum FindingKind {
     /// Memory still allocated after each optimizer step grows step over
     /// step (cudawatch's memory stage): something keeps every step's tensors.
     MemoryGrowth,
+    /// Under a memory cap below its measured peak, the program ran out of
+    /// memory and did not recover (the oom-recovery stage).
+    OomNotRecovered,
     /// One shared-memory hazard between two threads (racecheck hazard report).
     Hazard,
     /// A CUDA error reported by the program itself.
@@ -153,6 +163,7 @@ impl FindingKind {
             FindingKind::Race => "race",
             FindingKind::StreamRace => "stream_race",
             FindingKind::MemoryGrowth => "memory_growth",
+            FindingKind::OomNotRecovered => "oom_not_recovered",
             FindingKind::Hazard => "hazard",
             FindingKind::CudaError => "cuda_error",
             FindingKind::DeviceAssert => "device_assert",

@@ -380,6 +380,29 @@ impl ReportBuilder {
         memory
     }
 
+    /// Reads the oom-recovery stage's artifacts: the OOMs its hook saw under
+    /// the cap (`ooms`), and, when `ended_by_oom`, the finding that the
+    /// program did not recover. Returns how many OOMs were seen.
+    pub fn oom_recovery(
+        &mut self,
+        name: &str,
+        hook: &crate::memory::HookFacts,
+        ooms: &[Vec<u8>],
+        program_output: &str,
+        ended_by_oom: bool,
+    ) -> usize {
+        let (memory, _) = crate::memory::read(hook, ooms, b"", program_output);
+        let sites: Vec<Site> = memory
+            .ooms
+            .last()
+            .filter(|_| ended_by_oom)
+            .map(|oom| crate::memory::not_recovered_site(oom, hook.cap.as_ref()))
+            .into_iter()
+            .collect();
+        self.program_sites(name, Tool::OomRecovery, sites);
+        memory.ooms.len().max(hook.ooms as usize)
+    }
+
     /// The sites folded so far.
     pub fn sites(&self) -> &[Site] {
         self.folder.sites()

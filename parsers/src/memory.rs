@@ -249,6 +249,35 @@ pub fn growth_site(growth: &Growth) -> Site {
     site
 }
 
+/// The oom-recovery stage's finding: under the cap the program ran out of
+/// memory at `oom` (the last one the observer saw) and did not finish. A
+/// warning: it gates only when the user asks (`--gate-oom-recovery`).
+pub fn not_recovered_site(oom: &OomState, cap: Option<&Cap>) -> Site {
+    let cap = cap
+        .and_then(|c| Some((c.bytes?, c.share?, c.peak_allocated?)))
+        .map_or(String::new(), |(bytes, share, peak)| {
+            format!(
+                " under a cap of {} ({:.0}% of its peak {} allocated)",
+                size(bytes),
+                share * 100.0,
+                size(peak)
+            )
+        });
+    let mut site = new_site(
+        Tool::OomRecovery,
+        FindingKind::OomNotRecovered,
+        Severity::Warning,
+        format!(
+            "no recovery from out of memory: asked {}{cap}, and the program ended; catch \
+             torch.OutOfMemoryError around the step, free what it held, lower the batch and retry",
+            size(oom.request)
+        ),
+    );
+    site.location = oom.location.clone();
+    site.id = site_id(&site, "oom_not_recovered");
+    site
+}
+
 /// Fragmentation: the free holes inside PyTorch's segments would have held
 /// the request, but no one hole could.
 pub fn fragmented(oom: &[u8]) -> bool {

@@ -218,7 +218,7 @@ pub struct ReportArgs {
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Stages to run, in order, comma-separated (plain,memcheck,ncu).
-    #[arg(help_heading = "Stages", long, value_enum, value_delimiter = ',', default_values_t = StageName::ALL, env = "CUDAWATCH_STAGES")]
+    #[arg(help_heading = "Stages", long, value_enum, value_delimiter = ',', default_values_t = StageName::DEFAULT, env = "CUDAWATCH_STAGES")]
     pub stages: Vec<StageName>,
     /// Where to keep raw artifacts and report.json
     /// [default: cudawatch-runs/<YYYYMMDD-HHMMSS>-<program>]; must be empty
@@ -259,6 +259,10 @@ pub struct RunArgs {
         env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR"
     )]
     pub keep_caching_allocator: bool,
+    /// The oom-recovery stage caps the program's GPU memory to this share
+    /// of the peak allocated memory the memory stage measured.
+    #[arg(help_heading = "Stages", long, default_value_t = 0.6, value_parser = share, env = "CUDAWATCH_OOM_RECOVERY_SHARE")]
+    pub oom_recovery_share: f64,
     /// Most kernel launches ncu profiles in all.
     #[arg(
         help_heading = "Tools",
@@ -405,6 +409,13 @@ pub struct GateArgs {
     /// targets older GPUs only.
     #[arg(help_heading = "Gate", long, value_enum, default_value_t = RacecheckWarningsArg::Gate, env = "CUDAWATCH_RACECHECK_WARNINGS")]
     pub racecheck_warnings: RacecheckWarningsArg,
+    /// Fail the gate when the oom-recovery stage shows the program does not
+    /// recover from running out of memory. Off by default: the stage runs
+    /// the program on less memory than it needs, on purpose, and many
+    /// correct programs are not meant to adapt; ask for it where recovery
+    /// is a requirement (a service that must survive a smaller GPU).
+    #[arg(help_heading = "Gate", long, env = "CUDAWATCH_GATE_OOM_RECOVERY")]
+    pub gate_oom_recovery: bool,
     /// A TOML file of suppression rules: matching findings stay visible as
     /// suppressed and do not fail the gate; expired rules stop hiding.
     #[arg(
@@ -627,13 +638,31 @@ pub enum StageName {
     /// out-of-memory error, at the peak, and growth across optimizer steps
     /// (Python programs that use torch; not applicable to others).
     Memory,
+    /// Opt-in: the program rerun with its GPU memory capped to a share of
+    /// the peak the memory stage measured (--oom-recovery-share): does it
+    /// recover from running out? Needs the memory stage before it.
+    OomRecovery,
     /// Nsight Compute coalescing metrics.
     Ncu,
 }
 
 impl StageName {
     /// Every stage in run order.
-    pub const ALL: [StageName; 8] = [
+    #[cfg(test)]
+    pub const ALL: [StageName; 9] = [
+        StageName::Plain,
+        StageName::Memcheck,
+        StageName::Racecheck,
+        StageName::Initcheck,
+        StageName::Synccheck,
+        StageName::Csan,
+        StageName::Memory,
+        StageName::OomRecovery,
+        StageName::Ncu,
+    ];
+    /// The stages run when `--stages` is not given: all but the opt-in
+    /// oom-recovery check (a whole extra run meant to fail).
+    pub const DEFAULT: [StageName; 8] = [
         StageName::Plain,
         StageName::Memcheck,
         StageName::Racecheck,
@@ -715,6 +744,16 @@ fn non_negative(text: &str) -> Result<f64, String> {
         return Err(format!("`{text}` must be a finite number, 0 or more"));
     }
     Ok(value)
+}
+
+/// A share strictly between 0 and 1 (`0.6`).
+fn share(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err("a share between 0 and 1, such as 0.6".into())
+    }
 }
 
 #[cfg(test)]

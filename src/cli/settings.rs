@@ -34,6 +34,7 @@ pub fn run(args: &RunArgs) -> RunSettings {
         },
         stream: args.stream,
         keep_caching_allocator: args.keep_caching_allocator,
+        oom_recovery_share: args.oom_recovery_share,
         ncu: NcuOptions {
             launch_cap: args.ncu_launch_cap,
             all_launches: args.ncu_all_launches,
@@ -108,6 +109,7 @@ fn gate_policy(
             RacecheckWarningsArg::Gate => judge::RacecheckWarnings::Gate,
             RacecheckWarningsArg::Report => judge::RacecheckWarnings::Report,
         },
+        gate_oom_recovery: gate.gate_oom_recovery,
     })
 }
 
@@ -166,6 +168,7 @@ pub fn stage(name: StageName) -> Tool {
         StageName::Synccheck => Tool::Synccheck,
         StageName::Csan => Tool::Csan,
         StageName::Memory => Tool::Memory,
+        StageName::OomRecovery => Tool::OomRecovery,
         StageName::Ncu => Tool::Ncu,
     }
 }

@@ -106,6 +106,29 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         found.extend(followers(&|s| of_stage(s) && s.severity == Severity::Error));
         item(id, title, by_stage(stage(tool), &found));
     }
+    // The recovery test gates only when asked (`--gate-oom-recovery`, which
+    // raises its finding to an error): otherwise a program that does not
+    // recover is said so, as a choice not to gate, never as a pass.
+    let recovery = stage(Tool::OomRecovery);
+    let unrecovered = report
+        .findings
+        .iter()
+        .find(|s| s.kind == FindingKind::OomNotRecovered && is_open(s));
+    item(
+        "oom_recovery",
+        "Test OOM recovery",
+        match unrecovered {
+            Some(site) if site.severity == Severity::Error => by_stage(recovery, &[site]),
+            Some(_) => (
+                CheckStatus::Skipped,
+                format!(
+                    "not gating (--gate-oom-recovery to gate): {}",
+                    recovery.map_or("no recovery", |s| s.reason.as_str())
+                ),
+            ),
+            None => by_stage(recovery, &[]),
+        },
+    );
     let leaks = errors(&|s| s.kind == FindingKind::Leak);
     let leaks_after = followers(&|s| s.kind == FindingKind::Leak);
     item(

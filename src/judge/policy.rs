@@ -99,6 +99,9 @@ pub struct Policy {
     pub today: String,
     /// Whether races racecheck calls warnings gate in the user's kernels.
     pub racecheck_warnings: RacecheckWarnings,
+    /// Whether a program that does not recover from OOM under the
+    /// oom-recovery stage's cap fails the gate.
+    pub gate_oom_recovery: bool,
 }
 
 /// What racecheck's warning-level races (warp-synchronous shared memory
@@ -122,6 +125,7 @@ impl Default for Policy {
             suppressions: None,
             today: super::suppress::today(),
             racecheck_warnings: RacecheckWarnings::Gate,
+            gate_oom_recovery: false,
         }
     }
 }

@@ -186,7 +186,12 @@ fn parsed_scope(report: &Report) -> String {
     // its name did not say.
     let tools: Vec<Tool> = Tool::STAGES
         .into_iter()
-        .filter(|t| !matches!(t, Tool::Plain | Tool::Csan | Tool::Memory))
+        .filter(|t| {
+            !matches!(
+                t,
+                Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery
+            )
+        })
         .chain([Tool::Sanitizer])
         .collect();
     let files = |tool: Tool| {

@@ -33,6 +33,8 @@ pub struct RunSettings {
     pub stream: bool,
     /// Keep PyTorch's caching allocator on under the sanitizers.
     pub keep_caching_allocator: bool,
+    /// The oom-recovery stage's cap, as a share of the measured peak.
+    pub oom_recovery_share: f64,
     /// Which launches ncu profiles.
     pub ncu: NcuOptions,
     /// compute-sanitizer's own suppressions file.
@@ -183,6 +185,14 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
             env_remove.extend(remove);
             program.clone()
         }
+        Tool::OomRecovery => {
+            not_applicable = memory::not_applicable(python);
+            let (set, remove) = memory::env(run_dir, &dir, std::env::var("PYTHONPATH").ok());
+            env.extend(set);
+            env.extend(memory::cap_env(run_dir, settings.oom_recovery_share));
+            env_remove.extend(remove);
+            program.clone()
+        }
         Tool::Ncu => ncu::profile_argv(
             &settings.tools.ncu,
             &settings.ncu,
@@ -213,7 +223,12 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
     let cannot_start = argv
         .first()
         .and_then(|exe| settings.tools.missing(std::path::Path::new(exe)))
-        .filter(|_| !matches!(tool, Tool::Plain | Tool::Csan | Tool::Memory))
+        .filter(|_| {
+            !matches!(
+                tool,
+                Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery
+            )
+        })
         .map(str::to_string);
     Stage {
         tool,

@@ -199,6 +199,9 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::MemoryGrowth => {
             "GPU memory still allocated after each optimizer step grows step over step"
         }
+        FindingKind::OomNotRecovered => {
+            "Under a memory cap below its peak, the program ran out of memory and did not recover"
+        }
         FindingKind::Hazard => "A shared-memory hazard between two threads",
         FindingKind::CudaError => "The program reported a CUDA error",
         FindingKind::DeviceAssert => "A device-side assert failed",

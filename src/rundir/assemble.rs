@@ -171,13 +171,7 @@ fn read_stage(
             (o, r, summary)
         }
         Tool::Memory => {
-            let hook = files::read(&stage_dir.join("hook.json"))
-                .ok()
-                .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
-            let ooms: Vec<Vec<u8>> = super::memory::oom_files(stage_dir)
-                .iter()
-                .filter_map(|p| files::read(p).ok())
-                .collect();
+            let (hook, ooms) = super::memory::hook_artifacts(stage_dir);
             let steps = read("steps.jsonl");
             let stderr = read("stderr");
             let found = hook.is_some() || !ooms.is_empty();
@@ -201,6 +195,22 @@ fn read_stage(
                 ..ToolSummary::default()
             };
             (o, r, summary)
+        }
+        Tool::OomRecovery => {
+            let (hook, ooms) = super::memory::hook_artifacts(stage_dir);
+            let stderr = String::from_utf8_lossy(&read("stderr")).into_owned();
+            let ended_by_oom =
+                !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted)
+                    && stderr.contains("OutOfMemoryError");
+            let seen = builder.oom_recovery(
+                &rel("stderr"),
+                &hook.clone().unwrap_or_default(),
+                &ooms,
+                &stderr,
+                ended_by_oom,
+            );
+            let (o, r) = classify::oom_recovery(record, hook.as_ref(), seen, ended_by_oom);
+            (o, r, ToolSummary::default())
         }
         Tool::Ncu => {
             let raw = read("raw.csv");

@@ -27,7 +27,7 @@ fn process_problem(record: &StageRecord, tool_name: &str) -> Option<(Outcome, St
         // The lookup's own message already says where it looked and what to do.
         let hint = match record.tool {
             _ if error.contains("; install") => String::new(),
-            Tool::Plain | Tool::Csan | Tool::Memory => String::new(),
+            Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery => String::new(),
             Tool::Ncu => "; install Nsight Compute or pass --ncu / CUDAWATCH_NCU".into(),
             _ => "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER".into(),
         };
@@ -511,6 +511,87 @@ pub fn memory(
         Outcome::Clean,
         format!("torch {torch}'s allocator watched the whole run: {peak}{steps}"),
     )
+}
+
+/// The oom-recovery stage: the program under a cap below its measured
+/// peak. Recovered (clean) only when it ran out of memory and still
+/// finished; never running out proves nothing.
+pub fn oom_recovery(
+    record: &StageRecord,
+    hook: Option<&HookFacts>,
+    ooms: usize,
+    ended_by_oom: bool,
+) -> (Outcome, String) {
+    use cudawatch_model::size;
+    if let Some(why) = &record.not_applicable {
+        return (Outcome::Skipped, why.clone());
+    }
+    if let Some(problem) = process_problem(record, "the program under the memory cap") {
+        return problem;
+    }
+    let Some(hook) = hook else {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "cudawatch's Python hook did not report ({}): no cap is known to have applied",
+                describe_end(record.end)
+            ),
+        );
+    };
+    if !hook.torch_imported || !hook.cuda_initialized {
+        return (
+            Outcome::Skipped,
+            "not applicable: the program never used CUDA through torch".into(),
+        );
+    }
+    let cap = match hook.cap.as_ref() {
+        Some(cap) if cap.error.is_none() => cap,
+        other => {
+            let why = other
+                .and_then(|c| c.error.clone())
+                .unwrap_or_else(|| "the hook applied none".into());
+            return (
+                Outcome::Inconclusive,
+                format!(
+                    "no memory cap ({why}); the oom-recovery stage needs the memory stage's peak: \
+                     --stages ...,memory,oom-recovery"
+                ),
+            );
+        }
+    };
+    let capped = format!(
+        "under a cap of {} ({:.0}% of the peak {} allocated)",
+        size(cap.bytes.unwrap_or(0)),
+        cap.share.unwrap_or(0.0) * 100.0,
+        size(cap.peak_allocated.unwrap_or(0))
+    );
+    match (record.end, ooms) {
+        (ProcessEnd::Exited(0), 0) => (
+            Outcome::Inconclusive,
+            format!(
+                "the program never ran out of memory {capped}: recovery was not exercised \
+                 (a lower --oom-recovery-share would)"
+            ),
+        ),
+        (ProcessEnd::Exited(0), n) => (
+            Outcome::Clean,
+            format!(
+                "recovered: ran out of memory {} {capped} and still finished",
+                plural(n as u64, "time")
+            ),
+        ),
+        (_, _) if ended_by_oom => (
+            Outcome::Findings,
+            format!("no recovery: the program ended with an out-of-memory error {capped}"),
+        ),
+        (end, _) => (
+            Outcome::Inconclusive,
+            format!(
+                "the program {} {capped}, not with an out-of-memory error: recovery not shown",
+                describe_end(end)
+            ),
+        ),
+    }
 }
 
 /// The ncu stage.

@@ -36,3 +36,18 @@ pub fn oom_files(stage_dir: &Path) -> Vec<PathBuf> {
         .take_while(|p| p.exists())
         .collect()
 }
+
+/// What the hook left in a stage's folder: its exit report (absent when it
+/// could not run or the program never got to exit) and the OOM files.
+pub fn hook_artifacts(
+    stage_dir: &Path,
+) -> (Option<cudawatch_parsers::memory::HookFacts>, Vec<Vec<u8>>) {
+    let hook = files::read(&stage_dir.join("hook.json"))
+        .ok()
+        .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
+    let ooms = oom_files(stage_dir)
+        .iter()
+        .filter_map(|p| files::read(p).ok())
+        .collect();
+    (hook, ooms)
+}

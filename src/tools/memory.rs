@@ -31,6 +31,22 @@ pub fn env(
     (set, vec!["CUDA_LAUNCH_BLOCKING".into()])
 }
 
+/// The oom-recovery stage's cap: the hook reads the peak the memory stage
+/// measured (its `hook.json`) and caps the program to `share` of it.
+pub fn cap_env(run_dir: &Path, share: f64) -> Vec<(String, String)> {
+    vec![
+        (
+            "CUDAWATCH_CAP_FROM".into(),
+            run_dir
+                .join("memory")
+                .join("hook.json")
+                .display()
+                .to_string(),
+        ),
+        ("CUDAWATCH_CAP_SHARE".into(), share.to_string()),
+    ]
+}
+
 /// The stage's environment changed for the rerun: expandable segments on
 /// (added to the user's own allocator settings), the hook writing into
 /// `expandable/`.

@@ -453,7 +453,7 @@ fn sarif_carries_the_checklist_and_an_inconclusive_stage_is_not_a_successful_exe
     let log: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     let checklist = log["properties"]["checklist"].as_array().unwrap();
-    assert_eq!(checklist.len(), 12);
+    assert_eq!(checklist.len(), 13);
     let memcheck_item = checklist
         .iter()
         .find(|i| i["id"] == "memcheck_clean")

@@ -227,3 +227,94 @@ fn a_hook_turned_off_or_refused_by_torch_is_inconclusive_never_clean() {
         "{memory}"
     );
 }
+
+/// Halves its batch when it runs out of memory, as the checklist asks.
+const RECOVERS: &str = "import torch
+batch = 100
+while True:
+    try:
+        x = torch.cuda.fake_alloc(batch << 20)
+        break
+    except torch.OutOfMemoryError:
+        batch //= 2
+print('done at batch', batch)
+";
+
+/// The same without a recovery path.
+const FIXED_BATCH: &str = "import torch
+x = torch.cuda.fake_alloc(100 << 20)
+print('done')
+";
+
+fn recovery_run(program: &str, extra: &[&str]) -> (Output, serde_json::Value) {
+    staged_run(program, "plain,memory,oom-recovery", extra)
+}
+
+/// `cudawatch run --stages STAGES EXTRA -- python3 prog.py` with the fake torch.
+fn staged_run(program: &str, stages: &str, extra: &[&str]) -> (Output, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("prog.py"), program).unwrap();
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .env("PYTHONPATH", root().join("tests/fakes/pytorch"))
+        .args(["run", "--stages", stages, "--format", "json"])
+        .args(extra)
+        .arg("--out-dir")
+        .arg(tmp.path().join("run"))
+        .args(["--", "python3", "prog.py"]);
+    let out = run(cmd);
+    let report = json(&out);
+    (out, report)
+}
+
+#[test]
+fn the_oom_recovery_check_caps_memory_below_the_peak_and_says_whether_the_program_recovered() {
+    // Peak 100 MiB in the memory stage; capped to 60 MiB, the program
+    // runs out, halves its batch and finishes.
+    let (out, report) = recovery_run(RECOVERS, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let recovery = stage(&report, "oom-recovery");
+    assert_eq!(recovery["outcome"], "clean", "{recovery}");
+    let reason = recovery["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "recovered: ran out of memory 1 time under a cap of 60.0 MiB (60% of the peak 100.0 MiB"
+        ),
+        "{reason}"
+    );
+    assert_eq!(checklist_item(&report, "oom_recovery")["status"], "pass");
+
+    // Without a recovery path: said, at the line that asked, but it gates
+    // only when asked.
+    let (out, report) = recovery_run(FIXED_BATCH, &[]);
+    assert_eq!(out.code, 0, "not gating by default: {}", out.stderr);
+    let site = crate::helpers::site_of_kind(&report, "oom_not_recovered");
+    assert_eq!(site["location"]["line"], 2);
+    assert_eq!(site["severity"], "warning");
+    let item = checklist_item(&report, "oom_recovery");
+    assert_eq!(item["status"], "skipped");
+    assert!(
+        item["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("--gate-oom-recovery"),
+        "{item}"
+    );
+    let (out, report) = recovery_run(FIXED_BATCH, &["--gate-oom-recovery"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(checklist_item(&report, "oom_recovery")["status"], "fail");
+}
+
+#[test]
+fn the_oom_recovery_check_without_the_memory_stage_is_inconclusive() {
+    let (out, report) = staged_run(FIXED_BATCH, "plain,oom-recovery", &[]);
+    let recovery = stage(&report, "oom-recovery");
+    assert_eq!(recovery["outcome"], "inconclusive", "{recovery}");
+    assert!(
+        recovery["reason"]
+            .as_str()
+            .unwrap()
+            .contains("needs the memory stage")
+    );
+    assert_eq!(out.code, 3);
+}

@@ -108,7 +108,9 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if plan.stages.iter().any(|s| {
         matches!(
             s.tool,
-            cudawatch_model::Tool::Csan | cudawatch_model::Tool::Memory
+            cudawatch_model::Tool::Csan
+                | cudawatch_model::Tool::Memory
+                | cudawatch_model::Tool::OomRecovery
         ) && s.not_applicable.is_none()
     }) {
         let dir = crate::tools::hook::dir(&run_dir);
