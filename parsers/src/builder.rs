@@ -354,13 +354,16 @@ impl ReportBuilder {
     pub fn memory(
         &mut self,
         name: &str,
-        hook: crate::memory::HookFacts,
-        ooms: &[Vec<u8>],
-        steps: &[u8],
-        program_output: &str,
+        artifacts: crate::memory::Artifacts<'_>,
         expandable: Option<bool>,
     ) -> crate::model::MemoryReport {
-        let (mut memory, problems) = crate::memory::read(&hook, ooms, steps, program_output);
+        let (mut memory, problems) = crate::memory::read_with_commands(
+            &artifacts.hook,
+            artifacts.ooms,
+            artifacts.steps,
+            artifacts.program_output,
+            artifacts.commands,
+        );
         for oom in memory.ooms.iter_mut().filter(|o| o.fragmentation) {
             oom.expandable_helped = expandable;
         }

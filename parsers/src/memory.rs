@@ -157,6 +157,26 @@ struct RawStep {
     state: Option<RawState>,
 }
 
+/// What the memory stage left, read: its hook's exit report, the OOM
+/// files, `steps.jsonl`, its stderr, and the other processes' commands.
+pub struct Artifacts<'a> {
+    /// `hook.json` (default when absent: only OOM files were left).
+    pub hook: HookFacts,
+    /// `oom-N.json`, in order.
+    pub ooms: &'a [Vec<u8>],
+    /// `steps.jsonl`.
+    pub steps: &'a [u8],
+    /// The stage's stderr (PyTorch's OOM message).
+    pub program_output: &'a str,
+    /// `processes.json`.
+    pub commands: &'a [(u32, String)],
+}
+
+/// Reads `processes.json`: `[[pid, "command"], ...]`.
+pub fn process_commands(bytes: &[u8]) -> Vec<(u32, String)> {
+    serde_json::from_slice(bytes).unwrap_or_default()
+}
+
 /// Reads `hook.json`.
 pub fn hook_facts(bytes: &[u8]) -> Result<HookFacts, String> {
     serde_json::from_slice(bytes).map_err(|e| format!("hook.json: {e}"))
@@ -170,6 +190,18 @@ pub fn read(
     ooms: &[Vec<u8>],
     steps: &[u8],
     program_output: &str,
+) -> (MemoryReport, Vec<String>) {
+    read_with_commands(hook, ooms, steps, program_output, &[])
+}
+
+/// [`read`], with the command names the run saw for other processes'
+/// PIDs (`processes.json`, written while they still ran).
+pub fn read_with_commands(
+    hook: &HookFacts,
+    ooms: &[Vec<u8>],
+    steps: &[u8],
+    program_output: &str,
+    commands: &[(u32, String)],
 ) -> (MemoryReport, Vec<String>) {
     let mut problems = Vec::new();
     let mut report = MemoryReport {
@@ -187,7 +219,13 @@ pub fn read(
                 .peak
                 .is_some_and(|p| state.allocated as f64 >= 0.95 * p.allocated as f64);
     }
-    let others = other_processes(program_output);
+    let mut others = other_processes(program_output);
+    for other in &mut others {
+        other.command = commands
+            .iter()
+            .find(|(pid, _)| *pid == other.pid)
+            .map(|(_, c)| c.clone());
+    }
     let allowed = allowed(program_output);
     for (i, bytes) in ooms.iter().enumerate() {
         match serde_json::from_slice::<RawOom>(bytes) {
@@ -445,7 +483,7 @@ fn growing_lines(states: &[(u64, RawState)]) -> Vec<HeldLine> {
 
 /// "Process 1248 has 77.17 GiB memory in use" (not this process's own line,
 /// "Including non-PyTorch memory, this process has ...").
-fn other_processes(text: &str) -> Vec<OtherProcess> {
+pub fn other_processes(text: &str) -> Vec<OtherProcess> {
     let mut found: Vec<OtherProcess> = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find("Process ") {

@@ -154,6 +154,29 @@ fn cut_and_foreign_records_are_problems_not_panics() {
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(memory::hook_facts(b"\x1b[31m").is_err());
     let mut builder = ReportBuilder::new("0");
-    let got = builder.memory("memory/hook.json", hook, &[], b"", "", None);
+    let got = builder.memory(
+        "memory/hook.json",
+        memory::Artifacts {
+            hook,
+            ooms: &[],
+            steps: b"",
+            program_output: "",
+            commands: &[],
+        },
+        None,
+    );
     assert!(got.growth.is_none());
+}
+
+#[test]
+fn another_process_is_named_by_its_command_when_the_run_saw_it() {
+    let dir = case("other_process", "memory");
+    let hook = memory::hook_facts(&std::fs::read(dir.join("hook.json")).unwrap()).unwrap();
+    let oom = std::fs::read(dir.join("oom-1.json")).unwrap();
+    let stderr = std::fs::read_to_string(case("other_process", "memory.stderr")).unwrap();
+    let commands = memory::process_commands(b"[[1248, \"python3 hold_memory.py\"]]");
+    let (m, _) = memory::read_with_commands(&hook, &[oom], b"", &stderr, &commands);
+    let other = &m.ooms[0].other_processes[0];
+    assert_eq!(other.command.as_deref(), Some("python3 hold_memory.py"));
+    assert!(memory::process_commands(b"not json").is_empty());
 }

@@ -177,12 +177,18 @@ fn read_stage(
             let found = hook.is_some() || !ooms.is_empty();
             let memory = found.then(|| {
                 let expandable = super::memory::expandable_outcome(stage_dir, record);
+                let commands = files::read(&stage_dir.join("processes.json"))
+                    .map(|b| cudawatch_parsers::memory::process_commands(&b))
+                    .unwrap_or_default();
                 builder.memory(
                     &rel("hook.json"),
-                    hook.as_ref().cloned().unwrap_or_default(),
-                    &ooms,
-                    &steps,
-                    &String::from_utf8_lossy(&stderr),
+                    cudawatch_parsers::memory::Artifacts {
+                        hook: hook.as_ref().cloned().unwrap_or_default(),
+                        ooms: &ooms,
+                        steps: &steps,
+                        program_output: &String::from_utf8_lossy(&stderr),
+                        commands: &commands,
+                    },
                     expandable,
                 )
             });

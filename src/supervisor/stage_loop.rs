@@ -230,10 +230,42 @@ async fn run_stage(
     if stage.tool == Tool::Ncu && profile.exists() && signals.shutdown() == Shutdown::None {
         record.imports = import_ncu(plan, &profile, &stage.dir, signals).await;
     }
-    if stage.tool == Tool::Memory && signals.shutdown() == Shutdown::None {
-        record.imports = rerun_expandable(plan, stage, timeout, signals).await;
+    if stage.tool == Tool::Memory {
+        // Now, while they may still run: a PID alone names nobody.
+        name_other_processes(&stage.dir);
+        if signals.shutdown() == Shutdown::None {
+            record.imports = rerun_expandable(plan, stage, timeout, signals).await;
+        }
     }
     record
+}
+
+/// The command names of the processes PyTorch's OOM message says held
+/// GPU memory ("Process 1248 has 77.17 GiB memory in use"), read from
+/// /proc right after the stage, into `processes.json`.
+fn name_other_processes(stage_dir: &Path) {
+    let Ok(stderr) = crate::rundir::files::read_at_most(&stage_dir.join("stderr"), 1 << 24) else {
+        return;
+    };
+    let named: Vec<(u32, String)> =
+        cudawatch_parsers::memory::other_processes(&String::from_utf8_lossy(&stderr))
+            .into_iter()
+            .filter_map(|p| {
+                let comm = std::fs::read_to_string(format!("/proc/{}/cmdline", p.pid)).ok()?;
+                let command = comm
+                    .split('\0')
+                    .filter(|a| !a.is_empty())
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (!command.is_empty()).then_some((p.pid, command.chars().take(200).collect()))
+            })
+            .collect();
+    if !named.is_empty()
+        && let Ok(json) = serde_json::to_vec(&named)
+    {
+        let _ = crate::rundir::files::write_atomic(&stage_dir.join("processes.json"), &json);
+    }
 }
 
 /// An out-of-memory error that fragmentation caused gets the remedy

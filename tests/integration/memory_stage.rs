@@ -318,3 +318,24 @@ fn the_oom_recovery_check_without_the_memory_stage_is_inconclusive() {
     );
     assert_eq!(out.code, 3);
 }
+
+#[test]
+fn another_process_holding_memory_is_named_by_pid_and_command() {
+    // PyTorch's OOM message names the other process by PID only; the run
+    // reads its command while it still runs. Here "another job" is a sleep.
+    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let program = format!(
+        "import sys, torch
+print('Process {} has 77.17 GiB memory in use.', file=sys.stderr)
+torch.cuda.fake_alloc(2 << 30)
+",
+        other.id()
+    );
+    let (out, report) = staged_run(&program, "plain,memory", &[]);
+    let _ = other.kill();
+    let _ = other.wait();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let named = &report["memory"]["ooms"][0]["other_processes"][0];
+    assert_eq!(named["pid"], other.id());
+    assert_eq!(named["command"], "sleep 30", "{named}");
+}
