@@ -27,6 +27,7 @@ impl Exporter for HtmlExporter {
         stages(&mut out, &report.stages);
         findings(&mut out, &report.findings, judgement);
         coalescing(&mut out, &report.coalescing, &report.wasteful_lines);
+        memory(&mut out, report);
         warnings(&mut out, report);
         let _ = write!(
             out,
@@ -402,6 +403,23 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
         out.push_str("</pre>\n");
     }
     out.push_str("</article>\n");
+}
+
+/// The memory stage's account, as the terminal says it.
+fn memory(out: &mut String, report: &Report) {
+    let Some(memory) = report.memory.as_ref() else {
+        return;
+    };
+    let lines = super::memory::cleaned_lines(memory);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"memory\">\n<h2>GPU memory (PyTorch's allocator)</h2>\n<pre>");
+    for line in lines {
+        out.push_str(&escape_markup(&line));
+        out.push('\n');
+    }
+    out.push_str("</pre>\n</section>\n");
 }
 
 fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSectors]) {

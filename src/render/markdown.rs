@@ -77,6 +77,17 @@ impl Exporter for MarkdownExporter {
             }
             out.push('\n');
         }
+        if let Some(memory) = report.memory.as_ref() {
+            let lines = super::memory::cleaned_lines(memory);
+            if !lines.is_empty() {
+                // Indented, not fenced: a fence in a file name could close it.
+                out.push_str("### GPU memory (PyTorch's allocator)\n\n");
+                for line in lines {
+                    let _ = writeln!(out, "    {line}");
+                }
+                out.push('\n');
+            }
+        }
         if !report.coalescing.is_empty() {
             out.push_str("### Coalescing\n\n| kernel | ld sectors/req | st sectors/req | ideal | wasted |\n| --- | --- | --- | --- | --- |\n");
             for k in &report.coalescing {

@@ -10,6 +10,15 @@ use cudawatch_model::{HeldLine, MemoryReport, OomState, size};
 /// Lines of "what held it" shown; the rest are summed.
 const SHOWN: usize = 5;
 
+/// The section's lines with every control character made visible: what
+/// the machine formats embed (markdown indents it, HTML escapes it too).
+pub fn cleaned_lines(memory: &MemoryReport) -> Vec<String> {
+    section(memory)
+        .lines()
+        .map(super::untrusted::clean)
+        .collect()
+}
+
 /// The section, or nothing when the report has no memory account.
 pub fn section(memory: &MemoryReport) -> String {
     let mut out = String::new();

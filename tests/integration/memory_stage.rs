@@ -323,7 +323,10 @@ fn the_oom_recovery_check_without_the_memory_stage_is_inconclusive() {
 fn another_process_holding_memory_is_named_by_pid_and_command() {
     // PyTorch's OOM message names the other process by PID only; the run
     // reads its command while it still runs. Here "another job" is a sleep.
-    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let mut other = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
     let program = format!(
         "import sys, torch
 print('Process {} has 77.17 GiB memory in use.', file=sys.stderr)
@@ -338,4 +341,34 @@ torch.cuda.fake_alloc(2 << 30)
     let named = &report["memory"]["ooms"][0]["other_processes"][0];
     assert_eq!(named["pid"], other.id());
     assert_eq!(named["command"], "sleep 30", "{named}");
+}
+
+#[test]
+fn the_memory_account_is_in_the_markdown_and_html_reports_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (md, html) = (tmp.path().join("r.md"), tmp.path().join("r.html"));
+    let (_, report) = staged_run(
+        OOM,
+        "plain,memory",
+        &[
+            "--report",
+            &format!("markdown={}", md.display()),
+            "--report",
+            &format!("html={}", html.display()),
+        ],
+    );
+    assert_eq!(
+        report["memory"]["ooms"][0]["held"][0]["bytes"],
+        600u64 << 20
+    );
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(
+        md.contains("### GPU memory") && md.contains("    What held it, by your line:"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(
+        html.contains("<section id=\"memory\">") && html.contains("600.0 MiB"),
+        "{html}"
+    );
 }
