@@ -69,7 +69,7 @@ fn the_page_shows_the_checklist_findings_and_coalescing_chart_of_a_real_run() {
     let items = json["checklist"].as_array().unwrap();
     let rows = shown["checklist"].as_array().unwrap();
     assert_eq!(rows.len(), items.len());
-    assert_eq!(items.len(), 11);
+    assert_eq!(items.len(), 13);
     for (row, item) in rows.iter().zip(items) {
         assert_eq!(row["id"], item["id"]);
         assert_eq!(row["status"], item["status"], "{row}");
