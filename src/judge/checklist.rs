@@ -126,6 +126,12 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
                     recovery.map_or("no recovery", |s| s.reason.as_str())
                 ),
             ),
+            None if recovery.is_none() => (
+                CheckStatus::Skipped,
+                "opt-in: --stages ...,memory,oom-recovery runs the program on 60% of the memory \
+                 it needs"
+                    .into(),
+            ),
             None => by_stage(recovery, &[]),
         },
     );
