@@ -367,11 +367,20 @@ impl ReportBuilder {
         for oom in memory.ooms.iter_mut().filter(|o| o.fragmentation) {
             oom.expandable_helped = expandable;
         }
-        let sites: Vec<Site> = memory
+        let mut sites: Vec<Site> = memory
             .growth
             .iter()
             .map(crate::memory::growth_site)
             .collect();
+        // The OOM is a finding of this stage only when no earlier stage
+        // (the plain run) reported it: one failure, one site.
+        let reported = self
+            .sites()
+            .iter()
+            .any(|s| s.kind == crate::model::FindingKind::OutOfMemory);
+        if !reported {
+            sites.extend(memory.ooms.first().map(crate::memory::oom_site));
+        }
         self.program_sites(name, Tool::Memory, sites);
         for problem in problems {
             self.report.warnings.push(crate::model::Warning {

@@ -287,6 +287,35 @@ pub fn growth_site(growth: &Growth) -> Site {
     site
 }
 
+/// The out-of-memory error as the memory stage saw it: the finding when no
+/// earlier stage (the plain run) already reported it, so that a run of the
+/// memory stage alone cannot pass an OOM as clean.
+pub fn oom_site(oom: &OomState) -> Site {
+    let held = oom.held.first().map_or(String::new(), |h| {
+        format!(
+            "; most held by {} ({})",
+            h.location
+                .as_ref()
+                .map_or(h.origin.clone(), |l| l.to_string()),
+            size(h.bytes)
+        )
+    });
+    let mut site = new_site(
+        Tool::Memory,
+        FindingKind::OutOfMemory,
+        Severity::Error,
+        format!(
+            "CUDA out of memory: asked {} with {} allocated, {} reserved{held}",
+            size(oom.request),
+            size(oom.allocated),
+            size(oom.reserved)
+        ),
+    );
+    site.location = oom.location.clone();
+    site.id = site_id(&site, "out_of_memory");
+    site
+}
+
 /// The oom-recovery stage's finding: under the cap the program ran out of
 /// memory at `oom` (the last one the observer saw) and did not finish. A
 /// warning: it gates only when the user asks (`--gate-oom-recovery`).

@@ -187,4 +187,13 @@ mod tests {
     fn the_stage_flag_offers_exactly_the_models_stages_in_order() {
         assert_eq!(StageName::ALL.map(stage), Tool::STAGES);
     }
+
+    #[test]
+    fn the_default_stages_are_all_but_the_opt_in_recovery_test() {
+        let all: Vec<StageName> = StageName::ALL
+            .into_iter()
+            .filter(|s| *s != StageName::OomRecovery)
+            .collect();
+        assert_eq!(StageName::DEFAULT.to_vec(), all);
+    }
 }

@@ -372,3 +372,22 @@ fn the_memory_account_is_in_the_markdown_and_html_reports_too() {
         "{html}"
     );
 }
+
+#[test]
+fn an_oom_seen_only_by_the_memory_stage_gates_once() {
+    // Without the plain run, the memory stage's own OOM is the finding:
+    // never CLEAN. With it, the plain run's finding stands alone.
+    let (out, report) = staged_run(OOM, "memory", &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let site = crate::helpers::site_of_kind(&report, "out_of_memory");
+    assert_eq!(site["tool"], "memory");
+    assert_eq!(site["location"]["line"], 4);
+    let (_, report) = staged_run(OOM, "plain,memory", &[]);
+    let ooms = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "out_of_memory")
+        .count();
+    assert_eq!(ooms, 1, "{report}");
+}
