@@ -14,6 +14,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const MAX_SAMPLES: usize = 5;
 
 mod coalescing;
+mod diff;
 mod environment;
 mod finding;
 mod inputs;
@@ -24,6 +25,7 @@ mod stage;
 mod sweep;
 
 pub use coalescing::*;
+pub use diff::*;
 pub use environment::*;
 pub use finding::*;
 pub use inputs::*;

@@ -80,6 +80,20 @@ impl Expect {
     }
 }
 
+/// How a target stands against what the sweep file expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// Finished as the sweep file expects.
+    AsExpected,
+    /// Finished and conclusive, but not as expected: a failure.
+    NotAsExpected,
+    /// Not checked to its end (incomplete, setup error, missing, or its
+    /// run was inconclusive): an error, not a verdict on the program.
+    #[default]
+    Unchecked,
+}
+
 /// How far a target got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -174,6 +188,10 @@ pub struct TargetResult {
     pub exit_code: Option<i32>,
     /// Whether it came out as the sweep file expects.
     pub as_expected: bool,
+    /// How it stands against that expectation, as the judge decided it:
+    /// what each format renders (a JUnit failure or error, a colour).
+    #[serde(default)]
+    pub standing: Standing,
     /// Why, in one line (its first verdict line, or what went wrong).
     pub summary: String,
     /// Its findings.

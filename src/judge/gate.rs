@@ -145,13 +145,40 @@ impl<'a> Facts<'a> {
 
     /// The exit code these facts earn (see `exit_codes` for the ranking).
     pub fn exit_code(&self) -> i32 {
+        Decision {
+            fails: !self.gating.is_empty()
+                || !self.failed_checks.is_empty()
+                || self.target_failed.is_some(),
+            unchecked: !self.inconclusive.is_empty()
+                || !self.damaged_inputs.is_empty()
+                || self.nothing_checked,
+            interrupted: self.interrupted,
+        }
+        .exit_code()
+    }
+}
+
+/// What a run's facts or a sweep's rows add up to: the one place an exit
+/// code is decided (`exit_codes` ranks them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// Something the gate fails on was found (a run) or a target is not as
+    /// expected (a sweep).
+    pub fails: bool,
+    /// Something was not checked to its end.
+    pub unchecked: bool,
+    /// The user stopped it.
+    pub interrupted: bool,
+}
+
+impl Decision {
+    /// The exit code: interrupted over inconclusive over findings over clean.
+    pub fn exit_code(&self) -> i32 {
         let mut code = exit_codes::CLEAN;
-        if !self.gating.is_empty() || !self.failed_checks.is_empty() || self.target_failed.is_some()
-        {
+        if self.fails {
             code = worst(code, exit_codes::FINDINGS);
         }
-        if !self.inconclusive.is_empty() || !self.damaged_inputs.is_empty() || self.nothing_checked
-        {
+        if self.unchecked {
             code = worst(code, exit_codes::INCONCLUSIVE);
         }
         if self.interrupted {

@@ -6,6 +6,7 @@
 pub mod baseline;
 pub mod checklist;
 pub mod consequences;
+pub mod diff;
 pub mod explain_links;
 pub mod gate;
 pub mod owner;
@@ -13,6 +14,7 @@ pub mod policy;
 pub mod severity;
 pub mod snippets;
 pub mod suppress;
+pub mod sweep;
 pub mod verdict;
 
 use cudawatch_model::{Judgement, Report};

@@ -13,13 +13,14 @@ use cudawatch_model::{
 };
 
 use super::describe;
-use super::{Exporter, escape_markup};
+use super::{Exporter, Judged, escape_markup};
 
 /// `--report html`.
 pub struct HtmlExporter;
 
-impl Exporter for HtmlExporter {
-    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
+impl Exporter<Judged<'_>> for HtmlExporter {
+    fn render(&self, doc: &Judged<'_>) -> Vec<u8> {
+        let (report, judgement) = (doc.report, doc.judgement);
         let mut out = String::with_capacity(64 * 1024);
         head(&mut out, report);
         summary(&mut out, judgement);
@@ -579,9 +580,9 @@ mod tests {
             kernel: "<script>alert(2)</script>".into(),
             ..KernelCoalescing::default()
         });
-        let html = String::from_utf8(HtmlExporter.render(
-            &report,
-            &Judgement {
+        let html = String::from_utf8(HtmlExporter.render(&Judged {
+            report: &report,
+            judgement: &Judgement {
                 checklist: Vec::new(),
                 verdict: vec![cudawatch_model::VerdictLine {
                     label: VerdictLabel::Findings,
@@ -591,7 +592,7 @@ mod tests {
                 out_of_scope: Vec::new(),
                 gating: Vec::new(),
             },
-        ))
+        }))
         .unwrap();
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");

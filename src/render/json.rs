@@ -1,18 +1,19 @@
 //! The JSON report: the complete model, pretty-printed.
 
-use cudawatch_model::{ChecklistItem, Judgement, Report, VerdictLine};
+use cudawatch_model::{ChecklistItem, Report, VerdictLine};
 use serde::Serialize;
 
-use super::Exporter;
+use super::{Exporter, Judged};
 
 /// `--report json`.
 pub struct JsonExporter;
 
-impl Exporter for JsonExporter {
-    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
+impl Exporter<Judged<'_>> for JsonExporter {
+    fn render(&self, doc: &Judged<'_>) -> Vec<u8> {
+        let (report, judgement) = (doc.report, doc.judgement);
         // The model is plain data (strings, numbers, options): serialising it
         // cannot fail.
-        let judged = Judged {
+        let judged = JudgedJson {
             report,
             checklist: &judgement.checklist,
             verdict: &judgement.verdict,
@@ -27,7 +28,7 @@ impl Exporter for JsonExporter {
 /// The report with its judgement beside it: what was found, and what it
 /// adds up to under the policy of this rendering.
 #[derive(Serialize)]
-struct Judged<'a> {
+struct JudgedJson<'a> {
     #[serde(flatten)]
     report: &'a Report,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]

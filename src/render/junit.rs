@@ -4,15 +4,16 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::{CheckStatus, Judgement, Outcome, Report, Site, Tool};
+use cudawatch_model::{CheckStatus, Outcome, Site, Tool};
 
-use super::{Exporter, escape_markup};
+use super::{Exporter, Judged, escape_markup};
 
 /// `--report junit`.
 pub struct JunitExporter;
 
-impl Exporter for JunitExporter {
-    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
+impl Exporter<Judged<'_>> for JunitExporter {
+    fn render(&self, doc: &Judged<'_>) -> Vec<u8> {
+        let (report, judgement) = (doc.report, doc.judgement);
         let mut tools: Vec<Tool> = report.stages.iter().map(|s| s.tool).collect();
         for site in &report.findings {
             if !tools.contains(&site.tool) {

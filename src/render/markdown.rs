@@ -3,15 +3,16 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::{CheckStatus, Judgement, Report};
+use cudawatch_model::CheckStatus;
 
-use super::Exporter;
+use super::{Exporter, Judged};
 
 /// `--report markdown`.
 pub struct MarkdownExporter;
 
-impl Exporter for MarkdownExporter {
-    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
+impl Exporter<Judged<'_>> for MarkdownExporter {
+    fn render(&self, doc: &Judged<'_>) -> Vec<u8> {
+        let (report, judgement) = (doc.report, doc.judgement);
         let mut out = String::from("## cudawatch\n\n");
         for line in &judgement.verdict {
             let _ = writeln!(out, "**{}** {}\n", line.label.heading(), cell(&line.text));

@@ -3,6 +3,7 @@
 //! `--report FORMAT=-`), the others go to files.
 
 pub mod describe;
+pub mod diff;
 pub mod doctor;
 pub mod explain;
 pub mod html;
@@ -23,10 +24,23 @@ use cudawatch_model::{Judgement, Report};
 
 use crate::errors::ExpectedError;
 
-/// A machine-readable format: one function from the report to bytes.
-pub trait Exporter {
-    /// Renders the whole report.
-    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8>;
+/// A format: one function from a document to bytes. Every document
+/// cudawatch writes goes through one: a run's report with its judgement
+/// ([`Judged`]), a merged sweep, a diff. Each format keeps its own rule for
+/// text from tools and foreign reports: JSON (and SARIF) stay lossless,
+/// Markdown and the terminal neutralise it, XML and HTML escape it.
+pub trait Exporter<Doc: ?Sized> {
+    /// Renders the whole document.
+    fn render(&self, doc: &Doc) -> Vec<u8>;
+}
+
+/// A run's report with what it adds up to under the policy.
+#[derive(Clone, Copy)]
+pub struct Judged<'a> {
+    /// What was found.
+    pub report: &'a Report,
+    /// The checklist, verdict and exit code.
+    pub judgement: &'a Judgement,
 }
 
 /// Where one export goes.
@@ -54,7 +68,7 @@ pub enum ReportFormat {
 }
 
 impl ReportFormat {
-    fn exporter(self) -> Box<dyn Exporter> {
+    fn exporter(self) -> Box<dyn for<'a> Exporter<Judged<'a>>> {
         match self {
             ReportFormat::Json => Box::new(json::JsonExporter),
             ReportFormat::Sarif => Box::new(sarif::SarifExporter),
@@ -150,7 +164,8 @@ pub fn render(
     write_human(output, styles, |style, width| {
         terminal::render(report, judgement, style, width)
     })?;
-    write_exports(output, |format| format.exporter().render(report, judgement))
+    let doc = Judged { report, judgement };
+    write_exports(output, |format| format.exporter().render(&doc))
 }
 
 /// Writes the human report where `output` puts it, fitted to that

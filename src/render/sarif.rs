@@ -10,13 +10,14 @@ use cudawatch_model::{
 };
 use serde_json::{Value, json};
 
-use super::{Exporter, relative_to_cwd};
+use super::{Exporter, Judged, relative_to_cwd};
 
 /// `--report sarif`.
 pub struct SarifExporter;
 
-impl Exporter for SarifExporter {
-    fn render(&self, report: &Report, judgement: &Judgement) -> Vec<u8> {
+impl Exporter<Judged<'_>> for SarifExporter {
+    fn render(&self, doc: &Judged<'_>) -> Vec<u8> {
+        let (report, judgement) = (doc.report, doc.judgement);
         let mut by_tool: BTreeMap<Tool, Vec<&Site>> = BTreeMap::new();
         for site in &report.findings {
             by_tool.entry(site.tool).or_default().push(site);

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use cudawatch_model::{
     Counts, Expect, Severity, ShardRef, SweepReport, SweepSite, TargetResult, TargetState,
-    VerdictLabel, VerdictLine,
 };
 
 use super::dir::{Manifest, SweepDir};
@@ -169,10 +168,9 @@ pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> Swe
             continue;
         };
         let (result, report) = target(dir, *shard, info, policy);
-        if let Some((mut report, judgement)) = report {
+        if let Some((report, judgement)) = report {
             // The folded sites carry the owner and consequence links the
-            // judging gave them.
-            judge::accept(&mut report, policy);
+            // judging gave them (`target` accepted and judged the report).
             for site in report.findings {
                 let gating = judgement.gating.contains(&site.id);
                 let out_of_scope = judgement.out_of_scope.contains(&site.id);
@@ -251,6 +249,7 @@ fn row(info: &Target, state: TargetState, summary: String, shard: u32) -> Target
         verdict: None,
         exit_code: None,
         as_expected: false,
+        standing: cudawatch_model::Standing::Unchecked,
         summary,
         counts: Counts::default(),
         seconds: 0.0,
@@ -328,12 +327,7 @@ fn target(
         .unwrap_or_default();
     if scan.finished.is_some() {
         result.state = TargetState::Finished;
-        result.as_expected = matches!(
-            (info.expect, judgement.exit_code),
-            (Expect::Clean, exit_codes::CLEAN)
-                | (Expect::Findings, exit_codes::FINDINGS)
-                | (Expect::Conclusive, exit_codes::CLEAN | exit_codes::FINDINGS)
-        );
+        result.as_expected = judge::sweep::as_expected(info.expect, Some(judgement.exit_code));
         result.summary = match (info.expect, judgement.exit_code, result.as_expected) {
             (Expect::Findings, exit_codes::CLEAN, _) => {
                 format!("expected findings, none gate: {first_line}")
@@ -368,100 +362,7 @@ fn counts(report: &cudawatch_model::Report, judgement: &cudawatch_model::Judgeme
     counts
 }
 
-/// The verdict lines and exit code over every row (again after a
-/// baseline comparison, which adds a line).
+/// The verdict lines and exit code over every row, by `judge::sweep`.
 pub fn conclude(report: &mut SweepReport) {
-    let mut code = exit_codes::CLEAN;
-    let failing: Vec<&TargetResult> = report
-        .targets
-        .iter()
-        .filter(|t| t.state == TargetState::Finished && !t.as_expected)
-        .collect();
-    let unchecked: Vec<&TargetResult> = report
-        .targets
-        .iter()
-        .filter(|t| {
-            t.state != TargetState::Finished
-                || (!t.as_expected
-                    && t.exit_code
-                        .is_some_and(|c| c != exit_codes::CLEAN && c != exit_codes::FINDINGS))
-        })
-        .collect();
-    let listed = |rows: &[&TargetResult]| {
-        let mut names: Vec<String> = rows
-            .iter()
-            .take(5)
-            .map(|t| format!("{} ({})", t.name, t.summary))
-            .collect();
-        if rows.len() > 5 {
-            names.push(format!("and {} more", rows.len() - 5));
-        }
-        names.join("; ")
-    };
-    let mut lines = Vec::new();
-    let total = report.targets.len();
-    let conclusive_failing: Vec<&TargetResult> = failing
-        .iter()
-        .copied()
-        .filter(|t| {
-            t.exit_code
-                .is_some_and(|c| c == exit_codes::CLEAN || c == exit_codes::FINDINGS)
-        })
-        .collect();
-    if !conclusive_failing.is_empty() {
-        code = exit_codes::worst(code, exit_codes::FINDINGS);
-        lines.push(VerdictLine {
-            label: VerdictLabel::Findings,
-            text: format!(
-                "{} of {total} targets not as expected: {}",
-                conclusive_failing.len(),
-                listed(&conclusive_failing)
-            ),
-        });
-    }
-    if !unchecked.is_empty() {
-        code = exit_codes::worst(code, exit_codes::INCONCLUSIVE);
-        lines.push(VerdictLine {
-            label: VerdictLabel::Inconclusive,
-            text: format!(
-                "{} of {total} targets not fully checked: {}",
-                unchecked.len(),
-                listed(&unchecked)
-            ),
-        });
-    }
-    if !report.warnings.is_empty() {
-        code = exit_codes::worst(code, exit_codes::INCONCLUSIVE);
-        lines.push(VerdictLine {
-            label: VerdictLabel::Inconclusive,
-            text: report.warnings.join("; "),
-        });
-    }
-    if lines.is_empty() {
-        let with_findings = report
-            .targets
-            .iter()
-            .filter(|t| t.exit_code == Some(exit_codes::FINDINGS))
-            .count();
-        lines.push(VerdictLine {
-            label: VerdictLabel::Clean,
-            text: if with_findings == 0 {
-                format!("all {total} targets clean and as expected")
-            } else {
-                format!("all {total} targets as expected ({} clean, {with_findings} with their expected findings)", total - with_findings)
-            },
-        });
-    }
-    if report.interrupted {
-        lines.insert(
-            0,
-            VerdictLine {
-                label: VerdictLabel::Interrupted,
-                text: "stopped by Ctrl-C or SIGTERM; `sweep` again on the same directory runs what is left".into(),
-            },
-        );
-        code = exit_codes::worst(code, exit_codes::INTERRUPTED);
-    }
-    report.verdict = lines;
-    report.exit_code = code;
+    judge::sweep::judge(report);
 }

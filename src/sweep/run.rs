@@ -200,18 +200,7 @@ pub fn run(
                 if let Err(e) = dir.write_attempt(&target.name, &record) {
                     write_error.get_or_insert(e);
                 }
-                let as_expected = matches!(
-                    (target.expect, exit_code),
-                    (cudawatch_model::Expect::Clean, Some(exit_codes::CLEAN))
-                        | (
-                            cudawatch_model::Expect::Findings,
-                            Some(exit_codes::FINDINGS)
-                        )
-                        | (
-                            cudawatch_model::Expect::Conclusive,
-                            Some(exit_codes::CLEAN | exit_codes::FINDINGS)
-                        )
-                );
+                let as_expected = crate::judge::sweep::as_expected(target.expect, exit_code);
                 on_event(SweepEvent::Finished {
                     name: &target.name,
                     attempt: &record,

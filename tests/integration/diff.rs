@@ -79,6 +79,8 @@ fn diff_of_foreign_reports_prints_no_control_character() {
     std::fs::write(&new, serde_json::to_vec(&report).unwrap()).unwrap();
     let out = run(cudawatch().arg("diff").arg(&old).arg(&new));
     assert!(out.stdout.contains("new ("), "{}", out.stdout);
+    // The kernel is named (it is what a kernel author recognises), cleaned.
+    assert!(out.stdout.contains("kernel: "), "{}", out.stdout);
     for c in out.stdout.chars() {
         assert!(
             c == '\n' || !(c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
@@ -91,5 +93,16 @@ fn diff_of_foreign_reports_prints_no_control_character() {
         !out.stdout.lines().any(|l| l.starts_with("CLEAN")),
         "{}",
         out.stdout
+    );
+    // JSON stays lossless: the foreign text comes back exactly, escaped
+    // by JSON itself, for a program to judge.
+    let json = run(cudawatch()
+        .args(["diff", "--format", "json"])
+        .arg(&old)
+        .arg(&new));
+    let diff: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        diff["new"][0]["kernel"],
+        serde_json::json!(format!("{hostile}kernel"))
     );
 }

@@ -85,6 +85,8 @@ fn a_sweep_runs_every_target_over_the_gpus_and_folds_their_sites() {
         &format!("markdown={}", reports.join("s.md").display()),
         "--report",
         &format!("html={}", reports.join("s.html").display()),
+        "--report",
+        &format!("json={}", reports.join("s.json").display()),
     ]));
     // `same-bug` was expected clean: the sweep fails on it, and only it.
     assert_eq!(o.code, 1, "{}", o.stderr);
@@ -92,6 +94,12 @@ fn a_sweep_runs_every_target_over_the_gpus_and_folds_their_sites() {
     assert_eq!(target(&report, "bug")["as_expected"], true);
     assert_eq!(target(&report, "fine")["verdict"], "clean");
     assert_eq!(target(&report, "same-bug")["as_expected"], false);
+    // The judge decided each row's standing; the formats only render it.
+    assert_eq!(target(&report, "bug")["standing"], "as_expected");
+    assert_eq!(target(&report, "same-bug")["standing"], "not_as_expected");
+    assert_eq!(report["exit_code"], 1);
+    // The JSON export is the sweep's own report, lossless.
+    assert_eq!(read_json(&reports.join("s.json")), report);
     assert!(
         o.stderr
             .contains("FINDINGS: 1 of 3 targets not as expected: same-bug"),

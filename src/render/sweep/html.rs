@@ -3,12 +3,20 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::{SweepReport, TargetState, VerdictLabel};
+use cudawatch_model::{Standing, SweepReport, VerdictLabel};
 
 use crate::render::escape_markup as esc;
 
 /// `--report html`.
-pub fn render(report: &SweepReport) -> String {
+pub struct SweepHtml;
+
+impl crate::render::Exporter<SweepReport> for SweepHtml {
+    fn render(&self, report: &SweepReport) -> Vec<u8> {
+        render(report).into_bytes()
+    }
+}
+
+fn render(report: &SweepReport) -> String {
     let mut out = String::from(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>cudawatch sweep</title>\n<style>\
 body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}\
@@ -34,10 +42,10 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
     }
     out.push_str("<h2>Targets</h2>\n<table><tr><th>target</th><th>outcome</th><th>expectation</th><th>gating / findings</th><th>gpu</th><th>time</th><th>change</th><th>why</th></tr>\n");
     for t in &report.targets {
-        let class = match t.state {
-            TargetState::Finished if t.as_expected => "good",
-            TargetState::Finished => "bad",
-            _ => "warn",
+        let class = match t.standing {
+            Standing::AsExpected => "good",
+            Standing::NotAsExpected => "bad",
+            Standing::Unchecked => "warn",
         };
         let _ = writeln!(
             out,

@@ -4,26 +4,30 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::{SweepReport, TargetState};
+use cudawatch_model::{Standing, SweepReport};
 
 use crate::render::escape_markup;
 
 /// `--report junit`.
-pub fn render(report: &SweepReport) -> String {
+pub struct SweepJunit;
+
+impl crate::render::Exporter<SweepReport> for SweepJunit {
+    fn render(&self, report: &SweepReport) -> Vec<u8> {
+        render(report).into_bytes()
+    }
+}
+
+fn render(report: &SweepReport) -> String {
     let (mut failures, mut errors) = (0, 0);
     let mut cases = String::new();
     for t in &report.targets {
-        let body = match t.state {
-            TargetState::Finished if t.as_expected => String::new(),
-            TargetState::Finished
-                if t.exit_code.is_some_and(|c| {
-                    c == crate::exit_codes::CLEAN || c == crate::exit_codes::FINDINGS
-                }) =>
-            {
+        let body = match t.standing {
+            Standing::AsExpected => String::new(),
+            Standing::NotAsExpected => {
                 failures += 1;
                 format!("<failure message=\"{}\"/>", escape_markup(&t.summary))
             }
-            _ => {
+            Standing::Unchecked => {
                 errors += 1;
                 format!(
                     "<error message=\"{}: {}\"/>",

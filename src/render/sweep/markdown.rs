@@ -9,7 +9,15 @@ use cudawatch_model::SweepReport;
 use crate::render::markdown::cell;
 
 /// `--report markdown`.
-pub fn render(report: &SweepReport) -> String {
+pub struct SweepMarkdown;
+
+impl crate::render::Exporter<SweepReport> for SweepMarkdown {
+    fn render(&self, report: &SweepReport) -> Vec<u8> {
+        render(report).into_bytes()
+    }
+}
+
+fn render(report: &SweepReport) -> String {
     let mut out = String::from("## cudawatch sweep\n\n");
     for line in &report.verdict {
         let _ = writeln!(out, "**{}** {}\n", line.label.heading(), cell(&line.text));

@@ -1,7 +1,9 @@
 //! The merged report of a sweep, in every format the gate writes: a row
 //! per target, the findings of all targets folded by site, the comparison
-//! with the baseline and the trend. Strings from runs are cleaned once,
-//! here, before any format sees them.
+//! with the baseline and the trend. Each format keeps the single-run
+//! report's rule for text from the runs: the terminal table gets a cleaned
+//! copy, Markdown cleans each cell, JUnit and HTML escape, JSON and SARIF
+//! stay lossless (so `--report json=F` is the sweep's own `report.json`).
 
 mod html;
 mod junit;
@@ -11,7 +13,7 @@ mod terminal;
 
 use cudawatch_model::{Change, SweepReport, TargetResult, TargetState};
 
-use super::{OutputSettings, ReportFormat, style::Styles};
+use super::{Exporter, OutputSettings, ReportFormat, style::Styles};
 use crate::errors::ExpectedError;
 
 /// Renders `report`: the human table, then every export asked for.
@@ -20,11 +22,10 @@ pub fn render(
     output: &OutputSettings,
     styles: Styles,
 ) -> Result<(), ExpectedError> {
-    let report = &super::untrusted::walk(report);
     super::write_human(output, styles, |style, width| {
-        terminal::render(report, style, width)
+        terminal::render(&super::untrusted::walk(report), style, width)
     })?;
-    super::write_exports(output, |format| export(report, format))
+    super::write_exports(output, |format| exporter(format).render(report))
 }
 
 /// "since BASELINE: 1 new, 2 fixed, 1 flaky; 3 new sites, 1 fixed", when
@@ -54,22 +55,27 @@ pub fn comparison(report: &SweepReport) -> Option<String> {
     ))
 }
 
-/// One format's bytes.
-pub fn export(report: &SweepReport, format: ReportFormat) -> Vec<u8> {
+/// The exporter of one format for merged sweeps.
+pub fn exporter(format: ReportFormat) -> Box<dyn Exporter<SweepReport>> {
     match format {
-        ReportFormat::Json => json(report),
-        ReportFormat::Sarif => sarif::render(report),
-        ReportFormat::Junit => junit::render(report).into_bytes(),
-        ReportFormat::Markdown => markdown::render(report).into_bytes(),
-        ReportFormat::Html => html::render(report).into_bytes(),
+        ReportFormat::Json => Box::new(JsonExporter),
+        ReportFormat::Sarif => Box::new(sarif::SweepSarif),
+        ReportFormat::Junit => Box::new(junit::SweepJunit),
+        ReportFormat::Markdown => Box::new(markdown::SweepMarkdown),
+        ReportFormat::Html => Box::new(html::SweepHtml),
     }
 }
 
-/// The merged report as JSON (also the sweep directory's `report.json`).
-pub fn json(report: &SweepReport) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
-    bytes.push(b'\n');
-    bytes
+/// The merged report as JSON, the model itself (also the sweep
+/// directory's `report.json`).
+pub struct JsonExporter;
+
+impl Exporter<SweepReport> for JsonExporter {
+    fn render(&self, report: &SweepReport) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
 }
 
 /// "finished", "incomplete", ... with the verdict when there is one.

@@ -5,11 +5,19 @@
 use cudawatch_model::{Judgement, Report, SweepReport};
 use serde_json::{Value, json};
 
-use crate::render::Exporter;
 use crate::render::sarif::SarifExporter;
+use crate::render::{Exporter, Judged};
 
 /// `--report sarif`.
-pub fn render(report: &SweepReport) -> Vec<u8> {
+pub struct SweepSarif;
+
+impl crate::render::Exporter<SweepReport> for SweepSarif {
+    fn render(&self, report: &SweepReport) -> Vec<u8> {
+        render(report)
+    }
+}
+
+fn render(report: &SweepReport) -> Vec<u8> {
     let mut merged = Report::new(&report.cudawatch_version);
     merged.findings = report.sites.iter().map(|s| s.site.clone()).collect();
     let judgement = Judgement {
@@ -29,7 +37,10 @@ pub fn render(report: &SweepReport) -> Vec<u8> {
             .map(|s| s.site.id.clone())
             .collect(),
     };
-    let bytes = SarifExporter.render(&merged, &judgement);
+    let bytes = SarifExporter.render(&Judged {
+        report: &merged,
+        judgement: &judgement,
+    });
     let Ok(mut log) = serde_json::from_slice::<Value>(&bytes) else {
         return bytes;
     };
