@@ -9,6 +9,7 @@
 mod cli;
 mod doctor;
 mod errors;
+mod executables;
 mod exit_codes;
 mod judge;
 mod plan;

@@ -242,7 +242,8 @@ pub struct RunArgs {
     /// sequence).
     #[arg(help_heading = "Stages", long, env = "CUDAWATCH_PARALLEL_STAGES")]
     pub parallel_stages: bool,
-    /// The GPUs `--parallel-stages` spreads stages over (`0,1`) [default:
+    /// The GPUs `--parallel-stages` spreads stages over: a list (`0,1`),
+    /// `all` or `none`, as for `sweep --gpus` [default: all:
     /// CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi lists].
     #[arg(help_heading = "Stages", long, value_name = "LIST")]
     pub gpus: Option<String>,

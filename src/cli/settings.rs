@@ -53,14 +53,21 @@ pub fn run(args: &RunArgs) -> RunSettings {
         },
         tools: ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref()),
         parallel_gpus: if args.parallel_stages {
-            match args.gpus.as_deref() {
-                Some(list) => crate::supervisor::gpus::parse_list(list),
-                None => crate::supervisor::gpus::visible(),
-            }
+            gpus(args.gpus.as_deref())
         } else {
             Vec::new()
         },
     }
+}
+
+/// The GPUs `--gpus` names (one grammar for `run` and `sweep`); a GPU list
+/// that could not be had is said on one line, and the work goes on unpinned.
+pub fn gpus(spec: Option<&str>) -> Vec<String> {
+    let choice = crate::supervisor::gpus::choose(spec);
+    if let Some(warning) = &choice.warning {
+        eprintln!("warning: {warning}");
+    }
+    choice.gpus
 }
 
 /// The policy a report is judged under, with its baseline and suppression

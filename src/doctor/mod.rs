@@ -8,7 +8,6 @@
 
 pub mod cache;
 pub mod checks;
-pub mod command;
 pub mod env_vars;
 pub mod probe;
 pub mod smi;
@@ -19,6 +18,7 @@ use std::time::Duration;
 
 use cudawatch_model::{EnvCheck, EnvStatus, Environment};
 
+use crate::supervisor::bounded;
 use crate::tools::ToolPaths;
 
 /// A quick command's limit (nvidia-smi, --version).
@@ -139,7 +139,7 @@ pub fn gather(options: &Options) -> Facts {
         Err(_) => Vec::new(),
     };
     let version_of = |path: &PathBuf| {
-        command::run(path, &["--version"], &[], QUICK)
+        bounded::run(path, &["--version"], &[], bounded::limit(QUICK))
             .and_then(|r| versions::tool_version(&r.output))
     };
     let tool = |path: &PathBuf, missing: &Option<String>| match missing {
@@ -153,7 +153,7 @@ pub fn gather(options: &Options) -> Facts {
     );
     let ncu = tool(&options.tools.ncu, &missing(&options.tools.ncu));
     let nvcc = find_nvcc(&options.tools).map(|path| {
-        let release = command::run(&path, &["--version"], &[], QUICK)
+        let release = bounded::run(&path, &["--version"], &[], bounded::limit(QUICK))
             .and_then(|r| versions::nvcc_release(&r.output));
         (path, release)
     });
@@ -177,11 +177,11 @@ pub fn gather(options: &Options) -> Facts {
 }
 
 fn read_smi() -> Result<Smi, String> {
-    let Some(path) = command::on_path("nvidia-smi") else {
+    let Some(path) = crate::executables::on_path("nvidia-smi") else {
         return Err("nvidia-smi is not on PATH: no NVIDIA driver here".into());
     };
-    let table =
-        command::run(&path, &[] as &[&str], &[], QUICK).ok_or("nvidia-smi could not be started")?;
+    let table = bounded::run(&path, &[] as &[&str], &[], bounded::limit(QUICK))
+        .ok_or("nvidia-smi could not be started")?;
     if table.code != Some(0) {
         let first = table
             .output
@@ -191,17 +191,25 @@ fn read_smi() -> Result<Smi, String> {
             .trim()
             .to_string();
         return Err(if table.timed_out {
-            "nvidia-smi did not answer in 20 s".into()
+            format!(
+                "nvidia-smi did not answer within {} s and was stopped: the driver or a GPU is in a bad state",
+                bounded::limit(QUICK).as_secs_f64()
+            )
         } else {
             format!("nvidia-smi failed: {first}")
         });
     }
     let (driver, cuda) = smi::header(&table.output);
     let query = |q: &str| {
-        command::run(&path, &[q, "--format=csv,noheader"], &[], QUICK)
-            .filter(|r| r.code == Some(0))
-            .map(|r| r.output)
-            .unwrap_or_default()
+        bounded::run(
+            &path,
+            &[q, "--format=csv,noheader"],
+            &[],
+            bounded::limit(QUICK),
+        )
+        .filter(|r| r.code == Some(0))
+        .map(|r| r.output)
+        .unwrap_or_default()
     };
     Ok(Smi {
         driver,
@@ -219,7 +227,7 @@ fn find_nvcc(tools: &ToolPaths) -> Option<PathBuf> {
         .map(|d| d.join("nvcc"))
         .filter(|p| p.is_file());
     beside
-        .or_else(|| command::on_path("nvcc"))
+        .or_else(|| crate::executables::on_path("nvcc"))
         .or_else(|| {
             std::env::var_os("CUDA_HOME")
                 .map(|h| PathBuf::from(h).join("bin/nvcc"))
@@ -231,9 +239,9 @@ fn find_nvcc(tools: &ToolPaths) -> Option<PathBuf> {
 fn ask_torch(python: Option<PathBuf>) -> Result<versions::Torch, String> {
     let python = match python {
         Some(p) => p,
-        None => command::on_path("python3").ok_or("no python3 on PATH")?,
+        None => crate::executables::on_path("python3").ok_or("no python3 on PATH")?,
     };
-    let ran = command::run(&python, &["-c", versions::TORCH_SCRIPT], &[], PYTHON)
+    let ran = bounded::run(&python, &["-c", versions::TORCH_SCRIPT], &[], PYTHON)
         .ok_or_else(|| format!("{} could not be started", python.display()))?;
     if ran.timed_out {
         return Err(format!(
@@ -245,7 +253,7 @@ fn ask_torch(python: Option<PathBuf>) -> Result<versions::Torch, String> {
         return Err(if ran.output.contains("No module named 'torch'") {
             format!("PyTorch is not installed for {}", python.display())
         } else {
-            let last = command::last_line(&ran.output);
+            let last = bounded::last_line(&ran.output);
             format!("{} could not import torch: {last}", python.display())
         });
     }

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use cudawatch_model::{EnvCheck, EnvStatus, Tool};
 
-use super::{Facts, check, command};
+use super::{Facts, check};
+use crate::supervisor::bounded;
 
 /// A probe's limit: instrumentation of one tiny program.
 const PROBE: Duration = Duration::from_secs(180);
@@ -67,13 +68,8 @@ fn sanitizer(facts: &Facts, program: &[String]) -> EnvCheck {
         "probe_sanitizer",
         title,
         &facts.sanitizer,
-        &[
-            "--tool",
-            "memcheck",
-            "--error-exitcode",
-            &crate::tools::sanitizer::ERROR_EXITCODE.to_string(),
-        ],
-        program,
+        |exe| crate::tools::sanitizer::probe_argv(exe, program),
+        &SANITIZER_TOOLS,
     ) {
         Ok(r) => r,
         Err(c) => return *c,
@@ -102,7 +98,7 @@ fn sanitizer(facts: &Facts, program: &[String]) -> EnvCheck {
             ),
         )
     } else {
-        let last = command::last_line(&ran.output);
+        let last = bounded::last_line(&ran.output);
         check(
             "probe_sanitizer",
             title,
@@ -124,13 +120,8 @@ fn ncu(facts: &Facts, program: &[String]) -> EnvCheck {
         "probe_ncu",
         title,
         &facts.ncu,
-        &[
-            "--metrics",
-            "gpu__time_duration.sum",
-            "--clock-control",
-            "none",
-        ],
-        program,
+        |exe| crate::tools::ncu::probe_argv(exe, program),
+        &[Tool::Ncu],
     ) {
         Ok(r) => r,
         Err(c) => return *c,
@@ -164,7 +155,7 @@ fn ncu(facts: &Facts, program: &[String]) -> EnvCheck {
             None,
         );
     } else {
-        let last = command::last_line(&ran.output);
+        let last = bounded::last_line(&ran.output);
         check(
             "probe_ncu",
             title,
@@ -182,9 +173,9 @@ fn start(
     id: &str,
     title: &str,
     tool: &Result<(std::path::PathBuf, Option<String>), String>,
-    options: &[&str],
-    program: &[String],
-) -> Result<(command::Ran, String), Box<EnvCheck>> {
+    argv: impl FnOnce(&Path) -> Vec<std::ffi::OsString>,
+    tools: &[Tool],
+) -> Result<(bounded::Ran, String), Box<EnvCheck>> {
     let Ok((path, version)) = tool else {
         return Err(Box::new(check(
             id,
@@ -194,9 +185,10 @@ fn start(
             None,
         )));
     };
-    let mut args: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-    args.extend(program.iter().cloned());
-    let ran = command::run(path, &args, &[], PROBE).ok_or_else(|| {
+    let argv = argv(path);
+    let args = &argv[1..];
+    let limit = bounded::limit(PROBE);
+    let ran = bounded::run(path, args, &[], limit).ok_or_else(|| {
         Box::new(check(
             id,
             title,
@@ -205,6 +197,24 @@ fn start(
             None,
         ))
     })?;
+    if ran.timed_out {
+        let mut c = check(
+            id,
+            title,
+            EnvStatus::Problem,
+            format!(
+                "{} did not finish the probe within {} s and was stopped (last words: {})",
+                path.display(),
+                limit.as_secs_f64(),
+                bounded::last_line(&ran.output)
+            ),
+            Some(
+                "a GPU in a bad state or a tool waiting on something: run the probe by hand, or check nvidia-smi",
+            ),
+        );
+        c.breaks = tools.to_vec();
+        return Err(Box::new(c));
+    }
     Ok((ran, version.clone().unwrap_or_else(|| "?".into())))
 }
 
@@ -237,7 +247,7 @@ fn probe_program(facts: &Facts) -> Result<Vec<String>, String> {
     if let Some(Ok(torch)) = &facts.torch
         && torch.available
     {
-        let python = command::on_path("python3").ok_or("no python3 on PATH")?;
+        let python = crate::executables::on_path("python3").ok_or("no python3 on PATH")?;
         return Ok(vec![
             python.display().to_string(),
             "-c".into(),
@@ -255,7 +265,7 @@ fn build(nvcc: &Path, dir: &Path, binary: &Path) -> bool {
     }
     let source = dir.join("probe.cu").display().to_string();
     let out = binary.display().to_string();
-    command::run(nvcc, &["-arch=native", "-o", &out, &source], &[], PROBE)
+    bounded::run(nvcc, &["-arch=native", "-o", &out, &source], &[], PROBE)
         .is_some_and(|r| r.code == Some(0))
-        || command::run(nvcc, &["-o", &out, &source], &[], PROBE).is_some_and(|r| r.code == Some(0))
+        || bounded::run(nvcc, &["-o", &out, &source], &[], PROBE).is_some_and(|r| r.code == Some(0))
 }

@@ -15,15 +15,10 @@ pub fn check(program: &[OsString], workdir: &Path) -> Result<(), ExpectedError> 
     };
     let shown = first.to_string_lossy();
     let path = Path::new(first);
-    let runnable = |p: &Path| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
     let found = if shown.contains('/') {
-        runnable(&workdir.join(path))
+        crate::executables::is_executable(&workdir.join(path))
     } else {
-        std::env::var_os("PATH")
-            .is_some_and(|dirs| std::env::split_paths(&dirs).any(|d| runnable(&d.join(path))))
+        crate::executables::on_path(&shown).is_some()
     };
     if !found {
         return Err(ExpectedError::ProgramNotFound(format!(

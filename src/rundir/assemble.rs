@@ -73,6 +73,12 @@ impl Assembler {
 
     /// Reads the artifacts of a stage that just finished with `record`.
     pub fn add_record(&mut self, record: &StageRecord) -> &StageReport {
+        for note in &record.notes {
+            self.builder.report_mut().warnings.push(Warning {
+                source: record.tool.name().into(),
+                message: note.clone(),
+            });
+        }
         let stage_dir = self.dir.join(record.tool.name());
         let stage = read_stage(&mut self.builder, &stage_dir, record.tool, record);
         self.stages.push(stage);

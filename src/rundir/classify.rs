@@ -715,6 +715,7 @@ mod tests {
             not_applicable: None,
             gpu_memory_mib: None,
             imports: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

@@ -62,6 +62,10 @@ pub struct StageRecord {
     /// ncu's imports of its report as CSV pages: (file written, how it ended).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<(String, ProcessEnd)>,
+    /// What went wrong beside the stage and is worth a warning in the
+    /// report (a hung nvidia-smi while measuring GPU memory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl StageRecord {
@@ -84,6 +88,7 @@ impl StageRecord {
             not_applicable: None,
             gpu_memory_mib: None,
             imports: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }

@@ -34,10 +34,8 @@ pub struct ChildSpec {
     pub env: Vec<(String, String)>,
     /// Variables to remove.
     pub env_remove: Vec<String>,
-    /// File for stdout.
-    pub stdout: PathBuf,
-    /// File for stderr.
-    pub stderr: PathBuf,
+    /// Where stdout and stderr go.
+    pub output: Output,
     /// Stop the child after this long.
     pub timeout: Duration,
     /// Between SIGTERM and SIGKILL.
@@ -46,6 +44,25 @@ pub struct ChildSpec {
     pub stream: bool,
     /// Working directory, when not ours.
     pub cwd: Option<PathBuf>,
+}
+
+/// Where a child's output goes.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// Into these files, whole: a stage's or a sweep target's artifacts.
+    Files {
+        /// File for stdout.
+        stdout: PathBuf,
+        /// File for stderr.
+        stderr: PathBuf,
+    },
+    /// Into memory, at most this many bytes per stream (the rest is
+    /// drained and dropped, so a chatty probe can neither stall on a full
+    /// pipe nor fill memory): a probe's or nvidia-smi's answer.
+    Capture {
+        /// Bytes kept per stream.
+        cap: usize,
+    },
 }
 
 /// How a supervised child ended.
@@ -67,6 +84,10 @@ pub struct ChildEnd {
     pub spawn_error: Option<String>,
     /// Output could not be written.
     pub write_error: Option<String>,
+    /// Under [`Output::Capture`]: stdout and stderr, each cut at the cap.
+    pub captured: (Vec<u8>, Vec<u8>),
+    /// Under [`Output::Capture`]: some output went past the cap.
+    pub output_cut: bool,
 }
 
 impl ChildEnd {
@@ -81,24 +102,58 @@ impl ChildEnd {
             left_behind: false,
             spawn_error: Some(error),
             write_error: None,
+            captured: (Vec::new(), Vec::new()),
+            output_cut: false,
         }
     }
 }
 
-/// A sink for one output stream: its file, and our stderr when streaming.
+/// A sink for one output stream: its file or its buffer, and our stderr
+/// when streaming.
 struct Sink {
-    file: File,
+    to: SinkTo,
     stream: bool,
     error: Option<String>,
+    cut: bool,
+}
+
+enum SinkTo {
+    File(File),
+    Memory { kept: Vec<u8>, cap: usize },
 }
 
 impl Sink {
+    fn new(to: SinkTo, stream: bool) -> Sink {
+        Sink {
+            to,
+            stream,
+            error: None,
+            cut: false,
+        }
+    }
+
     fn write(&mut self, bytes: &[u8]) {
-        if let Err(e) = self.file.write_all(bytes) {
-            self.error.get_or_insert(e.to_string());
+        match &mut self.to {
+            SinkTo::File(file) => {
+                if let Err(e) = file.write_all(bytes) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
+            SinkTo::Memory { kept, cap } => {
+                let room = cap.saturating_sub(kept.len());
+                kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                self.cut |= bytes.len() > room;
+            }
         }
         if self.stream {
             let _ = std::io::stderr().write_all(bytes);
+        }
+    }
+
+    fn kept(self) -> Vec<u8> {
+        match self.to {
+            SinkTo::Memory { kept, .. } => kept,
+            SinkTo::File(_) => Vec::new(),
         }
     }
 }
@@ -114,23 +169,27 @@ pub async fn supervise(
     };
     let open = |path: &PathBuf| {
         crate::rundir::files::create(path)
+            .map(SinkTo::File)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))
     };
-    let (mut out_sink, mut err_sink) = match (open(&spec.stdout), open(&spec.stderr)) {
-        (Ok(o), Ok(e)) => (
-            Sink {
-                file: o,
-                stream: spec.stream,
-                error: None,
+    let (out_to, err_to) = match &spec.output {
+        Output::Files { stdout, stderr } => match (open(stdout), open(stderr)) {
+            (Ok(o), Ok(e)) => (o, e),
+            (Err(e), _) | (_, Err(e)) => return ChildEnd::not_started(e),
+        },
+        Output::Capture { cap } => (
+            SinkTo::Memory {
+                kept: Vec::new(),
+                cap: *cap,
             },
-            Sink {
-                file: e,
-                stream: spec.stream,
-                error: None,
+            SinkTo::Memory {
+                kept: Vec::new(),
+                cap: *cap,
             },
         ),
-        (Err(e), _) | (_, Err(e)) => return ChildEnd::not_started(e),
     };
+    let mut out_sink = Sink::new(out_to, spec.stream);
+    let mut err_sink = Sink::new(err_to, spec.stream);
     let mut command = Command::new(program);
     command
         .args(args)
@@ -177,6 +236,8 @@ pub async fn supervise(
         left_behind: false,
         spawn_error: None,
         write_error: None,
+        captured: (Vec::new(), Vec::new()),
+        output_cut: false,
     };
     // One loop for the whole life of the child: output is drained, the exit
     // awaited, the deadline and the signals watched, all at once. After the
@@ -232,12 +293,15 @@ pub async fn supervise(
         signal_group(pgid, Signal::KILL);
     }
     // What left the group and the session (a daemon) was adopted by
-    // cudawatch when its parent exited: it goes too.
-    if kill_adopted() > 0 {
+    // cudawatch when its parent exited: it goes too. Not after a capture:
+    // nvidia-smi sampled during a stage must not reap that stage's orphans.
+    if matches!(spec.output, Output::Files { .. }) && kill_adopted() > 0 {
         result.left_behind = true;
     }
     result.seconds = started.elapsed().as_secs_f64();
-    result.write_error = out_sink.error.or(err_sink.error);
+    result.output_cut = out_sink.cut || err_sink.cut;
+    result.write_error = out_sink.error.take().or(err_sink.error.take());
+    result.captured = (out_sink.kept(), err_sink.kept());
     result
 }
 

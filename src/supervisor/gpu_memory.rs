@@ -10,7 +10,7 @@
 //! supervisor's loop must never wait on them.
 
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::thread::JoinHandle;
@@ -19,13 +19,20 @@ use std::time::Duration;
 /// NVML answers in about a millisecond; nvidia-smi is a process start.
 const NVML_INTERVAL: Duration = Duration::from_millis(100);
 const NVIDIA_SMI_INTERVAL: Duration = Duration::from_millis(500);
+/// A sample that takes longer than this is a hung nvidia-smi: it is
+/// stopped, and the run goes on without a memory figure.
+const NVIDIA_SMI_LIMIT: Duration = Duration::from_secs(5);
 
 /// A running sampler.
 pub struct Sampler {
     pgid: Arc<AtomicU32>,
     stop: Arc<AtomicBool>,
-    thread: JoinHandle<Option<(u64, u64)>>,
+    thread: JoinHandle<Sampled>,
 }
+
+/// What sampling gave: the peak (MiB used by the group, MiB total of its
+/// GPUs), and why it stopped early, if it did.
+type Sampled = (Option<(u64, u64)>, Option<String>);
 
 /// One reading: MiB used per (GPU, process id), and each GPU's total MiB.
 struct Reading {
@@ -48,20 +55,26 @@ impl Sampler {
         self.pgid.store(pgid, Ordering::Relaxed);
     }
 
-    /// Stops and returns (peak MiB used by the group, MiB total of its GPUs).
-    pub fn stop(self) -> Option<(u64, u64)> {
+    /// Stops and returns (peak MiB used by the group, MiB total of its
+    /// GPUs), and why sampling stopped early (a hung nvidia-smi), if it did.
+    pub fn stop(self) -> Sampled {
         self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().ok().flatten()
+        self.thread.join().unwrap_or((None, None))
     }
 }
 
-fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Option<(u64, u64)> {
-    let source = Source::open();
+fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
+    let Some(source) = Source::open() else {
+        return (None, None);
+    };
     let mut peak: Option<(u64, u64)> = None;
     while !stop.load(Ordering::Relaxed) {
         let group = pgid.load(Ordering::Relaxed);
         if group != 0 {
-            let reading = source.read()?;
+            let reading = match source.read() {
+                Ok(reading) => reading,
+                Err(why) => return (peak, Some(format!("GPU memory not measured: {why}"))),
+            };
             let mine: Vec<&(String, u32, u64)> = reading
                 .used
                 .iter()
@@ -83,7 +96,7 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Option<(u64, u64)> {
         }
         std::thread::sleep(source.interval());
     }
-    peak
+    (peak, None)
 }
 
 fn in_group(pid: u32, pgid: u32) -> bool {
@@ -95,31 +108,32 @@ fn in_group(pid: u32, pgid: u32) -> bool {
 enum Source {
     #[cfg(feature = "nvml")]
     Nvml(Box<nvml_wrapper::Nvml>),
-    NvidiaSmi,
+    NvidiaSmi(PathBuf),
 }
 
 impl Source {
-    fn open() -> Source {
+    /// NVML, else nvidia-smi on PATH, else nothing to sample with.
+    fn open() -> Option<Source> {
         #[cfg(feature = "nvml")]
         if let Ok(nvml) = nvml_wrapper::Nvml::init() {
-            return Source::Nvml(Box::new(nvml));
+            return Some(Source::Nvml(Box::new(nvml)));
         }
-        Source::NvidiaSmi
+        crate::executables::on_path("nvidia-smi").map(Source::NvidiaSmi)
     }
 
     fn interval(&self) -> Duration {
         match self {
             #[cfg(feature = "nvml")]
             Source::Nvml(_) => NVML_INTERVAL,
-            Source::NvidiaSmi => NVIDIA_SMI_INTERVAL,
+            Source::NvidiaSmi(_) => NVIDIA_SMI_INTERVAL,
         }
     }
 
-    fn read(&self) -> Option<Reading> {
+    fn read(&self) -> Result<Reading, String> {
         match self {
             #[cfg(feature = "nvml")]
-            Source::Nvml(nvml) => read_nvml(nvml),
-            Source::NvidiaSmi => read_nvidia_smi(),
+            Source::Nvml(nvml) => read_nvml(nvml).ok_or_else(|| "NVML stopped answering".into()),
+            Source::NvidiaSmi(smi) => read_nvidia_smi(smi),
         }
     }
 }
@@ -147,17 +161,23 @@ fn read_nvml(nvml: &nvml_wrapper::Nvml) -> Option<Reading> {
     Some(reading)
 }
 
-fn read_nvidia_smi() -> Option<Reading> {
-    let run = |args: &[&str]| -> Option<String> {
-        let out = Command::new("nvidia-smi")
-            .args(args)
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+fn read_nvidia_smi(smi: &Path) -> Result<Reading, String> {
+    let run = |args: &[&str]| -> Result<String, String> {
+        let ran = super::bounded::run(smi, args, &[], super::bounded::limit(NVIDIA_SMI_LIMIT))
+            .ok_or("nvidia-smi could not be started")?;
+        if ran.timed_out {
+            return Err(format!(
+                "nvidia-smi did not answer within {} s and was stopped",
+                super::bounded::limit(NVIDIA_SMI_LIMIT).as_secs_f64()
+            ));
+        }
+        if !ran.succeeded() {
+            return Err(format!(
+                "nvidia-smi failed: {}",
+                super::bounded::last_line(&ran.output)
+            ));
+        }
+        Ok(ran.stdout)
     };
     let totals = run(&[
         "--query-gpu=uuid,memory.total",
@@ -167,7 +187,7 @@ fn read_nvidia_smi() -> Option<Reading> {
         "--query-compute-apps=gpu_uuid,pid,used_memory",
         "--format=csv,noheader,nounits",
     ])?;
-    Some(parse_nvidia_smi(&totals, &apps))
+    Ok(parse_nvidia_smi(&totals, &apps))
 }
 
 /// `GPU-8f3c…, 81559` per GPU and `GPU-8f3c…, 1234, 520` per process.

@@ -4,6 +4,7 @@
 //! once, one per GPU (sweeps, `--parallel-stages`). See
 //! `docs/signal-handling.md`.
 
+pub mod bounded;
 pub mod child;
 pub mod events;
 pub mod gpu_memory;

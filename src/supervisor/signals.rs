@@ -60,6 +60,15 @@ impl Signals {
         }
     }
 
+    /// No signal watched: for a short command whose caller decides what a
+    /// signal means (`bounded`).
+    pub fn unwatched() -> Signals {
+        Signals {
+            interrupt: None,
+            terminate: None,
+        }
+    }
+
     /// Waits for the next SIGINT or SIGTERM and returns the signal number.
     pub async fn recv(&mut self) -> i32 {
         let interrupt = async {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cudawatch_model::{ProcessEnd, Tool};
 
-use super::child::{ChildEnd, ChildSpec, supervise};
+use super::child::{ChildEnd, ChildSpec, Output, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
 use super::pool::Step;
@@ -174,8 +174,10 @@ async fn run_stage(
         argv: stage.argv.clone(),
         env: stage.env.clone(),
         env_remove: stage.env_remove.clone(),
-        stdout: stage.dir.join("stdout"),
-        stderr: stage.dir.join("stderr"),
+        output: Output::Files {
+            stdout: stage.dir.join("stdout"),
+            stderr: stage.dir.join("stderr"),
+        },
         timeout,
         grace: plan.timeouts.grace,
         stream: plan.stream,
@@ -197,7 +199,7 @@ async fn run_stage(
             .await
         }
     };
-    let gpu_memory_mib = sampler.and_then(Sampler::stop);
+    let (gpu_memory_mib, sampling_note) = sampler.map_or((None, None), Sampler::stop);
     let mut env: Vec<String> = stage.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
     env.extend(stage.env_remove.iter().map(|k| format!("-{k}")));
     let mut record = StageRecord {
@@ -225,6 +227,7 @@ async fn run_stage(
         },
         gpu_memory_mib,
         imports: Vec::new(),
+        notes: sampling_note.into_iter().collect(),
     };
     let profile = stage.dir.join("profile.ncu-rep");
     if stage.tool == Tool::Ncu && profile.exists() && signals.shutdown() == Shutdown::None {
@@ -288,8 +291,10 @@ async fn rerun_expandable(
         argv: stage.argv.clone(),
         env: memory::expandable_env(&stage.env, &stage.dir),
         env_remove: stage.env_remove.clone(),
-        stdout: dir.join("stdout"),
-        stderr: dir.join("stderr"),
+        output: Output::Files {
+            stdout: dir.join("stdout"),
+            stderr: dir.join("stderr"),
+        },
         timeout,
         grace: plan.timeouts.grace,
         stream: false,
@@ -313,8 +318,10 @@ async fn import_ncu(
         argv,
         env: Vec::new(),
         env_remove: Vec::new(),
-        stdout: stage_dir.join(name),
-        stderr: stage_dir.join(format!("{name}.stderr")),
+        output: Output::Files {
+            stdout: stage_dir.join(name),
+            stderr: stage_dir.join(format!("{name}.stderr")),
+        },
         timeout: IMPORT_TIMEOUT,
         grace: plan.timeouts.grace,
         stream: false,

@@ -13,7 +13,7 @@ use super::file::{SweepFile, Target};
 use super::shard::{self, Shard};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::supervisor::child::ChildSpec;
+use crate::supervisor::child::{ChildSpec, Output};
 use crate::supervisor::pool::{self, NotStartedWhy, PoolEnd, PoolEvent, Slot};
 
 /// Settings a variable of ours would otherwise pass to every target's
@@ -143,8 +143,7 @@ pub fn run(
                 .chain([("CUDAWATCH_COLOR".to_string(), "never".to_string())])
                 .collect(),
             env_remove: NOT_INHERITED.iter().map(|s| s.to_string()).collect(),
-            stdout,
-            stderr,
+            output: Output::Files { stdout, stderr },
             timeout: target.timeout,
             grace: options.grace,
             stream: false,
@@ -275,11 +274,7 @@ fn checksum(target: &Target) -> Option<String> {
         hash.write(arg.as_bytes());
         hash.write(&[0]);
         let path = if i == 0 && !arg.contains('/') {
-            std::env::var_os("PATH").and_then(|dirs| {
-                std::env::split_paths(&dirs)
-                    .map(|d| d.join(arg))
-                    .find(|p| p.is_file())
-            })
+            crate::executables::on_path(arg)
         } else {
             Some(target.workdir.join(arg)).filter(|p| p.is_file())
         };

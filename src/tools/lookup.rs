@@ -64,21 +64,10 @@ impl ToolPaths {
 }
 
 fn find_tool(name: &str) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
+    let mut extra = Vec::new();
     if let Some(home) = std::env::var_os("CUDA_HOME") {
-        dirs.push(Path::new(&home).join("bin"));
+        extra.push(Path::new(&home).join("bin"));
     }
-    dirs.push(PathBuf::from("/usr/local/cuda/bin"));
-    dirs.into_iter()
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
-/// A regular file someone may execute: a non-executable file of the same
-/// name earlier on PATH is passed over, as a shell would.
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    extra.push(PathBuf::from("/usr/local/cuda/bin"));
+    crate::executables::find_in_path(name, &extra)
 }

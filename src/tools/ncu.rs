@@ -28,6 +28,21 @@ pub struct NcuOptions {
     pub kernel: Option<String>,
 }
 
+/// doctor's probe: one cheap metric of the probe's kernel, clocks left
+/// alone as the stage leaves them, so only the counters' permission is
+/// tested.
+pub fn probe_argv(ncu: &Path, program: &[String]) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![
+        ncu.into(),
+        "--metrics".into(),
+        "gpu__time_duration.sum".into(),
+        "--clock-control".into(),
+        "none".into(),
+    ];
+    argv.extend(program.iter().map(OsString::from));
+    argv
+}
+
 /// The profiling argv: writes `<report>.ncu-rep`.
 pub fn profile_argv(
     ncu: &Path,

@@ -73,3 +73,17 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     argv.extend(program.iter().cloned());
     argv
 }
+
+/// doctor's probe: memcheck on a one-kernel program, with the stages' own
+/// "errors found" exit code, its text output read back (no XML needed).
+pub fn probe_argv(executable: &Path, program: &[String]) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![
+        executable.into(),
+        "--tool".into(),
+        "memcheck".into(),
+        "--error-exitcode".into(),
+        ERROR_EXITCODE.to_string().into(),
+    ];
+    argv.extend(program.iter().map(OsString::from));
+    argv
+}

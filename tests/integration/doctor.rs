@@ -172,6 +172,83 @@ fn a_sanitizer_that_cannot_instrument_and_an_ncu_without_counters_fail_the_probe
 }
 
 #[test]
+fn a_hung_nvidia_smi_or_probe_is_stopped_at_its_limit_and_said_so() {
+    // Before: nvidia-smi and the probes ran without a limit that stopped
+    // their process group; a GPU in a bad state hung doctor and every run.
+    let tmp = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let o = doctor(
+        tmp.path(),
+        &[("FAKE_SMI_MODE", "hang"), ("CUDAWATCH_QUERY_TIMEOUT", "1")],
+        &["--format", "json"],
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    let c = checks(&o);
+    let gpu = c
+        .iter()
+        .find(|c| {
+            c["detail"]
+                .as_str()
+                .unwrap_or("")
+                .contains("nvidia-smi did not answer within 1 s")
+        })
+        .unwrap_or_else(|| panic!("{c:?}"));
+    assert_eq!(gpu["status"], "problem", "{gpu}");
+
+    let o = doctor(
+        tmp.path(),
+        &[("FAKE_MODE", "hang"), ("CUDAWATCH_QUERY_TIMEOUT", "1")],
+        &["--format", "json"],
+    );
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    let c = checks(&o);
+    let probe = find(&c, "probe_sanitizer");
+    assert_eq!(probe["status"], "problem");
+    assert!(
+        probe["detail"]
+            .as_str()
+            .unwrap()
+            .contains("did not finish the probe within 1 s and was stopped"),
+        "{probe}"
+    );
+    assert_eq!(
+        probe["breaks"],
+        serde_json::json!(["memcheck", "racecheck", "initcheck", "synccheck"])
+    );
+}
+
+#[test]
+fn a_sweep_on_a_hung_nvidia_smi_warns_and_runs_unpinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        "[defaults]\nstages = [\"plain\"]\n\n[[target]]\nname = \"t\"\ncommand = [\"true\"]\n",
+    )
+    .unwrap();
+    let fakes = root().join("tests/fakes");
+    let started = std::time::Instant::now();
+    let o = run(cudawatch()
+        .env("PATH", format!("{}:/usr/bin:/bin", fakes.display()))
+        .env("FAKE_SMI_MODE", "hang")
+        .env("CUDAWATCH_QUERY_TIMEOUT", "1")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .arg("sweep")
+        .arg(&file)
+        .arg("--out-dir")
+        .arg(tmp.path().join("night")));
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("warning: nvidia-smi did not answer within 1 s and was stopped"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
 fn a_run_never_calls_a_stage_clean_when_doctor_found_its_tool_broken() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");

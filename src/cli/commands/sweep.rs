@@ -32,11 +32,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let output = settings::sweep_output(&args.gate)?;
     render::check_targets(&output)?;
     let (baseline, history) = earlier(&args.gate, args.history.as_deref())?;
-    let gpus = match args.gpus.trim() {
-        "all" => crate::supervisor::gpus::visible(),
-        "none" => Vec::new(),
-        list => crate::supervisor::gpus::parse_list(list),
-    };
+    let gpus = settings::gpus(Some(&args.gpus));
     let dir = SweepDir::open(&args.sweep_dir, &file)?;
     let exe = std::env::current_exe().map_err(|e| {
         ExpectedError::Usage(format!(

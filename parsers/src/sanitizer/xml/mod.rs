@@ -14,6 +14,7 @@
 //! in parallel where asked, and keeps their results in order.
 
 mod blocks;
+mod raw;
 mod reader;
 mod record;
 

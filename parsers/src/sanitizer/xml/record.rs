@@ -4,7 +4,7 @@
 use super::super::{Access, ApiCall, Record, RecordKind, parse_u64};
 use crate::model::{Dim3, Severity, SourceLocation};
 
-use super::reader::RawRecord;
+use super::raw::RawRecord;
 
 /// A record as read, before it becomes a [`Record`]: a site's first record
 /// is built in full, while the many repeats of a known site (one record per
