@@ -15,6 +15,7 @@ mod judge;
 mod plan;
 mod render;
 mod rundir;
+mod safe_files;
 mod supervisor;
 mod sweep;
 mod tools;

@@ -69,7 +69,7 @@ pub fn store(facts: &Facts, environment: &Environment) {
     if std::fs::create_dir_all(&dir).is_ok()
         && let Ok(text) = serde_json::to_string_pretty(&cached)
     {
-        let _ = crate::rundir::files::write_atomic(&dir.join("doctor.json"), text.as_bytes());
+        let _ = crate::safe_files::write_atomic(&dir.join("doctor.json"), text.as_bytes());
     }
 }
 
@@ -77,7 +77,7 @@ pub fn store(facts: &Facts, environment: &Environment) {
 /// `facts` describes.
 pub fn load(facts: &Facts) -> Option<(String, Vec<EnvCheck>)> {
     let fingerprint = fingerprint(facts)?;
-    let bytes = crate::rundir::files::read(&dir().join("doctor.json")).ok()?;
+    let bytes = crate::safe_files::read(&dir().join("doctor.json")).ok()?;
     let cached: Cached = serde_json::from_slice(&bytes).ok()?;
     (cached.fingerprint == fingerprint && !cached.probes.is_empty())
         .then_some((cached.at, cached.probes))

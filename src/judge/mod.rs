@@ -12,7 +12,6 @@ pub mod gate;
 pub mod owner;
 pub mod policy;
 pub mod severity;
-pub mod snippets;
 pub mod suppress;
 pub mod sweep;
 pub mod verdict;

@@ -11,10 +11,9 @@ use std::time::Duration;
 
 use cudawatch_model::Tool;
 
-use crate::tools::ToolPaths;
-use crate::tools::ncu::{self, NcuOptions};
-use crate::tools::sanitizer::{self, SanitizerCall, SanitizerLaunches};
-use crate::tools::{csan, memory};
+use crate::tools::ncu::NcuOptions;
+use crate::tools::sanitizer::SanitizerLaunches;
+use crate::tools::{self, StageCommand, StageContext, ToolPaths};
 
 pub use python::is_python;
 
@@ -98,7 +97,15 @@ impl Timeouts {
     pub fn for_stage(&self, tool: Tool, plain_seconds: Option<f64>) -> Duration {
         match tool {
             Tool::Plain => self.plain,
-            _ => self.tool.unwrap_or_else(|| match plain_seconds {
+            Tool::Memcheck
+            | Tool::Racecheck
+            | Tool::Initcheck
+            | Tool::Synccheck
+            | Tool::Sanitizer
+            | Tool::Ncu
+            | Tool::Csan
+            | Tool::Memory
+            | Tool::OomRecovery => self.tool.unwrap_or_else(|| match plain_seconds {
                 Some(s) => Duration::try_from_secs_f64(s * TIMEOUT_FACTOR)
                     .unwrap_or(FALLBACK_TIMEOUT)
                     .max(MIN_TIMEOUT),
@@ -113,20 +120,11 @@ impl Timeouts {
 pub struct Stage {
     /// The tool.
     pub tool: Tool,
-    /// Full command line, tool first.
-    pub argv: Vec<OsString>,
-    /// Variables to set.
-    pub env: Vec<(String, String)>,
-    /// Variables to remove.
-    pub env_remove: Vec<String>,
+    /// Its command as its kind planned it; `cannot_start` and
+    /// `not_applicable` are recorded instead of spawning.
+    pub command: StageCommand,
     /// The stage's folder in the run directory (`memcheck`, `ncu`, ...).
     pub dir: PathBuf,
-    /// Why the stage cannot start (its tool was found nowhere): the
-    /// supervisor records this instead of spawning.
-    pub cannot_start: Option<String>,
-    /// Why the stage does not apply to this program (CSAN to a program
-    /// that is not Python): recorded, never run, never clean.
-    pub not_applicable: Option<String>,
 }
 
 /// A whole run, ready for the supervisor.
@@ -138,8 +136,8 @@ pub struct Plan {
     pub timeouts: Timeouts,
     /// Copy each stage's output live to stderr.
     pub stream: bool,
-    /// ncu, for the imports after its stage.
-    pub ncu: PathBuf,
+    /// Where the tools are, for the commands after a stage.
+    pub tools: ToolPaths,
     /// The GPUs the tool stages share under `--parallel-stages`.
     pub parallel_gpus: Vec<String>,
 }
@@ -155,89 +153,33 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
             .collect(),
         timeouts: settings.timeouts,
         stream: settings.stream,
-        ncu: settings.tools.ncu.clone(),
+        tools: settings.tools.clone(),
         parallel_gpus: settings.parallel_gpus.clone(),
     }
 }
 
 fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> Stage {
     let dir = run_dir.join(tool.name());
-    let mut env = vec![("CUDAWATCH_STAGE".to_string(), tool.name().to_string())];
-    let mut env_remove = Vec::new();
-    let program = &settings.program;
-    let mut not_applicable = None;
-    let argv = match tool {
-        Tool::Plain => {
-            env.push(("CUDA_LAUNCH_BLOCKING".into(), "1".into()));
-            program.clone()
-        }
-        Tool::Csan => {
-            not_applicable = csan::not_applicable(python);
-            let (set, remove) = csan::env(run_dir, &dir, std::env::var("PYTHONPATH").ok());
-            env.extend(set);
-            env_remove.extend(remove);
-            program.clone()
-        }
-        Tool::Memory => {
-            not_applicable = memory::not_applicable(python);
-            let (set, remove) = memory::env(run_dir, &dir, std::env::var("PYTHONPATH").ok());
-            env.extend(set);
-            env_remove.extend(remove);
-            program.clone()
-        }
-        Tool::OomRecovery => {
-            not_applicable = memory::not_applicable(python);
-            let (set, remove) = memory::env(run_dir, &dir, std::env::var("PYTHONPATH").ok());
-            env.extend(set);
-            env.extend(memory::cap_env(run_dir, settings.oom_recovery_share));
-            env_remove.extend(remove);
-            program.clone()
-        }
-        Tool::Ncu => ncu::profile_argv(
-            &settings.tools.ncu,
-            &settings.ncu,
-            &dir.join("profile"),
-            program,
-        ),
-        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
-            if python && !settings.keep_caching_allocator {
-                let (set, remove) =
-                    python::allocator_off(std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok());
-                env.extend(set);
-                env_remove.extend(remove);
-            }
-            let xml = dir.join(format!("{}.xml", tool.name()));
-            sanitizer::argv(
-                &SanitizerCall {
-                    executable: &settings.tools.compute_sanitizer,
-                    tool,
-                    xml: &xml,
-                    suppressions: settings.sanitizer_suppressions.as_deref(),
-                    leak_check: settings.leak_check.applies(python),
-                    launches: &settings.sanitizer_launches,
-                },
-                program,
-            )
-        }
+    let ctx = StageContext {
+        tool,
+        program: &settings.program,
+        python,
+        run_dir,
+        stage_dir: &dir,
+        tools: &settings.tools,
+        keep_caching_allocator: settings.keep_caching_allocator,
+        leak_check: settings.leak_check.applies(python),
+        sanitizer_launches: &settings.sanitizer_launches,
+        sanitizer_suppressions: settings.sanitizer_suppressions.as_deref(),
+        ncu: &settings.ncu,
+        oom_recovery_share: settings.oom_recovery_share,
+        pythonpath: std::env::var("PYTHONPATH").ok(),
+        alloc_conf: std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok(),
     };
-    let cannot_start = argv
-        .first()
-        .and_then(|exe| settings.tools.missing(std::path::Path::new(exe)))
-        .filter(|_| {
-            !matches!(
-                tool,
-                Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery
-            )
-        })
-        .map(str::to_string);
     Stage {
         tool,
-        argv,
-        env,
-        env_remove,
+        command: tools::kind(tool).command(&ctx),
         dir,
-        cannot_start,
-        not_applicable,
     }
 }
 

@@ -4,24 +4,20 @@
 //! and `cudawatch report DIR` adds them all at once: the same code, so the
 //! live report and the saved one cannot disagree.
 
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use cudawatch_model::{
-    FindingKind, Outcome, ProcessEnd, Report, StageReport, Tool, ToolSummary, Warning,
-};
+use cudawatch_model::{Outcome, ProcessEnd, Report, StageReport, Tool, ToolSummary, Warning};
 use cudawatch_parsers::builder::ReportBuilder;
 
-use super::classify;
-use super::files;
 use super::read_json;
-use super::records::{RunRecord, StageRecord};
+use super::records::RunRecord;
 use crate::errors::ExpectedError;
+use crate::tools::{StageFiles, StageJudged, StageRecord};
 
 /// A report being put together from a run directory.
 pub struct Assembler {
     dir: PathBuf,
-    /// Where source snippets may be read from (see `judge::snippets`).
+    /// Where source snippets may be read from (see `crate::rundir::snippets`).
     source_root: PathBuf,
     run: RunRecord,
     builder: ReportBuilder,
@@ -121,171 +117,26 @@ impl Assembler {
         // What doctor found when the run started (`environment.json`).
         report.environment = read_json(&self.dir.join("environment.json")).ok();
         super::environment::apply(&mut report);
-        crate::judge::snippets::attach(&mut report, &self.source_root);
+        crate::rundir::snippets::attach(&mut report, &self.source_root);
         report
     }
 }
 
-/// Folds one stage's artifacts into `builder` and classifies the stage.
+/// Folds one stage's artifacts into `builder` and judges the stage, by
+/// its kind (`tools::kind`).
 fn read_stage(
     builder: &mut ReportBuilder,
     stage_dir: &Path,
     tool: Tool,
     record: &StageRecord,
 ) -> StageReport {
-    let rel = |name: &str| format!("{}/{name}", tool.name());
-    // An artifact that is there but cannot be read (too large, not a
-    // regular file) is not an empty one: the stage cannot vouch for it.
-    let unread = std::cell::RefCell::new(Vec::<String>::new());
-    let note = |name: &str, error: std::io::Error| {
-        if error.kind() != std::io::ErrorKind::NotFound {
-            unread.borrow_mut().push(format!("{} ({error})", rel(name)));
-        }
-    };
-    let read = |name: &str| {
-        files::read(&stage_dir.join(name)).unwrap_or_else(|e| {
-            note(name, e);
-            Vec::new()
-        })
-    };
-    let (outcome, reason, summary) = match tool {
-        Tool::Plain => {
-            let mut output = read("stderr");
-            output.extend(read("stdout"));
-            let found = builder.program_output(&rel("stderr"), &output);
-            let (o, r) = classify::plain(record, found);
-            (o, r, ToolSummary::default())
-        }
-        Tool::Csan => {
-            let mut output = read("stderr");
-            output.extend(read("stdout"));
-            let races = builder.csan(&rel("stderr"), &output);
-            // What the hook saw at the program's exit; absent when it could
-            // not run or the program never got to exit.
-            let hook: Option<classify::HookFacts> = files::read(&stage_dir.join("hook.json"))
-                .ok()
-                .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
-            let (o, r) = classify::csan(record, races, hook.as_ref());
-            // The program failed under CSAN: when that failure is already a
-            // finding (the plain run's assert), the stage is blocked by it,
-            // as a sanitizer stage stopped by the same assert is.
-            let failed = !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted);
-            let summary = ToolSummary {
-                target_failed: failed,
-                ..ToolSummary::default()
-            };
-            (o, r, summary)
-        }
-        Tool::Memory => {
-            let (hook, ooms) = super::memory::hook_artifacts(stage_dir);
-            let steps = read("steps.jsonl");
-            let stderr = read("stderr");
-            let found = hook.is_some() || !ooms.is_empty();
-            let memory = found.then(|| {
-                let expandable = super::memory::expandable_outcome(stage_dir, record);
-                let commands = files::read(&stage_dir.join("processes.json"))
-                    .map(|b| cudawatch_parsers::memory::process_commands(&b))
-                    .unwrap_or_default();
-                builder.memory(
-                    &rel("hook.json"),
-                    cudawatch_parsers::memory::Artifacts {
-                        hook: hook.as_ref().cloned().unwrap_or_default(),
-                        ooms: &ooms,
-                        steps: &steps,
-                        program_output: &String::from_utf8_lossy(&stderr),
-                        commands: &commands,
-                    },
-                    expandable,
-                )
-            });
-            let (o, r) = classify::memory(record, hook.as_ref(), memory.as_ref());
-            // The program failed under the hook: the plain run's failure
-            // already said so (the csan stage's rule).
-            let failed = !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted);
-            let summary = ToolSummary {
-                target_failed: failed,
-                ..ToolSummary::default()
-            };
-            (o, r, summary)
-        }
-        Tool::OomRecovery => {
-            let (hook, ooms) = super::memory::hook_artifacts(stage_dir);
-            let stderr = String::from_utf8_lossy(&read("stderr")).into_owned();
-            let ended_by_oom =
-                !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted)
-                    && stderr.contains("OutOfMemoryError");
-            let seen = builder.oom_recovery(
-                &rel("stderr"),
-                &hook.clone().unwrap_or_default(),
-                &ooms,
-                &stderr,
-                ended_by_oom,
-            );
-            let (o, r) = classify::oom_recovery(record, hook.as_ref(), seen, ended_by_oom);
-            (o, r, ToolSummary::default())
-        }
-        Tool::Ncu => {
-            let raw = read("raw.csv");
-            let details = read("details.csv");
-            let mut log = read("stdout");
-            log.extend(read("stderr"));
-            let mut names: Vec<String> = std::fs::read_dir(stage_dir)
-                .map(|entries| {
-                    entries
-                        .filter_map(|e| {
-                            e.ok().map(|e| e.file_name().to_string_lossy().into_owned())
-                        })
-                        .filter(|n| n.starts_with("source-") && n.ends_with(".csv"))
-                        .collect()
-                })
-                .unwrap_or_default();
-            names.sort();
-            let sources: Vec<(String, Vec<u8>)> =
-                names.iter().map(|name| (rel(name), read(name))).collect();
-            let source_refs: Vec<(&str, &[u8])> = sources
-                .iter()
-                .map(|(n, b)| (n.as_str(), b.as_slice()))
-                .collect();
-            let (raw_name, details_name, log_name) =
-                (rel("raw.csv"), rel("details.csv"), rel("stdout"));
-            let before = uncoalesced_sites(builder);
-            let evidence = builder.ncu(
-                (!raw.is_empty()).then_some((raw_name.as_str(), raw.as_slice())),
-                (!details.is_empty()).then_some((details_name.as_str(), details.as_slice())),
-                &source_refs,
-                Some((log_name.as_str(), log.as_slice())),
-            );
-            let uncoalesced = uncoalesced_sites(builder) - before;
-            // The report file itself may have been left out of a copied
-            // run directory (it is large); an imported raw page proves it existed.
-            let profile = stage_dir.join("profile.ncu-rep").exists() || !raw.is_empty();
-            let (o, r) = classify::ncu(record, &evidence, uncoalesced, profile);
-            (o, r, evidence.summary)
-        }
-        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
-            let text = read("stdout");
-            let xml_file = format!("{}.xml", tool.name());
-            let xml = files::open(&stage_dir.join(&xml_file))
-                .map_err(|e| note(&xml_file, e))
-                .ok()
-                .map(|f| BufReader::with_capacity(1 << 20, f));
-            let xml_name = rel(&xml_file);
-            let evidence = builder.sanitizer(
-                tool,
-                xml.map(|r| (xml_name.as_str(), r)),
-                Some((rel("stdout").as_str(), text.as_slice())),
-            );
-            let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
-            let plain = stage_dir
-                .parent()
-                .map(|run| run.join("plain").join("stdout"))
-                .and_then(|p| files::read(&p).ok())
-                .unwrap_or_default();
-            let complete = classify::output_complete(&plain, &text);
-            let (o, r) = classify::sanitizer(record, &evidence, usage, complete);
-            (o, r, evidence.summary)
-        }
-    };
+    let files = StageFiles::new(stage_dir, tool);
+    let StageJudged {
+        outcome,
+        reason,
+        summary,
+    } = crate::tools::kind(tool).read(builder, &files, record);
+    let rel = |name: &str| files.rel(name);
     let mut artifacts: Vec<String> = std::fs::read_dir(stage_dir)
         .map(|entries| {
             entries
@@ -294,7 +145,7 @@ fn read_stage(
         })
         .unwrap_or_default();
     artifacts.sort();
-    let unread = unread.borrow().clone();
+    let unread = files.unread();
     let (outcome, mut reason) = if unread.is_empty() {
         (outcome, reason)
     } else {
@@ -318,21 +169,11 @@ fn read_stage(
         artifacts,
         gpu_memory_mib: record.gpu_memory_mib,
         stderr_tail: if tool == Tool::Plain && record.end != ProcessEnd::Exited(0) {
-            tail(&read("stderr"))
+            tail(&files.read("stderr"))
         } else {
             Vec::new()
         },
     }
-}
-
-/// Counts the uncoalesced-access sites folded so far; the builder is the
-/// one place sites live, so the ncu stage's share is a difference.
-fn uncoalesced_sites(builder: &ReportBuilder) -> usize {
-    builder
-        .sites()
-        .iter()
-        .filter(|s| s.kind == FindingKind::UncoalescedAccess)
-        .count()
 }
 
 fn allocator_note(stages: &[StageReport]) -> Option<Warning> {

@@ -12,11 +12,9 @@
 //! ```
 
 mod assemble;
-pub mod classify;
 pub mod environment;
-pub mod files;
-pub mod memory;
 mod records;
+pub mod snippets;
 
 use std::path::Path;
 
@@ -25,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::errors::ExpectedError;
 
 pub use assemble::{Assembler, assemble};
-pub use records::{RunRecord, StageRecord};
+pub use records::RunRecord;
 
 /// Makes `dir` this run's own: creates it, refuses it when it already holds
 /// anything (a run may only ever read what it wrote: an old `memcheck.xml`
@@ -61,7 +59,7 @@ pub fn claim(dir: &Path, run: &RunRecord) -> Result<(), ExpectedError> {
 
 /// Reads a JSON file of the run directory.
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ExpectedError> {
-    let bytes = files::read(path).map_err(|e| ExpectedError::RunDir {
+    let bytes = crate::safe_files::read(path).map_err(|e| ExpectedError::RunDir {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
@@ -77,7 +75,7 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedEr
         target: path.display().to_string(),
         message: e.to_string(),
     })?;
-    files::create(path)
+    crate::safe_files::create(path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, (text + "\n").as_bytes()))
         .map_err(|e| ExpectedError::Write {
             target: path.display().to_string(),

@@ -1,7 +1,7 @@
-//! What the supervisor writes about a run (`run.json`) and each stage
-//! (`stage.json`): the facts classification and assembly start from.
+//! What the supervisor writes about a run (`run.json`); each stage's
+//! `stage.json` is a `tools::StageRecord`.
 
-use cudawatch_model::{ProcessEnd, Tool};
+use cudawatch_model::Tool;
 use serde::{Deserialize, Serialize};
 
 /// What the run was.
@@ -16,79 +16,4 @@ pub struct RunRecord {
     /// Set when the user stopped the run.
     #[serde(default)]
     pub interrupted: bool,
-}
-
-/// What the supervisor saw of one stage.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StageRecord {
-    /// The stage's tool.
-    pub tool: Tool,
-    /// Command line.
-    pub command: Vec<String>,
-    /// Environment cudawatch set (`NAME=value`, `-NAME` for removed).
-    pub env: Vec<String>,
-    /// How the main process ended.
-    pub end: ProcessEnd,
-    /// Wall time.
-    pub seconds: f64,
-    /// The timeout it ran under.
-    pub timeout_seconds: f64,
-    /// Stopped at the deadline.
-    #[serde(default)]
-    pub timed_out: bool,
-    /// Stopped by the user.
-    #[serde(default)]
-    pub interrupted: bool,
-    /// Needed SIGKILL.
-    #[serde(default)]
-    pub killed: bool,
-    /// Something of its process group outlived it.
-    #[serde(default)]
-    pub left_behind: bool,
-    /// Could not be started.
-    #[serde(default)]
-    pub spawn_error: Option<String>,
-    /// No `stage.json` was ever written: cudawatch itself was stopped
-    /// (SIGKILL, the OOM killer, a lost machine) while the stage ran. Never
-    /// written by the supervisor; made up when a run directory is read.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub unfinished: bool,
-    /// Why the stage does not apply to this program (never run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_applicable: Option<String>,
-    /// Peak and total GPU memory in MiB (plain stage).
-    #[serde(default)]
-    pub gpu_memory_mib: Option<(u64, u64)>,
-    /// ncu's imports of its report as CSV pages: (file written, how it ended).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub imports: Vec<(String, ProcessEnd)>,
-    /// What went wrong beside the stage and is worth a warning in the
-    /// report (a hung nvidia-smi while measuring GPU memory).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-impl StageRecord {
-    /// The record of a stage whose folder exists but which never recorded
-    /// how it ended: what it wrote is read, and it cannot be clean.
-    pub fn unfinished(tool: Tool) -> StageRecord {
-        StageRecord {
-            tool,
-            command: Vec::new(),
-            env: Vec::new(),
-            end: ProcessEnd::NotStarted,
-            seconds: 0.0,
-            timeout_seconds: 0.0,
-            timed_out: false,
-            interrupted: false,
-            killed: false,
-            left_behind: false,
-            spawn_error: None,
-            unfinished: true,
-            not_applicable: None,
-            gpu_memory_mib: None,
-            imports: Vec::new(),
-            notes: Vec::new(),
-        }
-    }
 }

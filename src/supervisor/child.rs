@@ -168,7 +168,7 @@ pub async fn supervise(
         return ChildEnd::not_started("empty command".into());
     };
     let open = |path: &PathBuf| {
-        crate::rundir::files::create(path)
+        crate::safe_files::create(path)
             .map(SinkTo::File)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))
     };

@@ -4,7 +4,7 @@
 
 use cudawatch_model::Tool;
 
-use crate::rundir::StageRecord;
+use crate::tools::StageRecord;
 
 /// One event of a run.
 pub enum StageEvent<'a> {

@@ -1,9 +1,8 @@
-//! The stage loop: each stage of a plan in turn, supervised, with ncu's
-//! imports after its stage; events go to the caller, which writes the run
+//! The stage loop: each stage of a plan in turn, supervised, with the
+//! commands its kind plans after it (`tools::StageKind::follow_up`); events go to the caller, which writes the run
 //! directory and the report. A first Ctrl-C stops after the running stage.
 
 use std::ffi::OsString;
-use std::path::Path;
 use std::time::Duration;
 
 use cudawatch_model::{ProcessEnd, Tool};
@@ -15,13 +14,7 @@ use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
-use crate::rundir::StageRecord;
-use crate::tools::{memory, ncu};
-
-/// The ncu CSV imports are quick; they get this long each.
-const IMPORT_TIMEOUT: Duration = Duration::from_secs(300);
-/// Source pages read from an ncu profile, worst launches first.
-const MAX_SOURCE_PAGES: usize = 8;
+use crate::tools::{FollowUpContext, StageRecord};
 
 /// How the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +55,7 @@ async fn run_stages(
         }
         create_stage_dir(stage)?;
         let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
-        let command = shell_words(&stage.argv);
+        let command = shell_words(&stage.command.argv);
         on_event(StageEvent::Started {
             index,
             total,
@@ -116,9 +109,12 @@ async fn run_parallel(
             let gpu = slot.clone().unwrap_or_default();
             let mut stage = plan.stages[index].clone();
             create_stage_dir(&stage)?;
-            stage.env.push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
+            stage
+                .command
+                .env
+                .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
             let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
-            let command = shell_words(&stage.argv);
+            let command = shell_words(&stage.command.argv);
             on_event(StageEvent::Started {
                 index,
                 total,
@@ -170,10 +166,11 @@ async fn run_stage(
     timeout: Duration,
     signals: &mut Signals,
 ) -> StageRecord {
+    let command = &stage.command;
     let spec = ChildSpec {
-        argv: stage.argv.clone(),
-        env: stage.env.clone(),
-        env_remove: stage.env_remove.clone(),
+        argv: command.argv.clone(),
+        env: command.env.clone(),
+        env_remove: command.env_remove.clone(),
         output: Output::Files {
             stdout: stage.dir.join("stdout"),
             stderr: stage.dir.join("stderr"),
@@ -184,10 +181,10 @@ async fn run_stage(
         cwd: None,
     };
     let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
-    let end = match stage
+    let end = match command
         .cannot_start
         .as_ref()
-        .or(stage.not_applicable.as_ref())
+        .or(command.not_applicable.as_ref())
     {
         Some(why) => ChildEnd::not_started(why.clone()),
         None => {
@@ -200,11 +197,15 @@ async fn run_stage(
         }
     };
     let (gpu_memory_mib, sampling_note) = sampler.map_or((None, None), Sampler::stop);
-    let mut env: Vec<String> = stage.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    env.extend(stage.env_remove.iter().map(|k| format!("-{k}")));
+    let mut env: Vec<String> = command
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    env.extend(command.env_remove.iter().map(|k| format!("-{k}")));
     let mut record = StageRecord {
         tool: stage.tool,
-        command: stage
+        command: command
             .argv
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
@@ -219,8 +220,8 @@ async fn run_stage(
         left_behind: end.left_behind,
         unfinished: false,
         // Not applicable is a fact about the program, not a failure to start.
-        not_applicable: stage.not_applicable.clone(),
-        spawn_error: if stage.not_applicable.is_some() {
+        not_applicable: command.not_applicable.clone(),
+        spawn_error: if command.not_applicable.is_some() {
             None
         } else {
             end.spawn_error.clone().or(end.write_error.clone())
@@ -229,128 +230,59 @@ async fn run_stage(
         imports: Vec::new(),
         notes: sampling_note.into_iter().collect(),
     };
-    let profile = stage.dir.join("profile.ncu-rep");
-    if stage.tool == Tool::Ncu && profile.exists() && signals.shutdown() == Shutdown::None {
-        record.imports = import_ncu(plan, &profile, &stage.dir, signals).await;
-    }
-    if stage.tool == Tool::Memory {
-        // Now, while they may still run: a PID alone names nobody.
-        name_other_processes(&stage.dir);
-        if signals.shutdown() == Shutdown::None {
-            record.imports = rerun_expandable(plan, stage, timeout, signals).await;
-        }
+    if end.end != ProcessEnd::NotStarted {
+        record.imports = follow_ups(plan, stage, timeout, signals).await;
     }
     record
 }
 
-/// The command names of the processes PyTorch's OOM message says held
-/// GPU memory ("Process 1248 has 77.17 GiB memory in use"), read from
-/// /proc right after the stage, into `processes.json`.
-fn name_other_processes(stage_dir: &Path) {
-    let Ok(stderr) = crate::rundir::files::read_at_most(&stage_dir.join("stderr"), 1 << 24) else {
-        return;
-    };
-    let named: Vec<(u32, String)> =
-        cudawatch_parsers::memory::other_processes(&String::from_utf8_lossy(&stderr))
-            .into_iter()
-            .filter_map(|p| {
-                let comm = std::fs::read_to_string(format!("/proc/{}/cmdline", p.pid)).ok()?;
-                let command = comm
-                    .split('\0')
-                    .filter(|a| !a.is_empty())
-                    .take(3)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                (!command.is_empty()).then_some((p.pid, command.chars().take(200).collect()))
-            })
-            .collect();
-    if !named.is_empty()
-        && let Ok(json) = serde_json::to_vec(&named)
-    {
-        let _ = crate::rundir::files::write_atomic(&stage_dir.join("processes.json"), &json);
-    }
-}
-
-/// An out-of-memory error that fragmentation caused gets the remedy
-/// PyTorch's message suggests, tried: the program once more with
-/// `expandable_segments:True`, its hook writing into `expandable/`.
-async fn rerun_expandable(
+/// The commands the stage's kind plans after it (ncu's CSV imports, the
+/// memory stage's rerun), one at a time, each supervised like a stage; none
+/// once the user asked to stop. Returns how each ended: one that failed
+/// left an artifact that cannot be trusted.
+async fn follow_ups(
     plan: &Plan,
     stage: &Stage,
     timeout: Duration,
     signals: &mut Signals,
 ) -> Vec<(String, ProcessEnd)> {
-    let fragmented = memory::oom_files(&stage.dir).iter().any(|path| {
-        crate::rundir::files::read(path).is_ok_and(|b| cudawatch_parsers::memory::fragmented(&b))
-    });
-    let dir = memory::expandable_dir(&stage.dir);
-    if !fragmented || std::fs::create_dir_all(&dir).is_err() {
-        return Vec::new();
-    }
-    let spec = ChildSpec {
-        argv: stage.argv.clone(),
-        env: memory::expandable_env(&stage.env, &stage.dir),
-        env_remove: stage.env_remove.clone(),
-        output: Output::Files {
-            stdout: dir.join("stdout"),
-            stderr: dir.join("stderr"),
-        },
-        timeout,
-        grace: plan.timeouts.grace,
-        stream: false,
-        cwd: None,
+    let kind = crate::tools::kind(stage.tool);
+    kind.after_stage(&stage.dir);
+    let context = FollowUpContext {
+        stage_dir: &stage.dir,
+        command: &stage.command,
+        tools: &plan.tools,
     };
-    let end = supervise(&spec, signals, |_| {}).await;
-    vec![("expandable".into(), end.end)]
-}
-
-/// Reads the ncu profile back as CSV pages: raw and details, then the
-/// source pages of the launches that waste the most sectors. Returns how
-/// each import ended: one that failed left a page that cannot be trusted.
-async fn import_ncu(
-    plan: &Plan,
-    profile: &Path,
-    stage_dir: &Path,
-    signals: &mut Signals,
-) -> Vec<(String, ProcessEnd)> {
-    let mut ends = Vec::new();
-    let spec = |name: &str, argv: Vec<OsString>| ChildSpec {
-        argv,
-        env: Vec::new(),
-        env_remove: Vec::new(),
-        output: Output::Files {
-            stdout: stage_dir.join(name),
-            stderr: stage_dir.join(format!("{name}.stderr")),
-        },
-        timeout: IMPORT_TIMEOUT,
-        grace: plan.timeouts.grace,
-        stream: false,
-        cwd: None,
-    };
-    for (name, argv) in ncu::imports(&plan.ncu, profile) {
-        let end = supervise(&spec(&name, argv), signals, |_| {}).await;
-        ends.push((name, end.end));
-        // The user asked to stop: the remaining imports would each run
-        // up to their timeout.
-        if signals.shutdown() != Shutdown::None {
-            return ends;
-        }
-    }
-    let raw = std::fs::read(stage_dir.join("raw.csv")).unwrap_or_default();
-    let mut launches = cudawatch_parsers::ncu::raw::parse(&raw).unwrap_or_default();
-    launches.retain(|k| k.excessive_sectors.unwrap_or(0.0) > 0.0);
-    launches.sort_by(|a, b| {
-        b.excessive_sectors
-            .unwrap_or(0.0)
-            .total_cmp(&a.excessive_sectors.unwrap_or(0.0))
-    });
-    for launch in launches.iter().take(MAX_SOURCE_PAGES) {
-        let (name, argv) = ncu::source_import(&plan.ncu, profile, launch.launch_id);
-        let end = supervise(&spec(&name, argv), signals, |_| {}).await;
-        ends.push((name, end.end));
+    let mut ends: Vec<(String, ProcessEnd)> = Vec::new();
+    loop {
         if signals.shutdown() != Shutdown::None {
             break;
         }
+        let done: Vec<String> = ends.iter().map(|(name, _)| name.clone()).collect();
+        let Some(next) = kind.follow_up(&context, &done) else {
+            break;
+        };
+        if let Some(dir) = next.stdout.parent()
+            && std::fs::create_dir_all(dir).is_err()
+        {
+            ends.push((next.name, ProcessEnd::NotStarted));
+            continue;
+        }
+        let spec = ChildSpec {
+            argv: next.argv,
+            env: next.env,
+            env_remove: next.env_remove,
+            output: Output::Files {
+                stdout: next.stdout,
+                stderr: next.stderr,
+            },
+            timeout: next.timeout.unwrap_or(timeout),
+            grace: plan.timeouts.grace,
+            stream: false,
+            cwd: None,
+        };
+        let end = supervise(&spec, signals, |_| {}).await;
+        ends.push((next.name, end.end));
     }
     ends
 }

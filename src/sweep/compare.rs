@@ -44,7 +44,7 @@ pub fn load_baseline(path: &Path) -> Result<Previous, ExpectedError> {
     } else {
         path.to_path_buf()
     };
-    let bytes = crate::rundir::files::read(&file).map_err(|e| {
+    let bytes = crate::safe_files::read(&file).map_err(|e| {
         error(format!(
             "no sweep report to compare with ({}: {e})",
             file.display()
@@ -171,7 +171,7 @@ pub fn compare(report: &mut SweepReport, previous: &Previous) {
 /// Every readable line of a history file, oldest first, and a warning per
 /// line that is not one (a line cut by a crash is skipped, not fatal).
 pub fn read_history(path: &Path) -> Result<(Vec<HistoryEntry>, Vec<String>), ExpectedError> {
-    let text = match crate::rundir::files::read(path) {
+    let text = match crate::safe_files::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(e) => {
@@ -222,7 +222,7 @@ pub fn append_history(path: &Path, entry: &HistoryEntry) -> Result<(), ExpectedE
                 .map_err(|e| write_error(std::io::Error::other(e)))?
                 + "\n");
         }
-        return crate::rundir::files::write_atomic(path, text.as_bytes()).map_err(write_error);
+        return crate::safe_files::write_atomic(path, text.as_bytes()).map_err(write_error);
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(write_error)?;

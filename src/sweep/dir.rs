@@ -277,14 +277,14 @@ fn complete_run(dir: &Path) -> bool {
             .all(|tool| dir.join(tool.name()).join("stage.json").is_file())
 }
 
-/// Writes JSON in place at once (`rundir::files::write_atomic`).
+/// Writes JSON in place at once (`crate::safe_files::write_atomic`).
 fn write_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedError> {
     let write_error = |message: String| ExpectedError::Write {
         target: path.display().to_string(),
         message,
     };
     let text = serde_json::to_string_pretty(value).map_err(|e| write_error(e.to_string()))? + "\n";
-    rundir::files::write_atomic(path, text.as_bytes()).map_err(|e| write_error(e.to_string()))
+    crate::safe_files::write_atomic(path, text.as_bytes()).map_err(|e| write_error(e.to_string()))
 }
 
 /// The most of a shard's `sweep.toml` that is read: a sweep file is a few
@@ -294,7 +294,7 @@ const MAX_SWEEP_FILE_BYTES: u64 = 16 << 20;
 
 /// A sweep directory's copy of its sweep file: a regular file, bounded.
 fn read_sweep_file(path: &Path) -> std::io::Result<String> {
-    let bytes = rundir::files::read_at_most(path, MAX_SWEEP_FILE_BYTES)?;
+    let bytes = crate::safe_files::read_at_most(path, MAX_SWEEP_FILE_BYTES)?;
     String::from_utf8(bytes)
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }

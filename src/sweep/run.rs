@@ -255,7 +255,7 @@ fn run_argv(options: &Options, target: &Target, run_dir: &Path) -> Vec<OsString>
 
 /// The last `error:` line of a run's stderr: why it could not start.
 fn last_error_line(stderr: &Path) -> String {
-    let text = crate::rundir::files::read(stderr)
+    let text = crate::safe_files::read(stderr)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     text.lines()

@@ -1,11 +1,243 @@
-//! How each external tool is invoked: where it is, and the argv that asks
-//! it for what cudawatch reads back. Pure: no processes are started here.
+//! The catalogue of stage kinds. Each kind of stage (the plain run, a
+//! compute-sanitizer tool, ncu, CSAN, the memory hook, the OOM-recovery
+//! test) is one module here that owns its whole story:
+//!
+//! - its command line and environment ([`StageKind::command`]), and doctor's
+//!   probe of its tool where it has one (`sanitizer::probe_argv`, `ncu::probe_argv`);
+//! - the commands it needs after the stage ([`StageKind::follow_up`]: ncu's
+//!   CSV imports, the memory stage's rerun), which the supervisor runs;
+//! - how its artifacts are read into the report and how the stage is
+//!   judged ([`StageKind::read`], with its rules in the module).
+//!
+//! [`kind`] maps each [`Tool`] to its module: the one `match` a new kind
+//! must join, and the compiler says so. Nothing here starts a process or
+//! writes a file, except `after_stage` notes the memory stage keeps.
 
 pub mod csan;
 pub mod hook;
 pub mod lookup;
 pub mod memory;
 pub mod ncu;
+pub mod oom_recovery;
+pub mod outcome;
+pub mod plain;
+pub mod record;
+#[cfg(test)]
+mod rules_tests;
 pub mod sanitizer;
+mod stage_files;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cudawatch_model::{Outcome, Tool, ToolSummary};
+use cudawatch_parsers::builder::ReportBuilder;
 
 pub use lookup::ToolPaths;
+pub use record::StageRecord;
+pub use stage_files::StageFiles;
+
+/// The module of `tool`'s kind. No `_ =>`: a new [`Tool`] does not build
+/// until it has a kind.
+pub fn kind(tool: Tool) -> &'static dyn StageKind {
+    match tool {
+        Tool::Plain => &plain::Plain,
+        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
+            &sanitizer::Sanitizer
+        }
+        Tool::Ncu => &ncu::Ncu,
+        Tool::Csan => &csan::Csan,
+        Tool::Memory => &memory::Memory,
+        Tool::OomRecovery => &oom_recovery::OomRecovery,
+    }
+}
+
+/// One kind of stage.
+pub trait StageKind: Sync {
+    /// The stage's process: argv, environment, and why it cannot run.
+    fn command(&self, ctx: &StageContext<'_>) -> StageCommand;
+
+    /// The next command to run after the stage, given the names of those
+    /// already run; `None` when there is nothing more. The supervisor runs
+    /// each one and records how it ended (`StageRecord::imports`).
+    fn follow_up(&self, _stage: &FollowUpContext<'_>, _done: &[String]) -> Option<FollowUp> {
+        None
+    }
+
+    /// Facts to keep right after the stage, while they still exist (the
+    /// memory stage names the processes that held the GPU).
+    fn after_stage(&self, _stage_dir: &Path) {}
+
+    /// Reads the stage's artifacts into the report and judges the stage.
+    fn read(
+        &self,
+        builder: &mut ReportBuilder,
+        files: &StageFiles,
+        record: &StageRecord,
+    ) -> StageJudged;
+}
+
+/// What a kind needs to plan its stage, from the run's settings.
+pub struct StageContext<'a> {
+    /// The stage's tool.
+    pub tool: Tool,
+    /// The program and its arguments.
+    pub program: &'a [OsString],
+    /// Whether the program is a Python process.
+    pub python: bool,
+    /// The run directory.
+    pub run_dir: &'a Path,
+    /// The stage's folder in it.
+    pub stage_dir: &'a Path,
+    /// Where the external tools are.
+    pub tools: &'a ToolPaths,
+    /// Keep PyTorch's caching allocator on under the sanitizers.
+    pub keep_caching_allocator: bool,
+    /// memcheck's `--leak-check full` for this program.
+    pub leak_check: bool,
+    /// Which launches the sanitizers check.
+    pub sanitizer_launches: &'a sanitizer::SanitizerLaunches,
+    /// compute-sanitizer's own suppressions file.
+    pub sanitizer_suppressions: Option<&'a Path>,
+    /// Which launches ncu profiles.
+    pub ncu: &'a ncu::NcuOptions,
+    /// The oom-recovery stage's cap, as a share of the measured peak.
+    pub oom_recovery_share: f64,
+    /// The user's `PYTHONPATH`, which the hook's stages keep after theirs.
+    pub pythonpath: Option<String>,
+    /// The user's `PYTORCH_CUDA_ALLOC_CONF`.
+    pub alloc_conf: Option<String>,
+}
+
+/// A stage's process as its kind plans it.
+#[derive(Debug, Clone, Default)]
+pub struct StageCommand {
+    /// Full command line, tool first.
+    pub argv: Vec<OsString>,
+    /// Variables to set.
+    pub env: Vec<(String, String)>,
+    /// Variables to remove.
+    pub env_remove: Vec<String>,
+    /// Why it cannot start (its tool was found nowhere).
+    pub cannot_start: Option<String>,
+    /// Why it does not apply to this program (never run, never clean).
+    pub not_applicable: Option<String>,
+}
+
+impl StageCommand {
+    /// The program itself, with `CUDAWATCH_STAGE` naming the stage.
+    pub fn program(ctx: &StageContext<'_>) -> StageCommand {
+        StageCommand {
+            argv: ctx.program.to_vec(),
+            env: vec![("CUDAWATCH_STAGE".into(), ctx.tool.name().into())],
+            ..StageCommand::default()
+        }
+    }
+
+    /// An external tool's argv around the program; it cannot start when
+    /// the tool was found nowhere.
+    pub fn tool(ctx: &StageContext<'_>, argv: Vec<OsString>) -> StageCommand {
+        let cannot_start = argv
+            .first()
+            .and_then(|exe| ctx.tools.missing(Path::new(exe)))
+            .map(str::to_string);
+        StageCommand {
+            argv,
+            cannot_start,
+            ..StageCommand::program(ctx)
+        }
+    }
+}
+
+/// What a follow-up is planned from: the stage as it ran.
+pub struct FollowUpContext<'a> {
+    /// The stage's folder.
+    pub stage_dir: &'a Path,
+    /// The stage's command.
+    pub command: &'a StageCommand,
+    /// Where the external tools are.
+    pub tools: &'a ToolPaths,
+}
+
+/// A command after the stage.
+#[derive(Debug, Clone)]
+pub struct FollowUp {
+    /// Its name in `stage.json` (`raw.csv`, `expandable`).
+    pub name: String,
+    /// Its command line.
+    pub argv: Vec<OsString>,
+    /// Variables to set.
+    pub env: Vec<(String, String)>,
+    /// Variables to remove.
+    pub env_remove: Vec<String>,
+    /// Where its stdout goes (its folder is created).
+    pub stdout: PathBuf,
+    /// Where its stderr goes.
+    pub stderr: PathBuf,
+    /// Its limit; `None`: the stage's own.
+    pub timeout: Option<Duration>,
+}
+
+/// A stage judged from its artifacts.
+#[derive(Debug, Clone)]
+pub struct StageJudged {
+    /// Clean, findings, inconclusive, ...
+    pub outcome: Outcome,
+    /// Why, in one line.
+    pub reason: String,
+    /// The tool's own summary.
+    pub summary: ToolSummary,
+}
+
+impl StageJudged {
+    /// A judgement with no tool summary.
+    pub fn new((outcome, reason): (Outcome, String)) -> StageJudged {
+        StageJudged {
+            outcome,
+            reason,
+            summary: ToolSummary::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stage_a_run_can_have_has_a_kind() {
+        // `kind` is exhaustive by construction; this pins that the stages
+        // `--stages` offers each plan a command.
+        let paths = ToolPaths::resolve(Some(Path::new("/bin/true")), Some(Path::new("/bin/true")));
+        for tool in Tool::STAGES {
+            let ctx = StageContext {
+                tool,
+                program: &["prog".into()],
+                python: true,
+                run_dir: Path::new("/r"),
+                stage_dir: &Path::new("/r").join(tool.name()),
+                tools: &paths,
+                keep_caching_allocator: false,
+                leak_check: false,
+                sanitizer_launches: &Default::default(),
+                sanitizer_suppressions: None,
+                ncu: &ncu::NcuOptions {
+                    launch_cap: 1,
+                    all_launches: false,
+                    kernel: None,
+                },
+                oom_recovery_share: 0.6,
+                pythonpath: None,
+                alloc_conf: None,
+            };
+            let command = kind(tool).command(&ctx);
+            assert!(!command.argv.is_empty(), "{tool}");
+            assert!(
+                command
+                    .env
+                    .contains(&("CUDAWATCH_STAGE".into(), tool.name().into()))
+            );
+        }
+    }
+}

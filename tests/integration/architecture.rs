@@ -15,13 +15,13 @@ const LAYERS: &[&str] = &[
     "doctor",
     "supervisor",
     "plan",
-    "tools",
     "rundir",
+    "tools",
     "judge",
     "render",
 ];
 /// Modules anyone may use.
-const LEAVES: &[&str] = &["errors", "executables", "exit_codes", "words"];
+const LEAVES: &[&str] = &["errors", "executables", "exit_codes", "safe_files", "words"];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -35,7 +35,7 @@ pub fn conclude(
     // Sources are read here, not in the renderers, so every format shows
     // the same lines; snippets a report already carries are kept.
     if let Some(root) = sources {
-        judge::snippets::attach(&mut report, root);
+        crate::rundir::snippets::attach(&mut report, root);
     }
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);

@@ -136,7 +136,7 @@ fn classify_all(paths: &[PathBuf]) -> Result<Vec<Classified>, ExpectedError> {
             } else {
                 let mut all = Vec::new();
                 let read = File::open(path).and_then(|f| {
-                    f.take(crate::rundir::files::MAX_ARTIFACT_BYTES)
+                    f.take(crate::safe_files::MAX_ARTIFACT_BYTES)
                         .read_to_end(&mut all)
                 });
                 (

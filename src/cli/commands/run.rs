@@ -93,7 +93,12 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         let affected: Vec<&str> = plan
             .stages
             .iter()
-            .filter(|s| s.argv.first().is_some_and(|a| a == name.as_os_str()))
+            .filter(|s| {
+                s.command
+                    .argv
+                    .first()
+                    .is_some_and(|a| a == name.as_os_str())
+            })
             .map(|s| s.tool.name())
             .collect();
         if !affected.is_empty() {
@@ -111,12 +116,12 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             cudawatch_model::Tool::Csan
                 | cudawatch_model::Tool::Memory
                 | cudawatch_model::Tool::OomRecovery
-        ) && s.not_applicable.is_none()
+        ) && s.command.not_applicable.is_none()
     }) {
         let dir = crate::tools::hook::dir(&run_dir);
         std::fs::create_dir_all(&dir)
             .and_then(|_| {
-                rundir::files::write_atomic(
+                crate::safe_files::write_atomic(
                     &dir.join("sitecustomize.py"),
                     crate::tools::hook::SITECUSTOMIZE.as_bytes(),
                 )

@@ -1,12 +1,13 @@
-//! Where the memory stage's artifacts lie in its folder, and its rerun with
-//! expandable segments read back: did the remedy for fragmentation help?
+//! Where the memory stage's artifacts lie in its folder, the processes its
+//! OOM names looked up, and its rerun with expandable segments read back:
+//! did the remedy for fragmentation help?
 
 use std::path::{Path, PathBuf};
 
 use cudawatch_model::ProcessEnd;
 
-use super::StageRecord;
-use super::files;
+use crate::safe_files as files;
+use crate::tools::StageRecord;
 
 /// `Some(true)` when the rerun finished (exit 0, no OOM seen by its hook),
 /// `Some(false)` when it still failed, `None` when there was none.
@@ -50,4 +51,32 @@ pub fn hook_artifacts(
         .filter_map(|p| files::read(p).ok())
         .collect();
     (hook, ooms)
+}
+
+/// The command names of the processes PyTorch's OOM message says held
+/// GPU memory ("Process 1248 has 77.17 GiB memory in use"), read from
+/// /proc right after the stage, into `processes.json`.
+pub fn name_other_processes(stage_dir: &Path) {
+    let Ok(stderr) = files::read_at_most(&stage_dir.join("stderr"), 1 << 24) else {
+        return;
+    };
+    let named: Vec<(u32, String)> =
+        cudawatch_parsers::memory::other_processes(&String::from_utf8_lossy(&stderr))
+            .into_iter()
+            .filter_map(|p| {
+                let comm = std::fs::read_to_string(format!("/proc/{}/cmdline", p.pid)).ok()?;
+                let command = comm
+                    .split('\0')
+                    .filter(|a| !a.is_empty())
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (!command.is_empty()).then_some((p.pid, command.chars().take(200).collect()))
+            })
+            .collect();
+    if !named.is_empty()
+        && let Ok(json) = serde_json::to_vec(&named)
+    {
+        let _ = files::write_atomic(&stage_dir.join("processes.json"), &json);
+    }
 }

@@ -10,7 +10,7 @@ use cudawatch_model::Tool;
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
 /// as a program's own (1, 2 and 255 are common; signals give 128+n). The
 /// stage rules read it back, so it lives with them.
-pub use crate::rundir::classify::ERRORS_FOUND_EXIT as ERROR_EXITCODE;
+pub use super::rules::ERRORS_FOUND_EXIT as ERROR_EXITCODE;
 
 /// What one sanitizer stage asks of compute-sanitizer.
 pub struct SanitizerCall<'a> {

@@ -1,15 +1,9 @@
-//! The memory stage: the program run as it runs for real (no
-//! `CUDA_LAUNCH_BLOCKING`, the caching allocator on) with cudawatch's
-//! Python hook recording PyTorch's allocator history with Python stacks,
-//! its state at each out-of-memory error (PyTorch's OOM observer), after
-//! each optimizer step and at exit. When an OOM came from fragmentation,
-//! the stage runs the program once more with
-//! `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, to show whether that
-//! remedy helps. Pure: the run writes the hook, the supervisor runs it.
+//! The memory stage's environment: the hook on, `CUDA_LAUNCH_BLOCKING`
+//! off; the oom-recovery stage's cap; the rerun with expandable segments.
 
 use std::path::Path;
 
-pub use crate::rundir::memory::{expandable_dir, oom_files};
+use super::expandable_dir;
 
 /// Why the stage does not apply, decided before running.
 pub fn not_applicable(python: bool) -> Option<String> {
@@ -27,7 +21,7 @@ pub fn env(
     pythonpath: Option<String>,
 ) -> (Vec<(String, String)>, Vec<String>) {
     let mut set = vec![("CUDAWATCH_MEMORY".into(), "1".into())];
-    set.extend(super::hook::env(run_dir, stage_dir, pythonpath));
+    set.extend(crate::tools::hook::env(run_dir, stage_dir, pythonpath));
     (set, vec!["CUDA_LAUNCH_BLOCKING".into()])
 }
 

@@ -1,0 +1,112 @@
+//! The memory stage: the program run as it runs for real (no
+//! `CUDA_LAUNCH_BLOCKING`, the caching allocator on) with cudawatch's
+//! Python hook recording PyTorch's allocator history with Python stacks,
+//! its state at each out-of-memory error (PyTorch's OOM observer), after
+//! each optimizer step and at exit (`env.rs`). Right after the stage, the
+//! processes its OOM message names are looked up; when an OOM came from
+//! fragmentation, the program runs once more with
+//! `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, to show whether
+//! that remedy helps (`artifacts.rs` reads both back). When it vouches:
+//! `rules.rs`.
+
+mod artifacts;
+mod env;
+mod rules;
+
+use std::path::Path;
+
+use cudawatch_model::{ProcessEnd, ToolSummary};
+use cudawatch_parsers::builder::ReportBuilder;
+
+use super::{
+    FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageKind,
+    StageRecord,
+};
+
+pub use artifacts::{expandable_dir, expandable_outcome, hook_artifacts, oom_files};
+pub use env::{cap_env, env, expandable_env, not_applicable};
+pub use rules::rule;
+
+/// The memory stage's kind.
+pub struct Memory;
+
+impl StageKind for Memory {
+    fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
+        let mut command = StageCommand::program(ctx);
+        command.not_applicable = not_applicable(ctx.python);
+        let (set, remove) = env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone());
+        command.env.extend(set);
+        command.env_remove.extend(remove);
+        command
+    }
+
+    fn after_stage(&self, stage_dir: &Path) {
+        // Now, while they may still run: a PID alone names nobody.
+        artifacts::name_other_processes(stage_dir);
+    }
+
+    fn follow_up(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Option<FollowUp> {
+        if done.iter().any(|d| d == "expandable") {
+            return None;
+        }
+        let fragmented = oom_files(stage.stage_dir).iter().any(|path| {
+            crate::safe_files::read(path).is_ok_and(|b| cudawatch_parsers::memory::fragmented(&b))
+        });
+        if !fragmented {
+            return None;
+        }
+        let dir = expandable_dir(stage.stage_dir);
+        Some(FollowUp {
+            name: "expandable".into(),
+            argv: stage.command.argv.clone(),
+            env: expandable_env(&stage.command.env, stage.stage_dir),
+            env_remove: stage.command.env_remove.clone(),
+            stdout: dir.join("stdout"),
+            stderr: dir.join("stderr"),
+            timeout: None,
+        })
+    }
+
+    fn read(
+        &self,
+        builder: &mut ReportBuilder,
+        files: &StageFiles,
+        record: &StageRecord,
+    ) -> StageJudged {
+        let (hook, ooms) = hook_artifacts(files.dir());
+        let steps = files.read("steps.jsonl");
+        let stderr = files.read("stderr");
+        let found = hook.is_some() || !ooms.is_empty();
+        let memory = found.then(|| {
+            let expandable = expandable_outcome(files.dir(), record);
+            let commands = crate::safe_files::read(&files.path("processes.json"))
+                .map(|b| cudawatch_parsers::memory::process_commands(&b))
+                .unwrap_or_default();
+            builder.memory(
+                &files.rel("hook.json"),
+                cudawatch_parsers::memory::Artifacts {
+                    hook: hook.as_ref().cloned().unwrap_or_default(),
+                    ooms: &ooms,
+                    steps: &steps,
+                    program_output: &String::from_utf8_lossy(&stderr),
+                    commands: &commands,
+                },
+                expandable,
+            )
+        });
+        let (outcome, reason) = rule(record, hook.as_ref(), memory.as_ref());
+        // The program failed under the hook: the plain run's failure
+        // already said so (the csan stage's rule).
+        StageJudged {
+            outcome,
+            reason,
+            summary: ToolSummary {
+                target_failed: !matches!(
+                    record.end,
+                    ProcessEnd::Exited(0) | ProcessEnd::NotStarted
+                ),
+                ..ToolSummary::default()
+            },
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Nsight Compute: the profiling run and its CSV imports (`argv.rs`), the
+//! imports planned after the stage (raw and details pages, then the source
+//! pages of the launches that waste the most sectors), reading the pages
+//! back, and when the stage is clean (`rules.rs`).
+
+mod argv;
+mod rules;
+
+use std::time::Duration;
+
+use cudawatch_model::FindingKind;
+use cudawatch_parsers::builder::ReportBuilder;
+
+use super::{
+    FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageRecord,
+};
+
+pub use argv::{NcuOptions, imports, probe_argv, profile_argv, source_import};
+pub use rules::rule;
+
+/// The CSV imports are quick; they get this long each.
+const IMPORT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Source pages read from a profile, worst launches first.
+const MAX_SOURCE_PAGES: usize = 8;
+/// The profile the stage writes in its folder.
+const PROFILE: &str = "profile.ncu-rep";
+
+/// ncu's kind.
+pub struct Ncu;
+
+impl super::StageKind for Ncu {
+    fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
+        let argv = profile_argv(
+            &ctx.tools.ncu,
+            ctx.ncu,
+            &ctx.stage_dir.join("profile"),
+            ctx.program,
+        );
+        StageCommand::tool(ctx, argv)
+    }
+
+    fn follow_up(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Option<FollowUp> {
+        let profile = stage.stage_dir.join(PROFILE);
+        if !profile.exists() {
+            return None;
+        }
+        let import = |(name, argv): (String, Vec<std::ffi::OsString>)| FollowUp {
+            stdout: stage.stage_dir.join(&name),
+            stderr: stage.stage_dir.join(format!("{name}.stderr")),
+            name,
+            argv,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            timeout: Some(IMPORT_TIMEOUT),
+        };
+        if let Some(page) = imports(&stage.tools.ncu, &profile)
+            .into_iter()
+            .find(|(name, _)| !done.contains(name))
+        {
+            return Some(import(page));
+        }
+        // The raw page says which launches waste sectors: their source
+        // pages, worst first.
+        let raw = crate::safe_files::read(&stage.stage_dir.join("raw.csv")).unwrap_or_default();
+        let mut launches = cudawatch_parsers::ncu::raw::parse(&raw).unwrap_or_default();
+        launches.retain(|k| k.excessive_sectors.unwrap_or(0.0) > 0.0);
+        launches.sort_by(|a, b| {
+            b.excessive_sectors
+                .unwrap_or(0.0)
+                .total_cmp(&a.excessive_sectors.unwrap_or(0.0))
+        });
+        launches
+            .iter()
+            .take(MAX_SOURCE_PAGES)
+            .map(|launch| source_import(&stage.tools.ncu, &profile, launch.launch_id))
+            .find(|(name, _)| !done.contains(name))
+            .map(import)
+    }
+
+    fn read(
+        &self,
+        builder: &mut ReportBuilder,
+        files: &StageFiles,
+        record: &StageRecord,
+    ) -> StageJudged {
+        let raw = files.read("raw.csv");
+        let details = files.read("details.csv");
+        let mut log = files.read("stdout");
+        log.extend(files.read("stderr"));
+        let sources: Vec<(String, Vec<u8>)> = files
+            .names("source-", ".csv")
+            .iter()
+            .map(|name| (files.rel(name), files.read(name)))
+            .collect();
+        let source_refs: Vec<(&str, &[u8])> = sources
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect();
+        let (raw_name, details_name, log_name) = (
+            files.rel("raw.csv"),
+            files.rel("details.csv"),
+            files.rel("stdout"),
+        );
+        let before = uncoalesced_sites(builder);
+        let evidence = builder.ncu(
+            (!raw.is_empty()).then_some((raw_name.as_str(), raw.as_slice())),
+            (!details.is_empty()).then_some((details_name.as_str(), details.as_slice())),
+            &source_refs,
+            Some((log_name.as_str(), log.as_slice())),
+        );
+        let uncoalesced = uncoalesced_sites(builder) - before;
+        // The report file itself may have been left out of a copied run
+        // directory (it is large); an imported raw page proves it existed.
+        let profile = files.path(PROFILE).exists() || !raw.is_empty();
+        let (outcome, reason) = rule(record, &evidence, uncoalesced, profile);
+        StageJudged {
+            outcome,
+            reason,
+            summary: evidence.summary,
+        }
+    }
+}
+
+/// Counts the uncoalesced-access sites folded so far; the builder is the
+/// one place sites live, so the ncu stage's share is a difference.
+fn uncoalesced_sites(builder: &ReportBuilder) -> usize {
+    builder
+        .sites()
+        .iter()
+        .filter(|s| s.kind == FindingKind::UncoalescedAccess)
+        .count()
+}

@@ -1,0 +1,489 @@
+//! Every kind's stage rules, one row each: what the stage left behind, and the
+//! outcome and words a user gets.
+
+use cudawatch_model::{Outcome, ProcessEnd};
+
+use super::StageRecord;
+use crate::tools::ncu::rule as ncu;
+use crate::tools::plain::rule as plain;
+use crate::tools::sanitizer::{output_complete, rule as sanitizer};
+use cudawatch_model::Tool;
+use cudawatch_model::ToolSummary;
+use cudawatch_parsers::builder::{NcuEvidence, SanitizerEvidence};
+use cudawatch_parsers::error::{ParseError, ParseErrorKind};
+
+fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
+    StageRecord {
+        tool,
+        command: Vec::new(),
+        env: Vec::new(),
+        end,
+        seconds: 2.0,
+        timeout_seconds: 120.0,
+        timed_out: false,
+        interrupted: false,
+        killed: false,
+        left_behind: false,
+        spawn_error: None,
+        unfinished: false,
+        not_applicable: None,
+        gpu_memory_mib: None,
+        imports: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+fn summary(errors: Option<u64>) -> ToolSummary {
+    ToolSummary {
+        errors,
+        ..ToolSummary::default()
+    }
+}
+
+fn evidence(summary: ToolSummary, xml_records: Option<u64>, folded: u64) -> SanitizerEvidence {
+    SanitizerEvidence {
+        summary,
+        xml_records,
+        folded,
+        ..SanitizerEvidence::default()
+    }
+}
+
+#[test]
+fn sanitizer_stage_rules() {
+    let ok = record(Tool::Memcheck, ProcessEnd::Exited(0));
+    let failing = |line: &str| ToolSummary {
+        failures: vec![line.to_string()],
+        ..summary(Some(0))
+    };
+    let truncated = SanitizerEvidence {
+        xml_broken: Some(ParseError {
+            kind: ParseErrorKind::Truncated,
+            offset: 4096,
+            path: "ComputeSanitizerOutput/record[3]".into(),
+        }),
+        ..evidence(summary(Some(3)), Some(2), 2)
+    };
+    let timed_out = StageRecord {
+        timed_out: true,
+        ..ok.clone()
+    };
+    let spawn = StageRecord {
+        spawn_error: Some("cannot run compute-sanitizer: No such file or directory".into()),
+        end: ProcessEnd::NotStarted,
+        ..ok.clone()
+    };
+    let rows: Vec<(&str, StageRecord, SanitizerEvidence, bool, Outcome, &str)> = vec![
+        (
+            "clean",
+            ok.clone(),
+            evidence(summary(Some(0)), Some(0), 0),
+            false,
+            Outcome::Clean,
+            "ran to the end",
+        ),
+        (
+            "records",
+            ok.clone(),
+            evidence(summary(Some(26)), Some(26), 26),
+            false,
+            Outcome::Findings,
+            "26 errors",
+        ),
+        (
+            "usage printed",
+            ok.clone(),
+            evidence(summary(None), None, 0),
+            true,
+            Outcome::ToolFailed,
+            "printed its usage",
+        ),
+        (
+            "summary without records",
+            ok.clone(),
+            evidence(summary(Some(5)), Some(0), 0),
+            false,
+            Outcome::Inconclusive,
+            "no record could be read",
+        ),
+        (
+            "exit 255 after a summary",
+            record(Tool::Memcheck, ProcessEnd::Exited(255)),
+            evidence(summary(Some(0)), Some(0), 0),
+            false,
+            Outcome::Inconclusive,
+            "exited 255",
+        ),
+        (
+            "no XML",
+            ok.clone(),
+            evidence(summary(Some(0)), None, 0),
+            false,
+            Outcome::Inconclusive,
+            "no XML report",
+        ),
+        (
+            "no summary line",
+            record(Tool::Memcheck, ProcessEnd::Signaled(11)),
+            evidence(summary(None), Some(0), 0),
+            false,
+            Outcome::Inconclusive,
+            "printed no summary line",
+        ),
+        (
+            "XML cut off",
+            ok.clone(),
+            truncated,
+            false,
+            Outcome::Inconclusive,
+            "XML is cut off",
+        ),
+        (
+            "never initialised CUDA",
+            ok.clone(),
+            evidence(
+                failing("Target application terminated before first instrumented API call"),
+                None,
+                0,
+            ),
+            false,
+            Outcome::Inconclusive,
+            "never initialised CUDA",
+        ),
+        (
+            "crashed under the tool",
+            ok.clone(),
+            evidence(
+                failing("Error: process didn't terminate successfully"),
+                Some(1),
+                1,
+            ),
+            false,
+            Outcome::Inconclusive,
+            "crashed under the tool",
+        ),
+        (
+            "timed out",
+            timed_out.clone(),
+            evidence(summary(None), None, 0),
+            false,
+            Outcome::Inconclusive,
+            "incomplete: stopped by its timeout after 120s; nothing found",
+        ),
+        (
+            "timed out with records",
+            timed_out,
+            evidence(summary(None), None, 3),
+            false,
+            Outcome::Inconclusive,
+            "3 records found before the stop kept",
+        ),
+        (
+            "tool missing",
+            spawn,
+            evidence(summary(None), None, 0),
+            false,
+            Outcome::Inconclusive,
+            "install the CUDA toolkit",
+        ),
+    ];
+    for (name, record, evidence, usage, outcome, words) in rows {
+        let (got, reason) = sanitizer(&record, &evidence, usage, false);
+        assert_eq!(got, outcome, "{name}: {reason}");
+        assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+    }
+}
+
+#[test]
+fn a_summary_of_no_errors_is_clean_only_when_the_exit_agrees() {
+    let zero = || evidence(summary(Some(0)), Some(0), 0);
+    let target_failed = SanitizerEvidence {
+        summary: ToolSummary {
+            target_failed: true,
+            ..summary(Some(0))
+        },
+        ..zero()
+    };
+    let rows: Vec<(&str, ProcessEnd, SanitizerEvidence, Outcome, &str)> = vec![
+        (
+            "exit 0",
+            ProcessEnd::Exited(0),
+            zero(),
+            Outcome::Clean,
+            "found nothing",
+        ),
+        (
+            "killed by SIGSEGV after the summary",
+            ProcessEnd::Signaled(11),
+            zero(),
+            Outcome::Inconclusive,
+            "killed by signal 11",
+        ),
+        (
+            "the errors-found code with no error",
+            ProcessEnd::Exited(86),
+            zero(),
+            Outcome::Inconclusive,
+            "exited 86",
+        ),
+        (
+            "exit 1 without the program failing",
+            ProcessEnd::Exited(1),
+            zero(),
+            Outcome::Inconclusive,
+            "disagree",
+        ),
+        (
+            "the program's own failure, announced",
+            ProcessEnd::Exited(1),
+            target_failed,
+            Outcome::Clean,
+            "found nothing",
+        ),
+        (
+            "errors found, code 86",
+            ProcessEnd::Exited(86),
+            evidence(summary(Some(2)), Some(2), 2),
+            Outcome::Findings,
+            "2 errors",
+        ),
+        (
+            "errors found, then killed",
+            ProcessEnd::Signaled(9),
+            evidence(summary(Some(2)), Some(2), 2),
+            Outcome::Inconclusive,
+            "the 2 errors it reported first are kept",
+        ),
+    ];
+    for (name, end, evidence, outcome, words) in rows {
+        let (got, reason) = sanitizer(&record(Tool::Memcheck, end), &evidence, false, false);
+        assert_eq!(got, outcome, "{name}: {reason}");
+        assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+    }
+}
+
+#[test]
+fn a_crash_after_the_last_line_never_vouches_for_a_clean_stage() {
+    // Before: "checked the program to its end; then crashed at
+    // teardown", clean, although a crash in late work that prints
+    // nothing looks exactly the same.
+    let ok = record(Tool::Memcheck, ProcessEnd::Exited(7));
+    let crashed = evidence(
+        ToolSummary {
+            failures: vec!["Error: process didn't terminate successfully".into()],
+            ..summary(Some(0))
+        },
+        Some(0),
+        0,
+    );
+    let (outcome, reason) = sanitizer(&ok, &crashed, false, true);
+    assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
+    assert!(reason.contains("cannot be told"), "{reason}");
+    let found = evidence(crashed.summary.clone(), Some(2), 2);
+    let (outcome, reason) = sanitizer(&ok, &found, false, true);
+    assert_eq!(outcome, Outcome::Findings, "{reason}");
+    assert!(reason.contains("2 errors reported"), "{reason}");
+    let (outcome, reason) = sanitizer(&ok, &crashed, false, false);
+    assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
+    assert!(reason.contains("checked only up to the crash"), "{reason}");
+    let cut = SanitizerEvidence {
+        xml_records: None,
+        ..crashed
+    };
+    assert_eq!(sanitizer(&ok, &cut, false, true).0, Outcome::Inconclusive);
+}
+
+#[test]
+fn the_output_is_complete_when_every_plain_line_is_there() {
+    let tool =
+        b"========= COMPUTE-SANITIZER\nloss 2.2979\nstep 2\n========= ERROR SUMMARY: 0 errors\n";
+    assert!(output_complete(b"loss 2.2979\nstep 2\n", tool));
+    assert!(!output_complete(b"loss 2.2979\nstep 2\nstep 3\n", tool));
+    assert!(
+        !output_complete(b"", tool),
+        "nothing to compare: not proven"
+    );
+}
+
+#[test]
+fn a_clean_stage_that_checked_only_some_launches_says_so() {
+    let narrowed = StageRecord {
+        command: [
+            "compute-sanitizer",
+            "--tool",
+            "memcheck",
+            "--launch-count",
+            "5",
+            "--kernel-name",
+            "kns=gemm",
+            "./app",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..record(Tool::Memcheck, ProcessEnd::Exited(0))
+    };
+    let (outcome, reason) = sanitizer(
+        &narrowed,
+        &evidence(summary(Some(0)), Some(0), 0),
+        false,
+        false,
+    );
+    assert_eq!(outcome, Outcome::Clean);
+    assert!(
+        reason.ends_with("(only the launches selected by --launch-count 5 --kernel-name kns=gemm)"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn ncu_stage_rules() {
+    let ok = record(Tool::Ncu, ProcessEnd::Exited(0));
+    let with = |summary: ToolSummary, kernels: usize| NcuEvidence {
+        summary,
+        kernels,
+        measured: kernels,
+        errors: Vec::new(),
+    };
+    let failing = |line: &str| ToolSummary {
+        failures: vec![line.to_string()],
+        ..ToolSummary::default()
+    };
+    let unreadable = NcuEvidence {
+        errors: vec![(
+            "ncu/raw.csv".into(),
+            ParseError {
+                kind: ParseErrorKind::Csv("bad row".into()),
+                offset: 10,
+                path: "row 2".into(),
+            },
+        )],
+        ..with(ToolSummary::default(), 0)
+    };
+    let no_kernels = ToolSummary {
+        no_kernels_profiled: true,
+        ..ToolSummary::default()
+    };
+    let rows: Vec<(&str, NcuEvidence, usize, bool, Outcome, &str)> = vec![
+        (
+            "coalesced",
+            with(ToolSummary::default(), 3),
+            0,
+            true,
+            Outcome::Clean,
+            "3 launches profiled",
+        ),
+        (
+            "uncoalesced",
+            with(ToolSummary::default(), 3),
+            1,
+            true,
+            Outcome::Findings,
+            "1 of 3",
+        ),
+        (
+            "no kernels profiled",
+            with(no_kernels, 0),
+            0,
+            true,
+            Outcome::Inconclusive,
+            "profiled no kernels",
+        ),
+        (
+            "wrote no report",
+            with(ToolSummary::default(), 0),
+            0,
+            false,
+            Outcome::Inconclusive,
+            "wrote no report",
+        ),
+        (
+            "no launches in the profile",
+            with(ToolSummary::default(), 0),
+            0,
+            true,
+            Outcome::Inconclusive,
+            "no kernel launches",
+        ),
+        (
+            "unreadable page",
+            unreadable,
+            0,
+            true,
+            Outcome::ToolFailed,
+            "could not read ncu/raw.csv",
+        ),
+        (
+            "counters need permission",
+            with(
+                failing("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission"),
+                0,
+            ),
+            0,
+            false,
+            Outcome::Inconclusive,
+            "need admin rights",
+        ),
+        (
+            "launch failed",
+            with(failing("==ERROR== LaunchFailed"), 0),
+            0,
+            true,
+            Outcome::Inconclusive,
+            "fix the memory errors first",
+        ),
+        (
+            "no coalescing metric in the raw page",
+            NcuEvidence {
+                measured: 0,
+                ..with(ToolSummary::default(), 3)
+            },
+            0,
+            true,
+            Outcome::Inconclusive,
+            "none of the 3 profiled launches has a coalescing figure",
+        ),
+    ];
+    for (name, evidence, uncoalesced, profile, outcome, words) in rows {
+        let (got, reason) = ncu(&ok, &evidence, uncoalesced, profile);
+        assert_eq!(got, outcome, "{name}: {reason}");
+        assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+    }
+}
+
+#[test]
+fn an_ncu_import_that_failed_leaves_the_stage_untrusted() {
+    let failed = StageRecord {
+        imports: vec![
+            ("raw.csv".into(), ProcessEnd::Exited(0)),
+            ("details.csv".into(), ProcessEnd::Exited(1)),
+        ],
+        ..record(Tool::Ncu, ProcessEnd::Exited(0))
+    };
+    let evidence = NcuEvidence {
+        summary: ToolSummary::default(),
+        kernels: 2,
+        measured: 2,
+        errors: Vec::new(),
+    };
+    let (outcome, reason) = ncu(&failed, &evidence, 0, true);
+    assert_eq!(outcome, Outcome::ToolFailed);
+    assert!(reason.contains("details.csv exited 1"), "{reason}");
+}
+
+#[test]
+fn plain_run_rules() {
+    let ok = record(Tool::Plain, ProcessEnd::Exited(0));
+    assert_eq!(plain(&ok, 0).0, Outcome::Clean);
+    assert_eq!(plain(&ok, 2).0, Outcome::Findings);
+    let crashed = record(Tool::Plain, ProcessEnd::Signaled(11));
+    let (outcome, reason) = plain(&crashed, 0);
+    assert_eq!(outcome, Outcome::TargetFailed);
+    assert!(reason.contains("killed by signal 11"), "{reason}");
+    let slow = StageRecord {
+        timed_out: true,
+        ..ok
+    };
+    let (outcome, reason) = plain(&slow, 0);
+    assert_eq!(outcome, Outcome::Inconclusive);
+    assert!(reason.contains("raise --plain-timeout"), "{reason}");
+}

@@ -1,0 +1,70 @@
+//! compute-sanitizer's tools (memcheck, racecheck, initcheck, synccheck):
+//! the argv (`argv.rs`), PyTorch's allocator turned off under them
+//! (`allocator.rs`), reading the XML and the text log back, and when a
+//! stage is clean (`rules.rs`).
+
+mod allocator;
+mod argv;
+mod rules;
+
+use cudawatch_model::Tool;
+use cudawatch_parsers::builder::ReportBuilder;
+
+use super::{StageCommand, StageContext, StageFiles, StageJudged, StageKind, StageRecord};
+
+pub use allocator::allocator_off;
+pub use argv::{SanitizerCall, SanitizerLaunches, argv, probe_argv};
+pub use rules::{output_complete, rule};
+
+/// The compute-sanitizer tools' kind.
+pub struct Sanitizer;
+
+impl StageKind for Sanitizer {
+    fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
+        let xml = ctx.stage_dir.join(format!("{}.xml", ctx.tool.name()));
+        let argv = argv(
+            &SanitizerCall {
+                executable: &ctx.tools.compute_sanitizer,
+                tool: ctx.tool,
+                xml: &xml,
+                suppressions: ctx.sanitizer_suppressions,
+                leak_check: ctx.leak_check,
+                launches: ctx.sanitizer_launches,
+            },
+            ctx.program,
+        );
+        let mut command = StageCommand::tool(ctx, argv);
+        if ctx.python && !ctx.keep_caching_allocator {
+            let (set, remove) = allocator_off(ctx.alloc_conf.clone());
+            command.env.extend(set);
+            command.env_remove.extend(remove);
+        }
+        command
+    }
+
+    fn read(
+        &self,
+        builder: &mut ReportBuilder,
+        files: &StageFiles,
+        record: &StageRecord,
+    ) -> StageJudged {
+        let tool = record.tool;
+        let text = files.read("stdout");
+        let xml_file = format!("{}.xml", tool.name());
+        let xml = files.open(&xml_file);
+        let xml_name = files.rel(&xml_file);
+        let evidence = builder.sanitizer(
+            tool,
+            xml.map(|r| (xml_name.as_str(), r)),
+            Some((files.rel("stdout").as_str(), text.as_slice())),
+        );
+        let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
+        let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &text);
+        let (outcome, reason) = rule(record, &evidence, usage, complete);
+        StageJudged {
+            outcome,
+            reason,
+            summary: evidence.summary,
+        }
+    }
+}

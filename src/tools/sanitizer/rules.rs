@@ -1,0 +1,242 @@
+//! When a compute-sanitizer stage is clean: its summary line, its exit
+//! code and its XML must all agree, and the program must have got to the
+//! end of its work under the tool.
+
+use cudawatch_model::{Outcome, ProcessEnd};
+use cudawatch_parsers::builder::SanitizerEvidence;
+
+use crate::tools::StageRecord;
+use crate::tools::outcome::{describe_end, process_problem};
+use crate::words::plural;
+
+/// The remedy when compute-sanitizer is nowhere.
+pub const MISSING: &str =
+    "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER";
+
+/// A compute-sanitizer stage.
+pub fn rule(
+    record: &StageRecord,
+    evidence: &SanitizerEvidence,
+    stdout_has_usage: bool,
+    output_complete: bool,
+) -> (Outcome, String) {
+    let tool = record.tool.name();
+    if record.unfinished {
+        return process_problem(record, tool, MISSING).expect("unfinished is a problem");
+    }
+    if record.timed_out && record.spawn_error.is_none() {
+        // Incomplete, not empty: what it streamed before the stop is kept.
+        // compute-sanitizer does not say which launches it had checked.
+        let killed = if record.killed {
+            " (it ignored SIGTERM and was killed)"
+        } else {
+            ""
+        };
+        let found = match evidence.folded {
+            0 => "nothing found before the stop".to_string(),
+            n => format!("{} found before the stop kept", plural(n, "record")),
+        };
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "incomplete: stopped by its timeout after {:.0}s{killed}; {found}; raise --timeout, \
+                 or check fewer launches with --sanitizer-launch-count or --sanitizer-kernel",
+                record.timeout_seconds
+            ),
+        );
+    }
+    if let Some(problem) = process_problem(record, tool, MISSING) {
+        return problem;
+    }
+    if stdout_has_usage {
+        return (
+            Outcome::ToolFailed,
+            "compute-sanitizer rejected its arguments and printed its usage".into(),
+        );
+    }
+    if crashed_at_teardown(evidence, output_complete) {
+        // The program did all its work under the tool (its output is the
+        // plain run's, the summary and the XML are complete), then its
+        // interpreter crashed while exiting (--leak-check full does this to
+        // every PyTorch program tried). The checks count; the leak check
+        // does not (the checklist says so).
+        // A crash after the last line the program prints looks the same
+        // whether it came at teardown or in work that prints nothing, so
+        // it never vouches for a clean stage: what was found stands.
+        if evidence.folded > 0 {
+            return (
+                Outcome::Findings,
+                format!(
+                    "{} reported; the program then crashed under the tool after its last \
+                     output line ({})",
+                    plural(evidence.folded, "error"),
+                    describe_end(record.end)
+                ),
+            );
+        }
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program printed all its output under {tool}, then crashed ({}): a crash \
+                 at teardown cannot be told from one in late work, so nothing is vouched for{}",
+                describe_end(record.end),
+                if record.command.iter().any(|a| a == "--leak-check") {
+                    "; --leak-check full crashes Python at teardown: run without it \
+                     (--leak-check auto)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    if let Some(line) = evidence.summary.failures.first() {
+        let found = if evidence.folded > 0 {
+            format!("{} reported, then ", plural(evidence.folded, "error"))
+        } else {
+            String::new()
+        };
+        let why = if line.contains("before first instrumented API call") {
+            "the program never initialised CUDA, so nothing was checked".to_string()
+        } else if line.contains("didn't terminate successfully") {
+            format!("{found}the program crashed under the tool: checked only up to the crash")
+        } else {
+            format!("compute-sanitizer said: {line}")
+        };
+        return (Outcome::Inconclusive, why);
+    }
+    if let Some(broken) = &evidence.xml_broken {
+        return (
+            Outcome::Inconclusive,
+            format!("its XML is cut off ({broken}); kept what was complete"),
+        );
+    }
+    if !evidence.summary.has_closing_line() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "{tool} printed no summary line, so it did not finish ({})",
+                describe_end(record.end)
+            ),
+        );
+    }
+    if record.end == ProcessEnd::Exited(255) {
+        return (
+            Outcome::Inconclusive,
+            "compute-sanitizer exited 255: it failed to check the program".into(),
+        );
+    }
+    if let Some(why) = exit_disagrees(record.end, evidence) {
+        return (Outcome::Inconclusive, why);
+    }
+    if evidence.folded > 0 {
+        // racecheck counts hazards, errors and warnings; the others errors.
+        let found = match (evidence.summary.errors, evidence.summary.racecheck) {
+            (_, Some((hazards, errors, warnings))) => format!(
+                "{} reported ({}, {})",
+                plural(hazards, "hazard"),
+                plural(errors, "error"),
+                plural(warnings, "warning")
+            ),
+            (Some(errors), None) => format!("{} reported", plural(errors, "error")),
+            (None, None) => format!("{} reported", plural(evidence.folded, "error")),
+        };
+        return (Outcome::Findings, found);
+    }
+    if evidence.summary.errors.is_some_and(|e| e > 0) {
+        return (
+            Outcome::Inconclusive,
+            "ERROR SUMMARY counts errors but no record could be read".into(),
+        );
+    }
+    if evidence.xml_records.is_none() {
+        return (Outcome::Inconclusive, "no XML report was written".into());
+    }
+    (
+        Outcome::Clean,
+        format!(
+            "{tool} ran to the end and found nothing{}",
+            selected_launches(&record.command)
+        ),
+    )
+}
+
+/// The exit code compute-sanitizer is asked to return when it found errors
+/// (`--error-exitcode`, `argv.rs`).
+pub const ERRORS_FOUND_EXIT: i32 = 86;
+
+/// Why the tool's end contradicts its summary, if it does. A clean stage
+/// needs every witness to agree: the summary line, the exit code
+/// (0, or the program's own failure that the tool announced), and no
+/// signal. A tool that prints "0 errors" and then dies, or exits with the
+/// errors-found code, cannot vouch for anything.
+fn exit_disagrees(end: ProcessEnd, evidence: &SanitizerEvidence) -> Option<String> {
+    let found = match evidence.folded {
+        0 => String::new(),
+        n => format!("; the {} it reported first are kept", plural(n, "error")),
+    };
+    match end {
+        ProcessEnd::Exited(0) | ProcessEnd::NotStarted => None,
+        ProcessEnd::Signaled(sig) => Some(format!(
+            "compute-sanitizer was killed by signal {sig} after its summary: a tool that dies \
+             cannot vouch that it checked everything{found}"
+        )),
+        ProcessEnd::Exited(ERRORS_FOUND_EXIT) if evidence.folded == 0 => Some(format!(
+            "compute-sanitizer exited {ERRORS_FOUND_EXIT} (the code cudawatch asks for when \
+             errors are found) but no error could be read: its output is incomplete"
+        )),
+        ProcessEnd::Exited(ERRORS_FOUND_EXIT) => None,
+        // The program failed on its own and the tool said so: the tool
+        // returns the program's code (the plain run judges the failure).
+        ProcessEnd::Exited(_) if evidence.summary.target_failed => None,
+        ProcessEnd::Exited(code) => Some(format!(
+            "compute-sanitizer exited {code} without saying that the program failed \
+             (\"Target application returned an error\"): its exit and its summary disagree{found}"
+        )),
+    }
+}
+
+/// Whether the only thing that went wrong is a crash after the program's
+/// work: "did not terminate successfully" is the one tool complaint, the
+/// summary line and a complete XML are there, and the program printed all
+/// it prints in the plain run.
+pub fn crashed_at_teardown(evidence: &SanitizerEvidence, output_complete: bool) -> bool {
+    output_complete
+        && !evidence.summary.failures.is_empty()
+        && evidence
+            .summary
+            .failures
+            .iter()
+            .all(|l| l.contains("didn't terminate successfully") || l.contains("Unified Memory"))
+        && evidence.summary.has_closing_line()
+        && evidence.xml_records.is_some()
+        && evidence.xml_broken.is_none()
+}
+
+/// Whether a stage's stdout holds every line the plain run printed (the
+/// program got to the end of its work under the tool).
+pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
+    let stage = String::from_utf8_lossy(stage_stdout);
+    let stage_lines: std::collections::HashSet<&str> = stage.lines().map(str::trim).collect();
+    let plain = String::from_utf8_lossy(plain_stdout);
+    let mut plain_lines = plain
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    plain_lines.peek().is_some() && plain_lines.all(|l| stage_lines.contains(l))
+}
+
+/// ` (only the launches selected by --launch-count 5)` when the user
+/// narrowed the check: a clean stage then vouches for those launches only.
+fn selected_launches(command: &[String]) -> String {
+    let flags: Vec<String> = command
+        .windows(2)
+        .filter(|w| ["--launch-count", "--launch-skip", "--kernel-name"].contains(&w[0].as_str()))
+        .map(|w| format!("{} {}", w[0], w[1]))
+        .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" (only the launches selected by {})", flags.join(" "))
+    }
+}

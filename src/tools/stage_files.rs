@@ -1,0 +1,101 @@
+//! A stage's folder as its kind reads it: files by name, bounded and
+//! regular only (`safe_files`), each name as the report shows it
+//! (`memcheck/stdout`), and the files that are there but could not be read,
+//! which make the stage unable to vouch (an empty artifact is not the same
+//! as an unreadable one).
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use cudawatch_model::Tool;
+
+/// The files of one stage's folder.
+pub struct StageFiles {
+    dir: PathBuf,
+    tool: Tool,
+    unread: RefCell<Vec<String>>,
+}
+
+impl StageFiles {
+    /// The folder `dir` of a stage of `tool`.
+    pub fn new(dir: &Path, tool: Tool) -> StageFiles {
+        StageFiles {
+            dir: dir.to_path_buf(),
+            tool,
+            unread: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A file's path in the folder.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// `name` as the report names it: `memcheck/memcheck.xml`.
+    pub fn rel(&self, name: &str) -> String {
+        format!("{}/{name}", self.tool.name())
+    }
+
+    /// The file's bytes; empty when it is not there, and noted when it is
+    /// there but cannot be read.
+    pub fn read(&self, name: &str) -> Vec<u8> {
+        crate::safe_files::read(&self.dir.join(name)).unwrap_or_else(|e| {
+            self.note(name, &e);
+            Vec::new()
+        })
+    }
+
+    /// The file for streaming (a sanitizer's XML can be gigabytes).
+    pub fn open(&self, name: &str) -> Option<BufReader<File>> {
+        crate::safe_files::open(&self.dir.join(name))
+            .map_err(|e| self.note(name, &e))
+            .ok()
+            .map(|f| BufReader::with_capacity(1 << 20, f))
+    }
+
+    /// The names in the folder that start with `prefix` and end with
+    /// `suffix`, sorted.
+    pub fn names(&self, prefix: &str, suffix: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+                    .filter(|n| n.starts_with(prefix) && n.ends_with(suffix))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// A file of another stage of the same run (the sanitizers compare
+    /// their stdout with the plain run's).
+    pub fn sibling(&self, tool: Tool, name: &str) -> Vec<u8> {
+        self.dir
+            .parent()
+            .map(|run| run.join(tool.name()).join(name))
+            .and_then(|p| crate::safe_files::read(&p).ok())
+            .unwrap_or_default()
+    }
+
+    /// The files that were there and could not be read, as the report
+    /// names them, with why.
+    pub fn unread(&self) -> Vec<String> {
+        self.unread.borrow().clone()
+    }
+
+    fn note(&self, name: &str, error: &std::io::Error) {
+        if error.kind() != std::io::ErrorKind::NotFound {
+            self.unread
+                .borrow_mut()
+                .push(format!("{} ({error})", self.rel(name)));
+        }
+    }
+}
