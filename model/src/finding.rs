@@ -72,6 +72,44 @@ impl Tool {
         Tool::Ncu,
     ];
 
+    /// The stages run when `--stages` is not given: all but the opt-in
+    /// oom-recovery check (a whole extra run meant to fail).
+    pub const DEFAULT_STAGES: [Tool; 8] = [
+        Tool::Plain,
+        Tool::Memcheck,
+        Tool::Racecheck,
+        Tool::Initcheck,
+        Tool::Synccheck,
+        Tool::Csan,
+        Tool::Memory,
+        Tool::Ncu,
+    ];
+
+    /// What a stage of this kind does, in one line (`--stages`' help).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Tool::Plain => "The program with CUDA_LAUNCH_BLOCKING=1",
+            Tool::Memcheck => "compute-sanitizer memcheck (leak checking for native programs)",
+            Tool::Racecheck => "compute-sanitizer racecheck",
+            Tool::Initcheck => "compute-sanitizer initcheck",
+            Tool::Synccheck => "compute-sanitizer synccheck",
+            Tool::Sanitizer => "compute-sanitizer output whose tool could not be told",
+            Tool::Ncu => "Nsight Compute coalescing metrics",
+            Tool::Csan => {
+                "PyTorch's CUDA sanitizer (CSAN): races between streams, in Python programs that \
+                 use torch"
+            }
+            Tool::Memory => {
+                "PyTorch's allocator, watched from inside: what held the memory at an \
+                 out-of-memory error, at the peak, and growth across optimizer steps"
+            }
+            Tool::OomRecovery => {
+                "Opt-in: the program rerun with its GPU memory capped to a share of the measured \
+                 peak (--oom-recovery-share): does it recover from running out?"
+            }
+        }
+    }
+
     /// Parses a tool name as written by [`Tool::name`].
     pub fn from_name(name: &str) -> Option<Tool> {
         [
@@ -510,4 +548,18 @@ pub struct Ownership {
     /// launched the kernel directly (e.g. `buf.sum()` on memory never written).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub user_call: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tool;
+
+    #[test]
+    fn the_default_stages_are_all_but_the_opt_in_recovery_test() {
+        let all: Vec<Tool> = Tool::STAGES
+            .into_iter()
+            .filter(|s| *s != Tool::OomRecovery)
+            .collect();
+        assert_eq!(Tool::DEFAULT_STAGES.to_vec(), all);
+    }
 }

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use cudawatch_model::Tool;
 
 /// Runs a CUDA program under compute-sanitizer and Nsight Compute and folds
 /// every tool's output into one report.
@@ -218,8 +219,8 @@ pub struct ReportArgs {
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Stages to run, in order, comma-separated (plain,memcheck,ncu).
-    #[arg(help_heading = "Stages", long, value_enum, value_delimiter = ',', default_values_t = StageName::DEFAULT, env = "CUDAWATCH_STAGES")]
-    pub stages: Vec<StageName>,
+    #[arg(help_heading = "Stages", long, value_parser = stage_parser(), value_delimiter = ',', default_values_t = Tool::DEFAULT_STAGES, env = "CUDAWATCH_STAGES")]
+    pub stages: Vec<Tool>,
     /// Where to keep raw artifacts and report.json
     /// [default: cudawatch-runs/<YYYYMMDD-HHMMSS>-<program>]; must be empty
     /// or new, so that a run only reads what it wrote itself.
@@ -619,60 +620,16 @@ pub enum LeakCheckArg {
     Off,
 }
 
-/// A stage of `cudawatch run`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StageName {
-    /// The program with CUDA_LAUNCH_BLOCKING=1.
-    Plain,
-    /// compute-sanitizer memcheck with leak checking.
-    Memcheck,
-    /// compute-sanitizer racecheck.
-    Racecheck,
-    /// compute-sanitizer initcheck.
-    Initcheck,
-    /// compute-sanitizer synccheck.
-    Synccheck,
-    /// PyTorch's CUDA sanitizer (CSAN): races between streams, in Python
-    /// programs that use torch (not applicable to others).
-    Csan,
-    /// PyTorch's allocator, watched from inside: what held the memory at an
-    /// out-of-memory error, at the peak, and growth across optimizer steps
-    /// (Python programs that use torch; not applicable to others).
-    Memory,
-    /// Opt-in: the program rerun with its GPU memory capped to a share of
-    /// the peak the memory stage measured (--oom-recovery-share): does it
-    /// recover from running out? Needs the memory stage before it.
-    OomRecovery,
-    /// Nsight Compute coalescing metrics.
-    Ncu,
-}
-
-impl StageName {
-    /// Every stage in run order.
-    #[cfg(test)]
-    pub const ALL: [StageName; 9] = [
-        StageName::Plain,
-        StageName::Memcheck,
-        StageName::Racecheck,
-        StageName::Initcheck,
-        StageName::Synccheck,
-        StageName::Csan,
-        StageName::Memory,
-        StageName::OomRecovery,
-        StageName::Ncu,
-    ];
-    /// The stages run when `--stages` is not given: all but the opt-in
-    /// oom-recovery check (a whole extra run meant to fail).
-    pub const DEFAULT: [StageName; 8] = [
-        StageName::Plain,
-        StageName::Memcheck,
-        StageName::Racecheck,
-        StageName::Initcheck,
-        StageName::Synccheck,
-        StageName::Csan,
-        StageName::Memory,
-        StageName::Ncu,
-    ];
+/// `--stages`' values: the model's list of stage kinds (`Tool::STAGES`),
+/// each with its one-line summary, so a new kind appears here by itself.
+fn stage_parser() -> impl clap::builder::TypedValueParser<Value = Tool> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Tool::STAGES.map(|tool| PossibleValue::new(tool.name()).help(tool.summary())),
+    )
+    .try_map(|name| {
+        Tool::from_name(&name).ok_or_else(|| format!("`{name}` is not a stage of cudawatch run"))
+    })
 }
 
 /// Output formats.

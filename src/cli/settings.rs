@@ -6,11 +6,9 @@
 
 use std::time::Duration;
 
-use cudawatch_model::Tool;
-
 use super::args::{
     ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, LeakCheckArg, OutputArgs,
-    RacecheckWarningsArg, RunArgs, StageName, SweepGateArgs,
+    RacecheckWarningsArg, RunArgs, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
@@ -25,7 +23,7 @@ use crate::tools::sanitizer::SanitizerLaunches;
 pub fn run(args: &RunArgs) -> RunSettings {
     RunSettings {
         program: args.program.clone(),
-        stages: args.stages.iter().map(|s| stage(*s)).collect(),
+        stages: args.stages.clone(),
         out_dir: args.out_dir.clone(),
         timeouts: Timeouts {
             tool: args.timeout.map(seconds),
@@ -163,44 +161,8 @@ pub fn color(arg: ColorArg) -> ColorChoice {
     }
 }
 
-/// A stage name of `--stages`.
-pub fn stage(name: StageName) -> Tool {
-    // StageName::ALL and Tool::STAGES are the same list in the same order:
-    // tested below, so that clap's values cannot drift from the model's.
-    match name {
-        StageName::Plain => Tool::Plain,
-        StageName::Memcheck => Tool::Memcheck,
-        StageName::Racecheck => Tool::Racecheck,
-        StageName::Initcheck => Tool::Initcheck,
-        StageName::Synccheck => Tool::Synccheck,
-        StageName::Csan => Tool::Csan,
-        StageName::Memory => Tool::Memory,
-        StageName::OomRecovery => Tool::OomRecovery,
-        StageName::Ncu => Tool::Ncu,
-    }
-}
-
 /// Seconds as a duration; the flags' parsers already refused anything
 /// negative, not finite or over a year.
 fn seconds(value: f64) -> Duration {
     Duration::try_from_secs_f64(value).unwrap_or(Duration::ZERO)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_stage_flag_offers_exactly_the_models_stages_in_order() {
-        assert_eq!(StageName::ALL.map(stage), Tool::STAGES);
-    }
-
-    #[test]
-    fn the_default_stages_are_all_but_the_opt_in_recovery_test() {
-        let all: Vec<StageName> = StageName::ALL
-            .into_iter()
-            .filter(|s| *s != StageName::OomRecovery)
-            .collect();
-        assert_eq!(StageName::DEFAULT.to_vec(), all);
-    }
 }

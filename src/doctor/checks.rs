@@ -315,12 +315,7 @@ fn tools(facts: &Facts, out: &mut Vec<EnvCheck>) {
                 c.breaks = if name == "ncu" {
                     vec![cudawatch_model::Tool::Ncu]
                 } else {
-                    vec![
-                        cudawatch_model::Tool::Memcheck,
-                        cudawatch_model::Tool::Racecheck,
-                        cudawatch_model::Tool::Initcheck,
-                        cudawatch_model::Tool::Synccheck,
-                    ]
+                    cudawatch_model::Tool::SANITIZERS.to_vec()
                 };
                 out.push(c);
             }

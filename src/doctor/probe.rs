@@ -22,12 +22,7 @@ const PROBE: Duration = Duration::from_secs(180);
 /// file for the captures the tests' fakes replay.
 const PROBE_SOURCE: &str = include_str!("probe.cu");
 
-const SANITIZER_TOOLS: [Tool; 4] = [
-    Tool::Memcheck,
-    Tool::Racecheck,
-    Tool::Initcheck,
-    Tool::Synccheck,
-];
+const SANITIZER_TOOLS: [Tool; 4] = Tool::SANITIZERS;
 
 /// Runs both probes; one check each.
 pub fn run(facts: &Facts) -> Vec<EnvCheck> {

@@ -104,7 +104,10 @@ pub fn check(rule: &Rule) -> Result<(), String> {
         && cudawatch_model::Tool::from_name(tool).is_none()
     {
         return Err(format!(
-            "tool = {tool:?} is not a tool (memcheck, racecheck, initcheck, synccheck, csan, ncu, plain)"
+            "tool = {tool:?} is not a tool ({})",
+            cudawatch_model::Tool::STAGES
+                .map(cudawatch_model::Tool::name)
+                .join(", ")
         ));
     }
     if let Some(kind) = &rule.kind

@@ -30,7 +30,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     {
         return Err(ExpectedError::Usage(format!(
             "--stages names {} twice; name each stage once",
-            settings::stage(*twice).name()
+            twice.name()
         )));
     }
     plan::program::check(&args.program, Path::new("."))?;
