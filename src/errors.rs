@@ -18,6 +18,10 @@ pub enum ExpectedError {
     ProgramNotFound(String),
     /// A report could not be written.
     Write { target: String, message: String },
+    /// Something the run needs is wrong outside the command line: a file a
+    /// flag names (sweep file, config file), the environment (Slurm's
+    /// variables), or the machine (no async runtime, no own executable).
+    Setup(String),
     /// The command line asks for something impossible.
     Usage(String),
 }
@@ -29,7 +33,8 @@ impl ExpectedError {
             ExpectedError::Input { .. }
             | ExpectedError::RunDir { .. }
             | ExpectedError::NoProgram
-            | ExpectedError::ProgramNotFound(_) => exit_codes::SETUP_ERROR,
+            | ExpectedError::ProgramNotFound(_)
+            | ExpectedError::Setup(_) => exit_codes::SETUP_ERROR,
             ExpectedError::Write { .. } => exit_codes::WRITE_ERROR,
             ExpectedError::Usage(_) => exit_codes::USAGE,
         }
@@ -48,7 +53,7 @@ impl fmt::Display for ExpectedError {
             ExpectedError::Write { target, message } => {
                 write!(f, "cannot write {target}: {message}")
             }
-            ExpectedError::Usage(message) => f.write_str(message),
+            ExpectedError::Setup(message) | ExpectedError::Usage(message) => f.write_str(message),
         }
     }
 }

@@ -252,9 +252,9 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
     // A settings file is part of the command line: its errors are usage
     // errors (exit 2), like a bad flag.
     let text = std::fs::read_to_string(path)
-        .map_err(|e| ExpectedError::Usage(format!("config file {}: {e}", path.display())))?;
+        .map_err(|e| ExpectedError::Setup(format!("config file {}: {e}", path.display())))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
-        ExpectedError::Usage(format!(
+        ExpectedError::Setup(format!(
             "config file {}: {}",
             path.display(),
             crate::errors::toml_one_line(&e)
@@ -266,7 +266,7 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
     for (key, value) in &table {
         let line = line_of(&text, key);
         let fail = |message: String| {
-            ExpectedError::Usage(format!(
+            ExpectedError::Setup(format!(
                 "config file {}:{line}: {key}: {message}",
                 path.display()
             ))

@@ -82,7 +82,7 @@ pub fn run(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| ExpectedError::Setup(format!("cannot start the async runtime: {e}")))?;
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, run_jobs(jobs, slots, deadline, on_event))
 }

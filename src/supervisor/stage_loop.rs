@@ -34,7 +34,7 @@ pub fn run(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| ExpectedError::Usage(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| ExpectedError::Setup(format!("cannot start the async runtime: {e}")))?;
     // A local set: `--parallel-stages` runs stages as local tasks.
     tokio::task::LocalSet::new().block_on(&runtime, run_stages(plan, on_event))
 }

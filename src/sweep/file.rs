@@ -128,7 +128,7 @@ impl SweepFile {
             } else {
                 path.display().to_string()
             };
-            ExpectedError::Usage(format!("{place}: {message}"))
+            ExpectedError::Setup(format!("{place}: {message}"))
         };
         let raw: RawFile =
             toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;

@@ -60,7 +60,7 @@ impl Shard {
                     .trim()
                     .parse()
                     .map(Some)
-                    .map_err(|_| ExpectedError::Usage(format!("{name}={v} is not a number"))),
+                    .map_err(|_| ExpectedError::Setup(format!("{name}={v} is not a number"))),
             }
         };
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
@@ -68,13 +68,13 @@ impl Shard {
             let count = match (shards, number("SLURM_ARRAY_TASK_COUNT")?) {
                 (Some(n), _) | (None, Some(n)) => n,
                 (None, None) => {
-                    return Err(ExpectedError::Usage(
+                    return Err(ExpectedError::Setup(
                         "SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT: give --shard I/N".into(),
                     ));
                 }
             };
             return Shard::new(id.saturating_sub(min), count).map(Some).ok_or_else(|| {
-                ExpectedError::Usage(format!(
+                ExpectedError::Setup(format!(
                     "Slurm array task {id} (from {min}) is not one of {count} shards: use --array=0-{}",
                     count.saturating_sub(1)
                 ))
@@ -82,12 +82,12 @@ impl Shard {
         }
         if let Some(index) = number("JOB_COMPLETION_INDEX")? {
             let Some(count) = shards else {
-                return Err(ExpectedError::Usage(
+                return Err(ExpectedError::Setup(
                     "JOB_COMPLETION_INDEX is set: give --shards N (the Job's completions) or --shard I/N".into(),
                 ));
             };
             return Shard::new(index, count).map(Some).ok_or_else(|| {
-                ExpectedError::Usage(format!(
+                ExpectedError::Setup(format!(
                     "JOB_COMPLETION_INDEX={index} is not one of {count} shards"
                 ))
             });

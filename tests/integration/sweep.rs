@@ -546,7 +546,8 @@ fn a_bad_sweep_file_is_one_line_naming_file_line_and_key_before_anything_runs() 
     .unwrap();
     let out = tmp.path().join("night");
     let o = run(sweep_cmd(&file, &out, &[]));
-    assert_eq!(o.code, 2);
+    // A setup error, like a bad suppression or config file (was 2).
+    assert_eq!(o.code, 4);
     let line = o.stderr.trim();
     assert!(
         line.starts_with("error: ") && line.contains("sweep.toml:4: unknown field `timeuot`"),
@@ -561,7 +562,7 @@ fn a_bad_sweep_file_is_one_line_naming_file_line_and_key_before_anything_runs() 
     )
     .unwrap();
     let o = run(sweep_cmd(&file, &out, &[]));
-    assert_eq!(o.code, 2);
+    assert_eq!(o.code, 4);
     assert!(
         o.stderr
             .contains("sweep.toml:3: target \"a\": `command`: cannot run `./build/app`"),

@@ -35,7 +35,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let gpus = settings::gpus(Some(&args.gpus));
     let dir = SweepDir::open(&args.sweep_dir, &file)?;
     let exe = std::env::current_exe().map_err(|e| {
-        ExpectedError::Usage(format!(
+        ExpectedError::Setup(format!(
             "cannot find cudawatch's own executable to run targets with: {e}"
         ))
     })?;
