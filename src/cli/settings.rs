@@ -20,7 +20,7 @@ use crate::tools::ncu::NcuOptions;
 use crate::tools::sanitizer::SanitizerLaunches;
 
 /// What `cudawatch run` runs.
-pub fn run(args: &RunArgs) -> RunSettings {
+pub fn run_settings(args: &RunArgs) -> RunSettings {
     RunSettings {
         program: args.program.clone(),
         stages: args.stages.clone(),

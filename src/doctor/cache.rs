@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use cudawatch_model::{EnvCheck, Environment};
 use serde::{Deserialize, Serialize};
 
-use super::Facts;
+use super::MachineFacts;
 
 #[derive(Serialize, Deserialize)]
 struct Cached {
@@ -33,7 +33,7 @@ pub fn dir() -> PathBuf {
 
 /// What the probes depend on: the driver, the GPUs, each tool's path and
 /// version.
-fn fingerprint(facts: &Facts) -> Option<String> {
+fn fingerprint(facts: &MachineFacts) -> Option<String> {
     let smi = facts.smi.as_ref().ok()?;
     let tool = |t: &Result<(PathBuf, Option<String>), String>| match t {
         Ok((p, v)) => format!("{}@{}", p.display(), v.as_deref().unwrap_or("?")),
@@ -51,7 +51,7 @@ fn fingerprint(facts: &Facts) -> Option<String> {
 
 /// Keeps the probes of `environment`. A cache that cannot be written is
 /// not an error: the next run just has no probes to reuse.
-pub fn store(facts: &Facts, environment: &Environment) {
+pub fn store(facts: &MachineFacts, environment: &Environment) {
     let Some(fingerprint) = fingerprint(facts) else {
         return;
     };
@@ -75,7 +75,7 @@ pub fn store(facts: &Facts, environment: &Environment) {
 
 /// The cached probes and when they ran, if they were made with what
 /// `facts` describes.
-pub fn load(facts: &Facts) -> Option<(String, Vec<EnvCheck>)> {
+pub fn load(facts: &MachineFacts) -> Option<(String, Vec<EnvCheck>)> {
     let fingerprint = fingerprint(facts)?;
     let bytes = crate::safe_files::read(&dir().join("doctor.json")).ok()?;
     let cached: Cached = serde_json::from_slice(&bytes).ok()?;

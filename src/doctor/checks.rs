@@ -5,7 +5,7 @@
 use cudawatch_model::{EnvCheck, EnvStatus};
 
 use super::versions::{self, Fit};
-use super::{Facts, ProcessState, check};
+use super::{MachineFacts, ProcessState, check};
 
 /// compute-sanitizer and ncu releases seen working, with the newest CUDA
 /// they came with: a newer tool on a driver of that CUDA or older is
@@ -15,7 +15,7 @@ const NEWEST_KNOWN_TOOL: (&str, (u32, u32)) = ("2025.3", (13, 0));
 
 /// Every check, in order: GPUs, memory, driver and toolkit, PyTorch,
 /// tools, probes, environment.
-pub fn judge(facts: &Facts) -> Vec<EnvCheck> {
+pub fn judge(facts: &MachineFacts) -> Vec<EnvCheck> {
     let mut out = Vec::new();
     gpus(facts, &mut out);
     toolkit(facts, &mut out);
@@ -26,7 +26,7 @@ pub fn judge(facts: &Facts) -> Vec<EnvCheck> {
     out
 }
 
-fn gpus(facts: &Facts, out: &mut Vec<EnvCheck>) {
+fn gpus(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     let smi = match &facts.smi {
         Ok(smi) => smi,
         Err(why) => {
@@ -124,7 +124,7 @@ fn gpus(facts: &Facts, out: &mut Vec<EnvCheck>) {
     ));
 }
 
-fn memory(facts: &Facts, smi: &super::Smi, out: &mut Vec<EnvCheck>) {
+fn memory(facts: &MachineFacts, smi: &super::Smi, out: &mut Vec<EnvCheck>) {
     if smi.apps.is_empty() {
         let used: u64 = smi.gpus.iter().filter_map(|g| g.memory.map(|m| m.0)).sum();
         out.push(if used > 512 {
@@ -189,11 +189,11 @@ fn memory(facts: &Facts, smi: &super::Smi, out: &mut Vec<EnvCheck>) {
     }
 }
 
-fn driver_cuda(facts: &Facts) -> Option<(u32, u32)> {
+fn driver_cuda(facts: &MachineFacts) -> Option<(u32, u32)> {
     facts.smi.as_ref().ok().and_then(|s| s.cuda)
 }
 
-fn toolkit(facts: &Facts, out: &mut Vec<EnvCheck>) {
+fn toolkit(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     let title = "CUDA toolkit (nvcc) against the driver";
     let Some((path, release)) = &facts.nvcc else {
         out.push(check(
@@ -224,7 +224,7 @@ fn toolkit(facts: &Facts, out: &mut Vec<EnvCheck>) {
     });
 }
 
-fn torch(facts: &Facts, out: &mut Vec<EnvCheck>) {
+fn torch(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     let title = "PyTorch against the driver and the GPU";
     let torch = match &facts.torch {
         None => return,
@@ -288,7 +288,7 @@ fn torch(facts: &Facts, out: &mut Vec<EnvCheck>) {
     }
 }
 
-fn tools(facts: &Facts, out: &mut Vec<EnvCheck>) {
+fn tools(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     for (id, name, tool, fix) in [
         (
             "tool_compute_sanitizer",
@@ -367,8 +367,8 @@ mod tests {
     };
     use std::path::PathBuf;
 
-    fn h100() -> Facts {
-        Facts {
+    fn h100() -> MachineFacts {
+        MachineFacts {
             smi: Ok(Smi {
                 driver: Some("580.159.04".into()),
                 cuda: Some((13, 0)),

@@ -1,5 +1,5 @@
 //! `cudawatch doctor`: is this machine able to run CUDA programs and the
-//! tools, and what in its environment changes what they see. Facts are
+//! tools, and what in its environment changes what they see. MachineFacts are
 //! gathered by running `nvidia-smi`, the tools' `--version`, the Python on
 //! PATH and (unless `--quick`) a tiny probe under compute-sanitizer and
 //! ncu; `checks` turns them into ok / warning / problem lines with fixes.
@@ -28,7 +28,7 @@ const PYTHON: Duration = Duration::from_secs(90);
 
 /// What doctor runs.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct DoctorOptions {
     /// Run the probes (compute-sanitizer and ncu on a tiny program).
     pub probe: bool,
     /// The Python to ask about PyTorch; `None`: `python3` on PATH; and
@@ -42,7 +42,7 @@ pub struct Options {
 
 /// Everything doctor learned, before judging it.
 #[derive(Debug, Clone)]
-pub struct Facts {
+pub struct MachineFacts {
     /// nvidia-smi's answers, or why there are none.
     pub smi: Result<Smi, String>,
     /// nvcc's release, if nvcc is found.
@@ -86,7 +86,7 @@ pub enum ProcessState {
 }
 
 /// Runs doctor.
-pub fn diagnose(options: &Options) -> Environment {
+pub fn diagnose(options: &DoctorOptions) -> Environment {
     let facts = gather(options);
     let mut environment = Environment {
         checks: checks::judge(&facts),
@@ -104,7 +104,7 @@ pub fn diagnose(options: &Options) -> Environment {
 /// last probes' results from the cache when they were made with this
 /// driver and these tools.
 pub fn for_run(tools: &ToolPaths) -> Environment {
-    let options = Options {
+    let options = DoctorOptions {
         probe: false,
         python: None,
         ask_python: false,
@@ -128,7 +128,7 @@ pub fn for_run(tools: &ToolPaths) -> Environment {
 }
 
 /// Gathers the facts.
-pub fn gather(options: &Options) -> Facts {
+pub fn gather(options: &DoctorOptions) -> MachineFacts {
     let smi = read_smi();
     let processes = match &smi {
         Ok(s) => s
@@ -139,7 +139,7 @@ pub fn gather(options: &Options) -> Facts {
         Err(_) => Vec::new(),
     };
     let version_of = |path: &PathBuf| {
-        bounded::run(path, &["--version"], &[], bounded::limit(QUICK))
+        bounded::capture(path, &["--version"], &[], bounded::limit(QUICK))
             .and_then(|r| versions::tool_version(&r.output))
     };
     let tool = |path: &PathBuf, missing: &Option<String>| match missing {
@@ -153,14 +153,14 @@ pub fn gather(options: &Options) -> Facts {
     );
     let ncu = tool(&options.tools.ncu, &missing(&options.tools.ncu));
     let nvcc = find_nvcc(&options.tools).map(|path| {
-        let release = bounded::run(&path, &["--version"], &[], bounded::limit(QUICK))
+        let release = bounded::capture(&path, &["--version"], &[], bounded::limit(QUICK))
             .and_then(|r| versions::nvcc_release(&r.output));
         (path, release)
     });
     let torch = options
         .ask_python
         .then(|| ask_torch(options.python.clone()));
-    let mut facts = Facts {
+    let mut facts = MachineFacts {
         smi,
         nvcc,
         sanitizer,
@@ -171,7 +171,7 @@ pub fn gather(options: &Options) -> Facts {
         processes,
     };
     if options.probe {
-        facts.probes = probe::run(&facts);
+        facts.probes = probe::probe_tools(&facts);
     }
     facts
 }
@@ -180,7 +180,7 @@ fn read_smi() -> Result<Smi, String> {
     let Some(path) = crate::executables::on_path("nvidia-smi") else {
         return Err("nvidia-smi is not on PATH: no NVIDIA driver here".into());
     };
-    let table = bounded::run(&path, &[] as &[&str], &[], bounded::limit(QUICK))
+    let table = bounded::capture(&path, &[] as &[&str], &[], bounded::limit(QUICK))
         .ok_or("nvidia-smi could not be started")?;
     if table.code != Some(0) {
         let first = table
@@ -201,7 +201,7 @@ fn read_smi() -> Result<Smi, String> {
     }
     let (driver, cuda) = smi::header(&table.output);
     let query = |q: &str| {
-        bounded::run(
+        bounded::capture(
             &path,
             &[q, "--format=csv,noheader"],
             &[],
@@ -241,7 +241,7 @@ fn ask_torch(python: Option<PathBuf>) -> Result<versions::Torch, String> {
         Some(p) => p,
         None => crate::executables::on_path("python3").ok_or("no python3 on PATH")?,
     };
-    let ran = bounded::run(&python, &["-c", versions::TORCH_SCRIPT], &[], PYTHON)
+    let ran = bounded::capture(&python, &["-c", versions::TORCH_SCRIPT], &[], PYTHON)
         .ok_or_else(|| format!("{} could not be started", python.display()))?;
     if ran.timed_out {
         return Err(format!(

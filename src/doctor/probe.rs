@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use cudawatch_model::{EnvCheck, EnvStatus, Tool};
 
-use super::{Facts, check};
+use super::{MachineFacts, check};
 use crate::supervisor::bounded;
 
 /// A probe's limit: instrumentation of one tiny program.
@@ -25,7 +25,7 @@ const PROBE_SOURCE: &str = include_str!("probe.cu");
 const SANITIZER_TOOLS: [Tool; 4] = Tool::SANITIZERS;
 
 /// Runs both probes; one check each.
-pub fn run(facts: &Facts) -> Vec<EnvCheck> {
+pub fn probe_tools(facts: &MachineFacts) -> Vec<EnvCheck> {
     let program = match facts
         .smi
         .as_ref()
@@ -57,7 +57,7 @@ pub fn run(facts: &Facts) -> Vec<EnvCheck> {
     vec![sanitizer(facts, &program), ncu(facts, &program)]
 }
 
-fn sanitizer(facts: &Facts, program: &[String]) -> EnvCheck {
+fn sanitizer(facts: &MachineFacts, program: &[String]) -> EnvCheck {
     let title = "compute-sanitizer instruments a CUDA program here";
     let (ran, version) = match start(
         "probe_sanitizer",
@@ -109,7 +109,7 @@ fn sanitizer(facts: &Facts, program: &[String]) -> EnvCheck {
     c
 }
 
-fn ncu(facts: &Facts, program: &[String]) -> EnvCheck {
+fn ncu(facts: &MachineFacts, program: &[String]) -> EnvCheck {
     let title = "ncu may read the performance counters";
     let (ran, version) = match start(
         "probe_ncu",
@@ -183,7 +183,7 @@ fn start(
     let argv = argv(path);
     let args = &argv[1..];
     let limit = bounded::limit(PROBE);
-    let ran = bounded::run(path, args, &[], limit).ok_or_else(|| {
+    let ran = bounded::capture(path, args, &[], limit).ok_or_else(|| {
         Box::new(check(
             id,
             title,
@@ -213,7 +213,7 @@ fn start(
     Ok((ran, version.clone().unwrap_or_else(|| "?".into())))
 }
 
-fn driver_words(facts: &Facts) -> String {
+fn driver_words(facts: &MachineFacts) -> String {
     match &facts.smi {
         Ok(s) => format!(
             " {}{}",
@@ -228,7 +228,7 @@ fn driver_words(facts: &Facts) -> String {
 
 /// The probe's argv: a program built with nvcc into doctor's cache, or a
 /// PyTorch one-liner.
-fn probe_program(facts: &Facts) -> Result<Vec<String>, String> {
+fn probe_program(facts: &MachineFacts) -> Result<Vec<String>, String> {
     if let Some((nvcc, release)) = &facts.nvcc {
         let dir = super::cache::dir().join(format!(
             "probe-{}",
@@ -260,7 +260,8 @@ fn build(nvcc: &Path, dir: &Path, binary: &Path) -> bool {
     }
     let source = dir.join("probe.cu").display().to_string();
     let out = binary.display().to_string();
-    bounded::run(nvcc, &["-arch=native", "-o", &out, &source], &[], PROBE)
+    bounded::capture(nvcc, &["-arch=native", "-o", &out, &source], &[], PROBE)
         .is_some_and(|r| r.code == Some(0))
-        || bounded::run(nvcc, &["-o", &out, &source], &[], PROBE).is_some_and(|r| r.code == Some(0))
+        || bounded::capture(nvcc, &["-o", &out, &source], &[], PROBE)
+            .is_some_and(|r| r.code == Some(0))
 }

@@ -45,7 +45,7 @@ pub struct Judged<'a> {
 
 /// Where one export goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub enum Destination {
     /// Standard output.
     Stdout,
     /// A file, created or truncated.
@@ -85,7 +85,7 @@ pub struct ReportSpec {
     /// What to write.
     pub format: ReportFormat,
     /// Where.
-    pub target: Target,
+    pub target: Destination,
 }
 
 /// Parses `sarif=out.sarif`, `junit`, `json=-`.
@@ -104,9 +104,9 @@ pub fn parse_spec(text: &str) -> Result<ReportSpec, ExpectedError> {
         }
     };
     let target = if path == "-" || path.is_empty() {
-        Target::Stdout
+        Destination::Stdout
     } else {
-        Target::File(PathBuf::from(path))
+        Destination::File(PathBuf::from(path))
     };
     Ok(ReportSpec { format, target })
 }
@@ -133,10 +133,15 @@ impl OutputSettings {
         if json_on_stdout {
             specs.push(ReportSpec {
                 format: ReportFormat::Json,
-                target: Target::Stdout,
+                target: Destination::Stdout,
             });
         }
-        if specs.iter().filter(|s| s.target == Target::Stdout).count() > 1 {
+        if specs
+            .iter()
+            .filter(|s| s.target == Destination::Stdout)
+            .count()
+            > 1
+        {
             return Err(ExpectedError::Usage(
                 "only one report can go to stdout: give the others a path, e.g. --report sarif=cudawatch.sarif".into(),
             ));
@@ -149,7 +154,7 @@ impl OutputSettings {
 
     /// The human report on stdout, unless a machine format is there.
     pub fn human_on_stdout(mut self) -> OutputSettings {
-        self.human_on_stdout = !self.reports.iter().any(|s| s.target == Target::Stdout);
+        self.human_on_stdout = !self.reports.iter().any(|s| s.target == Destination::Stdout);
         self
     }
 }
@@ -198,8 +203,8 @@ pub fn write_exports(
     for spec in &output.reports {
         let bytes = bytes_of(spec.format);
         let written = match &spec.target {
-            Target::Stdout => write_stdout(&bytes),
-            Target::File(path) => write_file(path, &bytes),
+            Destination::Stdout => write_stdout(&bytes),
+            Destination::File(path) => write_file(path, &bytes),
         };
         let summary = if spec.format == ReportFormat::Markdown {
             append_step_summary(&bytes)
@@ -237,7 +242,7 @@ pub fn width_of<S: std::io::IsTerminal + std::os::fd::AsFd>(stream: &S) -> Optio
 /// (creating missing parent directories, as writing it will).
 pub fn check_targets(output: &OutputSettings) -> Result<(), ExpectedError> {
     for spec in &output.reports {
-        if let Target::File(path) = &spec.target {
+        if let Destination::File(path) = &spec.target {
             create_parent(path)?;
             std::fs::OpenOptions::new()
                 .create(true)
@@ -339,13 +344,13 @@ mod tests {
     fn report_specs_name_format_and_target() {
         assert_eq!(
             parse_spec("sarif=a.sarif").unwrap().target,
-            Target::File("a.sarif".into())
+            Destination::File("a.sarif".into())
         );
         assert_eq!(
             parse_spec("junit").unwrap(),
             ReportSpec {
                 format: ReportFormat::Junit,
-                target: Target::Stdout
+                target: Destination::Stdout
             }
         );
         assert_eq!(parse_spec("md=-").unwrap().format, ReportFormat::Markdown);

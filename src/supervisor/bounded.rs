@@ -53,7 +53,7 @@ impl Ran {
 
 /// Runs `program args` (with `env` added) for at most `limit`; `None` when
 /// it cannot start. Callable from any thread outside an async runtime.
-pub fn run<S: AsRef<OsStr>>(
+pub fn capture<S: AsRef<OsStr>>(
     program: &Path,
     args: &[S],
     env: &[(&str, &str)],
@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn a_command_past_its_limit_is_stopped_and_said_so() {
         let started = std::time::Instant::now();
-        let ran = run(
+        let ran = capture(
             Path::new("/bin/sh"),
             &["-c", "sleep 30 & echo $!; wait"],
             &[],
@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn output_past_the_cap_is_dropped_not_kept() {
-        let ran = run(
+        let ran = capture(
             Path::new("/bin/sh"),
             &["-c", "head -c 9000000 /dev/zero; echo done >&2"],
             &[],
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn a_program_that_is_not_there_does_not_start() {
         assert!(
-            run(
+            capture(
                 Path::new("/nonexistent/x"),
                 &[] as &[&str],
                 &[],

@@ -163,7 +163,7 @@ fn read_nvml(nvml: &nvml_wrapper::Nvml) -> Option<Reading> {
 
 fn read_nvidia_smi(smi: &Path) -> Result<Reading, String> {
     let run = |args: &[&str]| -> Result<String, String> {
-        let ran = super::bounded::run(smi, args, &[], super::bounded::limit(NVIDIA_SMI_LIMIT))
+        let ran = super::bounded::capture(smi, args, &[], super::bounded::limit(NVIDIA_SMI_LIMIT))
             .ok_or("nvidia-smi could not be started")?;
         if ran.timed_out {
             return Err(format!(

@@ -61,7 +61,7 @@ fn listed_by_driver() -> Choice {
     let Some(smi) = crate::executables::on_path("nvidia-smi") else {
         return Choice::default();
     };
-    let Some(ran) = super::bounded::run(
+    let Some(ran) = super::bounded::capture(
         &smi,
         &["--query-gpu=index", "--format=csv,noheader"],
         &[],

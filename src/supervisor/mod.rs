@@ -15,4 +15,4 @@ pub mod signals;
 pub mod stage_loop;
 
 pub use events::StageEvent;
-pub use stage_loop::run;
+pub use stage_loop::run_plan;

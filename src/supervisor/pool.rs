@@ -73,7 +73,7 @@ const MIN_USEFUL: Duration = Duration::from_secs(1);
 
 /// Runs `jobs` over `slots` (at least one), at most one per slot at a
 /// time, in order, until `deadline`.
-pub fn run(
+pub fn run_children(
     jobs: Vec<ChildSpec>,
     slots: Vec<Slot>,
     deadline: Option<Instant>,

@@ -27,7 +27,7 @@ pub enum LoopEnd {
 
 /// Runs `plan` to its end (or the user's stop), calling `on_event` as
 /// stages start and finish. An error from `on_event` ends the loop.
-pub fn run(
+pub fn run_plan(
     plan: &Plan,
     on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<LoopEnd, ExpectedError> {

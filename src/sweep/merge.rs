@@ -27,7 +27,7 @@ pub struct Sources {
     /// The shards found.
     pub shards: Vec<ShardRef>,
     /// By target name: the directory and shard index that ran it.
-    pub owner: HashMap<String, (SweepDir, u32)>,
+    pub shard_of: HashMap<String, (SweepDir, u32)>,
     /// Warnings about missing shards.
     pub warnings: Vec<String>,
 }
@@ -143,7 +143,7 @@ pub fn sources(dirs: &[PathBuf]) -> Result<Sources, ExpectedError> {
         sweep_id,
         targets: file.targets,
         shards,
-        owner,
+        shard_of: owner,
         warnings,
     })
 }
@@ -158,7 +158,7 @@ pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> Swe
         if only.is_some_and(|names| !names.contains(&info.name)) {
             continue;
         }
-        let Some((dir, shard)) = sources.owner.get(&info.name) else {
+        let Some((dir, shard)) = sources.shard_of.get(&info.name) else {
             targets.push(row(
                 info,
                 TargetState::Missing,
@@ -234,7 +234,7 @@ pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> Swe
         verdict: Vec::new(),
         exit_code: 0,
     };
-    conclude(&mut report);
+    judge::sweep::judge(&mut report);
     report
 }
 
@@ -360,9 +360,4 @@ fn counts(report: &cudawatch_model::Report, judgement: &cudawatch_model::Judgeme
         }
     }
     counts
-}
-
-/// The verdict lines and exit code over every row, by `judge::sweep`.
-pub fn conclude(report: &mut SweepReport) {
-    judge::sweep::judge(report);
 }

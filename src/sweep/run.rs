@@ -30,7 +30,7 @@ const CHECKSUM_LIMIT: u64 = 1 << 30;
 
 /// How to run a sweep.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct ShardOptions {
     /// The GPUs to spread targets over; empty: one at a time, unpinned.
     pub gpus: Vec<String>,
     /// The wall time of the whole sweep.
@@ -91,12 +91,12 @@ pub struct ShardRun {
 }
 
 /// Runs shard `shard` of `file` into `dir`.
-pub fn run(
+pub fn run_shard(
     file: &SweepFile,
     dir: &SweepDir,
     shard: Shard,
     durations: &BTreeMap<String, f64>,
-    options: &Options,
+    options: &ShardOptions,
     mut on_event: impl FnMut(SweepEvent<'_>),
 ) -> Result<ShardRun, ExpectedError> {
     let started = Instant::now();
@@ -158,7 +158,7 @@ pub fn run(
     let slots: Vec<Slot> = options.gpus.iter().cloned().map(Some).collect();
     let deadline = options.budget.map(|b| started + b);
     let mut write_error = None;
-    let end = pool::run(jobs, slots, deadline, |event| {
+    let end = pool::run_children(jobs, slots, deadline, |event| {
         match event {
             PoolEvent::Started { index, slot, .. } => {
                 let (target, attempt, _) = &planned[index];
@@ -232,7 +232,7 @@ pub fn run(
 }
 
 /// `cudawatch run` for one target, into `run_dir`.
-fn run_argv(options: &Options, target: &Target, run_dir: &Path) -> Vec<OsString> {
+fn run_argv(options: &ShardOptions, target: &Target, run_dir: &Path) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![
         options.exe.clone().into(),
         "run".into(),

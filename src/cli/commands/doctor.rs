@@ -5,7 +5,7 @@
 use cudawatch_model::EnvStatus;
 
 use crate::cli::args::{DoctorArgs, Format};
-use crate::doctor::{self, Options};
+use crate::doctor::{self, DoctorOptions};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::render::{self, style::Styles};
@@ -18,7 +18,7 @@ pub fn run(args: &DoctorArgs, styles: Styles) -> Result<i32, ExpectedError> {
             "doctor: checking; the probes run compute-sanitizer and ncu on a tiny program (--quick skips them)"
         );
     }
-    let environment = doctor::diagnose(&Options {
+    let environment = doctor::diagnose(&DoctorOptions {
         probe: !args.quick,
         python: args.python.clone(),
         ask_python: !args.quick || args.python.is_some(),

@@ -25,7 +25,7 @@ use crate::render::{self, OutputSettings, style::Styles};
 /// judgement's own code, so an interrupted run still exits 130.
 /// `sources` is where snippets may be read from, for reports made here from
 /// captures; a received report renders the snippets it carries.
-pub fn conclude(
+pub fn judge_and_render(
     mut report: Report,
     policy: &Policy,
     output: &OutputSettings,

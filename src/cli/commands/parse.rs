@@ -28,7 +28,7 @@ pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
         eprint!("{}", explain(&inputs, &report));
     }
     let root = settings::source_root(&args.output);
-    Ok(super::conclude(
+    Ok(super::judge_and_render(
         report,
         &policy,
         &output,

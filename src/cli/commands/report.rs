@@ -20,5 +20,7 @@ pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
     } else {
         rundir::assemble(&args.dir, &settings::source_root(&args.output))?
     };
-    Ok(super::conclude(report, &policy, &output, styles, None))
+    Ok(super::judge_and_render(
+        report, &policy, &output, styles, None,
+    ))
 }

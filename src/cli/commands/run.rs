@@ -34,7 +34,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         )));
     }
     plan::program::check(&args.program, Path::new("."))?;
-    let run_settings = settings::run(args);
+    let run_settings = settings::run_settings(args);
     // compute-sanitizer would refuse it in every stage, an hour in.
     if let Some(path) = &run_settings.sanitizer_suppressions
         && !path.is_file()
@@ -139,7 +139,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         );
     }
     let mut progress = Progress::new(run_settings.stream);
-    supervisor::run(&plan, |event| match event {
+    supervisor::run_plan(&plan, |event| match event {
         StageEvent::Started {
             index,
             total,
@@ -178,7 +178,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     // during it ends cudawatch at once.
     let code = {
         let _busy = supervisor::signals::Blocking::enter();
-        super::conclude(assembler.report(), &policy, &output, styles, None)
+        super::judge_and_render(assembler.report(), &policy, &output, styles, None)
     };
     eprintln!("raw artifacts and report.json: {}", run_dir.display());
     Ok(code)

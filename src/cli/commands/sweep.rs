@@ -17,7 +17,7 @@ use crate::sweep::compare::{self, Previous};
 use crate::sweep::dir::SweepDir;
 use crate::sweep::file::SweepFile;
 use crate::sweep::merge;
-use crate::sweep::run::{self as sweep_run, Options};
+use crate::sweep::run::{self as sweep_run, ShardOptions};
 use crate::sweep::shard::Shard;
 
 /// Runs `cudawatch sweep`; returns the exit code.
@@ -39,7 +39,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
             "cannot find cudawatch's own executable to run targets with: {e}"
         ))
     })?;
-    let options = Options {
+    let options = ShardOptions {
         gpus: gpus.clone(),
         budget: args.budget.map(std::time::Duration::from_secs_f64),
         grace: std::time::Duration::from_secs_f64(args.grace),
@@ -56,7 +56,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
         }
     );
     let mut progress = SweepProgress::new();
-    let ran = sweep_run::run(
+    let ran = sweep_run::run_shard(
         &file,
         &dir,
         shard,
@@ -72,7 +72,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if ran.end == PoolEnd::Interrupted {
         // Said in the verdict, and so in the exit code, by the same rule.
         report.interrupted = true;
-        merge::conclude(&mut report);
+        crate::judge::sweep::judge(&mut report);
     }
     let history_file = if shard.count == 1 {
         args.history.as_deref()
@@ -88,7 +88,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
         ran.seconds,
     )?;
     crate::rundir::write_json(&dir.path.join("report.json"), &report)?;
-    let code = conclude(&report, &output, styles);
+    let code = render_sweep(&report, &output, styles);
     eprintln!(
         "sweep directory: {} (run again on it to resume)",
         dir.path.display()
@@ -118,7 +118,7 @@ pub fn merge(args: &MergeArgs, styles: Styles) -> Result<i32, ExpectedError> {
         &first,
         seconds,
     )?;
-    Ok(conclude(&report, &output, styles))
+    Ok(render_sweep(&report, &output, styles))
 }
 
 /// The baseline and the history, read before anything runs; history
@@ -180,7 +180,7 @@ fn finish_report(
 }
 
 /// Renders and returns the gate's exit code (a write error ranks with it).
-fn conclude(report: &SweepReport, output: &render::OutputSettings, styles: Styles) -> i32 {
+fn render_sweep(report: &SweepReport, output: &render::OutputSettings, styles: Styles) -> i32 {
     match render::sweep::render(report, output, styles) {
         Ok(()) => report.exit_code,
         Err(error) => {
