@@ -5,9 +5,7 @@
 //! imported and CSAN was really on (CSAN prints nothing when it finds
 //! nothing).
 
-use std::path::Path;
-
-use cudawatch_model::{Outcome, ProcessEnd, ToolSummary};
+use cudawatch_model::{Outcome, ProcessEnd};
 use cudawatch_parsers::builder::ReportBuilder;
 use cudawatch_parsers::memory::HookFacts;
 
@@ -20,12 +18,11 @@ pub struct Csan;
 
 impl StageKind for Csan {
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
-        let mut command = StageCommand::program(ctx);
-        command.not_applicable = not_applicable(ctx.python);
-        let (set, remove) = env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone());
-        command.env.extend(set);
-        command.env_remove.extend(remove);
-        command
+        super::hook::stage_command(
+            ctx,
+            ("TORCH_CUDA_SANITIZER", "1"),
+            "CSAN watches PyTorch's tensors",
+        )
     }
 
     fn read(
@@ -42,42 +39,8 @@ impl StageKind for Csan {
         let hook = crate::safe_files::read(&files.path("hook.json"))
             .ok()
             .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
-        let (outcome, reason) = rule(record, races, hook.as_ref());
-        // The program failed under CSAN: when that failure is already a
-        // finding (the plain run's assert), the stage is blocked by it, as
-        // a sanitizer stage stopped by the same assert is.
-        StageJudged {
-            outcome,
-            reason,
-            summary: ToolSummary {
-                target_failed: !matches!(
-                    record.end,
-                    ProcessEnd::Exited(0) | ProcessEnd::NotStarted
-                ),
-                ..ToolSummary::default()
-            },
-        }
+        StageJudged::of_program(rule(record, races, hook.as_ref()), record)
     }
-}
-
-/// Why the stage does not apply, decided before running: CSAN watches
-/// PyTorch's tensors, so only a Python program can have any.
-pub fn not_applicable(python: bool) -> Option<String> {
-    (!python).then(|| {
-        "not applicable: CSAN watches PyTorch's tensors, and this is not a Python program".into()
-    })
-}
-
-/// The variables to set and to remove for the stage whose folder is
-/// `stage_dir`, given the user's `PYTHONPATH`.
-pub fn env(
-    run_dir: &Path,
-    stage_dir: &Path,
-    pythonpath: Option<String>,
-) -> (Vec<(String, String)>, Vec<String>) {
-    let mut set = vec![("TORCH_CUDA_SANITIZER".into(), "1".into())];
-    set.extend(super::hook::env(run_dir, stage_dir, pythonpath));
-    (set, vec!["CUDA_LAUNCH_BLOCKING".into()])
 }
 
 /// What CSAN cannot see, said with every verdict of its stage.
@@ -154,16 +117,4 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
             "CSAN (torch {torch}) watched the whole run and reported no race ({CSAN_BLIND_SPOTS})"
         ),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csan_runs_without_launch_blocking() {
-        let (set, remove) = env(Path::new("/r"), Path::new("/r/csan"), None);
-        assert!(set.contains(&("TORCH_CUDA_SANITIZER".into(), "1".into())));
-        assert_eq!(remove, ["CUDA_LAUNCH_BLOCKING"]);
-    }
 }

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::{StageCommand, StageContext};
+
 /// The hook, compiled in.
 pub const SITECUSTOMIZE: &str = include_str!("hook/sitecustomize.py");
 
@@ -26,6 +28,26 @@ pub fn env(run_dir: &Path, stage_dir: &Path, pythonpath: Option<String>) -> Vec<
         ("CUDAWATCH_HOOK_OUT".into(), stage_dir.display().to_string()),
         ("PYTHONPATH".into(), path),
     ]
+}
+
+/// The command of a stage that watches a Python program from inside: the
+/// program as it runs for real (`CUDA_LAUNCH_BLOCKING` removed: streams
+/// overlap, the caching allocator works as it does in production), `switch`
+/// set, the hook first on `PYTHONPATH`. It watches PyTorch, so it does not
+/// apply to a program that is not Python; `watches` says what it would have
+/// read ("CSAN watches PyTorch's tensors").
+pub fn stage_command(ctx: &StageContext<'_>, switch: (&str, &str), watches: &str) -> StageCommand {
+    let mut command = StageCommand::program(ctx);
+    command.not_applicable = (!ctx.python)
+        .then(|| format!("not applicable: {watches}, and this is not a Python program"));
+    command
+        .env
+        .push((switch.0.to_string(), switch.1.to_string()));
+    command
+        .env
+        .extend(env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone()));
+    command.env_remove.push("CUDA_LAUNCH_BLOCKING".into());
+    command
 }
 
 #[cfg(test)]

@@ -191,6 +191,25 @@ pub struct StageJudged {
 }
 
 impl StageJudged {
+    /// A stage that runs the program itself (csan, memory): when the
+    /// program failed under it and that failure is already a finding (the
+    /// plain run's assert), the stage is blocked by it, as a sanitizer
+    /// stage stopped by the same assert is.
+    pub fn of_program((outcome, reason): (Outcome, String), record: &StageRecord) -> StageJudged {
+        StageJudged {
+            outcome,
+            reason,
+            summary: ToolSummary {
+                target_failed: !matches!(
+                    record.end,
+                    cudawatch_model::ProcessEnd::Exited(0)
+                        | cudawatch_model::ProcessEnd::NotStarted
+                ),
+                ..ToolSummary::default()
+            },
+        }
+    }
+
     /// A judgement with no tool summary.
     pub fn new((outcome, reason): (Outcome, String)) -> StageJudged {
         StageJudged {
@@ -205,33 +224,49 @@ impl StageJudged {
 mod tests {
     use super::*;
 
+    fn paths() -> ToolPaths {
+        ToolPaths::resolve(Some(Path::new("/bin/true")), Some(Path::new("/bin/true")))
+    }
+
+    fn ctx<'a>(tool: Tool, python: bool, paths: &'a ToolPaths, dir: &'a Path) -> StageContext<'a> {
+        const NCU: ncu::NcuOptions = ncu::NcuOptions {
+            launch_cap: 1,
+            all_launches: false,
+            kernel: None,
+        };
+        const LAUNCHES: sanitizer::SanitizerLaunches = sanitizer::SanitizerLaunches {
+            count: None,
+            skip: None,
+            kernel: None,
+        };
+        StageContext {
+            tool,
+            program: std::slice::from_ref(&PROGRAM),
+            python,
+            run_dir: Path::new("/r"),
+            stage_dir: dir,
+            tools: paths,
+            keep_caching_allocator: false,
+            leak_check: false,
+            sanitizer_launches: &LAUNCHES,
+            sanitizer_suppressions: None,
+            ncu: &NCU,
+            oom_recovery_share: 0.6,
+            pythonpath: Some("/site".into()),
+            alloc_conf: None,
+        }
+    }
+
+    static PROGRAM: std::sync::LazyLock<OsString> = std::sync::LazyLock::new(|| "prog".into());
+
     #[test]
     fn every_stage_a_run_can_have_has_a_kind() {
         // `kind` is exhaustive by construction; this pins that the stages
         // `--stages` offers each plan a command.
-        let paths = ToolPaths::resolve(Some(Path::new("/bin/true")), Some(Path::new("/bin/true")));
+        let paths = paths();
         for tool in Tool::STAGES {
-            let ctx = StageContext {
-                tool,
-                program: &["prog".into()],
-                python: true,
-                run_dir: Path::new("/r"),
-                stage_dir: &Path::new("/r").join(tool.name()),
-                tools: &paths,
-                keep_caching_allocator: false,
-                leak_check: false,
-                sanitizer_launches: &Default::default(),
-                sanitizer_suppressions: None,
-                ncu: &ncu::NcuOptions {
-                    launch_cap: 1,
-                    all_launches: false,
-                    kernel: None,
-                },
-                oom_recovery_share: 0.6,
-                pythonpath: None,
-                alloc_conf: None,
-            };
-            let command = kind(tool).command(&ctx);
+            let dir = Path::new("/r").join(tool.name());
+            let command = kind(tool).command(&ctx(tool, true, &paths, &dir));
             assert!(!command.argv.is_empty(), "{tool}");
             assert!(
                 command
@@ -239,5 +274,35 @@ mod tests {
                     .contains(&("CUDAWATCH_STAGE".into(), tool.name().into()))
             );
         }
+    }
+
+    #[test]
+    fn the_hooks_stages_run_the_program_for_real_with_their_switch_on() {
+        let paths = paths();
+        let dir = Path::new("/r/csan");
+        for (tool, switch) in [
+            (Tool::Csan, "TORCH_CUDA_SANITIZER"),
+            (Tool::Memory, "CUDAWATCH_MEMORY"),
+            (Tool::OomRecovery, "CUDAWATCH_MEMORY"),
+        ] {
+            let command = kind(tool).command(&ctx(tool, true, &paths, dir));
+            assert!(command.env.contains(&(switch.into(), "1".into())), "{tool}");
+            assert!(
+                command
+                    .env
+                    .contains(&("PYTHONPATH".into(), "/r/hook:/site".into()))
+            );
+            assert_eq!(command.env_remove, ["CUDA_LAUNCH_BLOCKING"], "{tool}");
+            assert!(command.not_applicable.is_none());
+            let native = kind(tool).command(&ctx(tool, false, &paths, dir));
+            assert!(
+                native
+                    .not_applicable
+                    .is_some_and(|why| why.ends_with("this is not a Python program")),
+                "{tool}"
+            );
+        }
+        let capped = kind(Tool::OomRecovery).command(&ctx(Tool::OomRecovery, true, &paths, dir));
+        assert!(capped.env.iter().any(|(k, _)| k == "CUDAWATCH_CAP_SHARE"));
     }
 }

@@ -15,14 +15,11 @@ pub struct OomRecovery;
 
 impl StageKind for OomRecovery {
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
-        let mut command = StageCommand::program(ctx);
-        command.not_applicable = memory::not_applicable(ctx.python);
-        let (set, remove) = memory::env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone());
-        command.env.extend(set);
+        // The memory stage's command, capped.
+        let mut command = memory::Memory.command(ctx);
         command
             .env
             .extend(memory::cap_env(ctx.run_dir, ctx.oom_recovery_share));
-        command.env_remove.extend(remove);
         command
     }
 

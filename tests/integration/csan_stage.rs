@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::helpers::{Output, checklist_item, cudawatch, json, root, run, sample};
+use crate::helpers::{Output, checklist_item, cudawatch, json, run, sample, with_fake_torch};
 use crate::run::stage;
 
 /// `cudawatch run` of the plain and csan stages, up to the run directory.
@@ -28,35 +28,15 @@ struct Case {
 /// prog.py, the fake torch and a user `sitecustomize` on PYTHONPATH.
 fn csan_run(program: &str, env: &[(&str, &str)]) -> Case {
     let tmp = tempfile::tempdir().unwrap();
-    let site = tmp.path().join("usersite");
-    std::fs::create_dir(&site).unwrap();
-    // The user's own startup hook: it must still run under cudawatch's.
-    std::fs::write(
-        site.join("sitecustomize.py"),
-        "import os\nopen(os.path.join(os.environ['MARKER_DIR'], 'user-sitecustomize-' + \
-         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n",
-    )
-    .unwrap();
-    std::fs::write(tmp.path().join("prog.py"), program).unwrap();
     let dir = tmp.path().join("run");
-    let mut cmd = cudawatch();
-    cmd.current_dir(tmp.path())
-        .env(
-            "PYTHONPATH",
-            format!(
-                "{}:{}",
-                site.display(),
-                root().join("tests/fakes/pytorch").display()
-            ),
-        )
-        .env("MARKER_DIR", tmp.path())
-        .env(
-            "RACE_REPORT",
-            sample("pytorch_instruments").join("stream_race/csan.stderr"),
-        )
-        .args(RUN_PLAIN_AND_CSAN)
-        .arg(&dir)
-        .args(["--", "python3", "prog.py"]);
+    let mut cmd = with_fake_torch(tmp.path(), program);
+    cmd.env(
+        "RACE_REPORT",
+        sample("pytorch_instruments").join("stream_race/csan.stderr"),
+    )
+    .args(RUN_PLAIN_AND_CSAN)
+    .arg(&dir)
+    .args(["--", "python3", "prog.py"]);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -120,3 +120,32 @@ pub fn checklist_item(report: &serde_json::Value, id: &str) -> serde_json::Value
         .unwrap_or_else(|| panic!("{id} in the checklist"))
         .clone()
 }
+
+/// `cudawatch`, run from `tmp` where `program` is `prog.py`, with the fake
+/// torch (tests/fakes/pytorch/) and a user `sitecustomize` on PYTHONPATH.
+/// The user's startup hook drops `user-sitecustomize-<stage>` into `tmp`:
+/// it must still run under cudawatch's own hook. The caller adds the
+/// subcommand and `-- python3 prog.py`.
+pub fn with_fake_torch(tmp: &Path, program: &str) -> Command {
+    let site = tmp.join("usersite");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("sitecustomize.py"),
+        "import os\nopen(os.path.join(os.environ['MARKER_DIR'], 'user-sitecustomize-' + \
+         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("prog.py"), program).unwrap();
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp)
+        .env(
+            "PYTHONPATH",
+            format!(
+                "{}:{}",
+                site.display(),
+                root().join("tests/fakes/pytorch").display()
+            ),
+        )
+        .env("MARKER_DIR", tmp);
+    cmd
+}

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::helpers::{Output, checklist_item, cudawatch, json, root, run};
+use crate::helpers::{Output, checklist_item, cudawatch, json, root, run, with_fake_torch};
 use crate::run::stage;
 
 struct Case {
@@ -18,38 +18,19 @@ struct Case {
 /// torch and a user `sitecustomize` on PYTHONPATH.
 fn memory_run(program: &str, env: &[(&str, &str)], format: &str) -> Case {
     let tmp = tempfile::tempdir().unwrap();
-    let site = tmp.path().join("usersite");
-    std::fs::create_dir(&site).unwrap();
-    std::fs::write(
-        site.join("sitecustomize.py"),
-        "import os\nopen(os.path.join(os.environ['MARKER_DIR'], 'user-sitecustomize-' + \
-         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n",
-    )
-    .unwrap();
-    std::fs::write(tmp.path().join("prog.py"), program).unwrap();
-    let mut cmd = cudawatch();
-    cmd.current_dir(tmp.path())
-        .env(
-            "PYTHONPATH",
-            format!(
-                "{}:{}",
-                site.display(),
-                root().join("tests/fakes/pytorch").display()
-            ),
-        )
-        .env("MARKER_DIR", tmp.path())
-        .args([
-            "--color",
-            "never",
-            "run",
-            "--stages",
-            "plain,memory",
-            "--format",
-            format,
-        ])
-        .arg("--out-dir")
-        .arg(tmp.path().join("run"))
-        .args(["--", "python3", "prog.py"]);
+    let mut cmd = with_fake_torch(tmp.path(), program);
+    cmd.args([
+        "--color",
+        "never",
+        "run",
+        "--stages",
+        "plain,memory",
+        "--format",
+        format,
+    ])
+    .arg("--out-dir")
+    .arg(tmp.path().join("run"))
+    .args(["--", "python3", "prog.py"]);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -1,29 +1,9 @@
-//! The memory stage's environment: the hook on, `CUDA_LAUNCH_BLOCKING`
-//! off; the oom-recovery stage's cap; the rerun with expandable segments.
+//! The memory stage's environment beyond the hook's (`hook::stage_command`):
+//! the oom-recovery stage's cap, and the rerun with expandable segments.
 
 use std::path::Path;
 
 use super::expandable_dir;
-
-/// Why the stage does not apply, decided before running.
-pub fn not_applicable(python: bool) -> Option<String> {
-    (!python).then(|| {
-        "not applicable: the memory stage reads PyTorch's allocator, and this is not a Python \
-         program"
-            .into()
-    })
-}
-
-/// The variables to set and to remove for the stage whose folder is `stage_dir`.
-pub fn env(
-    run_dir: &Path,
-    stage_dir: &Path,
-    pythonpath: Option<String>,
-) -> (Vec<(String, String)>, Vec<String>) {
-    let mut set = vec![("CUDAWATCH_MEMORY".into(), "1".into())];
-    set.extend(crate::tools::hook::env(run_dir, stage_dir, pythonpath));
-    (set, vec!["CUDA_LAUNCH_BLOCKING".into()])
-}
 
 /// The oom-recovery stage's cap: the hook reads the peak the memory stage
 /// measured (its `hook.json`) and caps the program to `share` of it.
@@ -74,10 +54,7 @@ mod tests {
 
     #[test]
     fn the_rerun_adds_expandable_segments_to_the_users_settings() {
-        let (set, remove) = env(Path::new("/r"), Path::new("/r/memory"), None);
-        assert!(set.contains(&("CUDAWATCH_MEMORY".into(), "1".into())));
-        assert_eq!(remove, ["CUDA_LAUNCH_BLOCKING"]);
-        let mut stage = set.clone();
+        let mut stage = crate::tools::hook::env(Path::new("/r"), Path::new("/r/memory"), None);
         stage.push((
             "PYTORCH_CUDA_ALLOC_CONF".into(),
             "max_split_size_mb:128".into(),

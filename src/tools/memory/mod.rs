@@ -15,7 +15,6 @@ mod rules;
 
 use std::path::Path;
 
-use cudawatch_model::{ProcessEnd, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::{
@@ -24,7 +23,7 @@ use super::{
 };
 
 pub use artifacts::{expandable_dir, expandable_outcome, hook_artifacts, oom_files};
-pub use env::{cap_env, env, expandable_env, not_applicable};
+pub use env::{cap_env, expandable_env};
 pub use rules::rule;
 
 /// The memory stage's kind.
@@ -32,12 +31,11 @@ pub struct Memory;
 
 impl StageKind for Memory {
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
-        let mut command = StageCommand::program(ctx);
-        command.not_applicable = not_applicable(ctx.python);
-        let (set, remove) = env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone());
-        command.env.extend(set);
-        command.env_remove.extend(remove);
-        command
+        super::hook::stage_command(
+            ctx,
+            ("CUDAWATCH_MEMORY", "1"),
+            "the memory stage reads PyTorch's allocator",
+        )
     }
 
     fn after_stage(&self, stage_dir: &Path) {
@@ -94,19 +92,6 @@ impl StageKind for Memory {
                 expandable,
             )
         });
-        let (outcome, reason) = rule(record, hook.as_ref(), memory.as_ref());
-        // The program failed under the hook: the plain run's failure
-        // already said so (the csan stage's rule).
-        StageJudged {
-            outcome,
-            reason,
-            summary: ToolSummary {
-                target_failed: !matches!(
-                    record.end,
-                    ProcessEnd::Exited(0) | ProcessEnd::NotStarted
-                ),
-                ..ToolSummary::default()
-            },
-        }
+        StageJudged::of_program(rule(record, hook.as_ref(), memory.as_ref()), record)
     }
 }
