@@ -97,17 +97,6 @@ ncu_case() {
   done
 }
 
-environment() {
-  {
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-    nvcc --version | tail -n 2
-    compute-sanitizer --version | tail -n 2
-    ncu --version | tail -n 2
-    $PY -c 'import sys, torch, triton, cupy; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "cupy", cupy.__version__)'
-    uname -r
-  } >"$OUTDIR/ENVIRONMENT.txt" 2>&1
-}
 
 specials() {
   # Variants that show the tools' traps.

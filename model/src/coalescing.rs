@@ -13,9 +13,25 @@ pub struct AccessStats {
     pub sectors: Option<f64>,
     /// Share of each fetched sector the threads used, in percent.
     pub bytes_used_pct: Option<f64>,
+    /// Sectors per request (the guide's "4:1 ratio" for 4-byte accesses),
+    /// when both were measured and requests were made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sectors_per_request: Option<f64>,
 }
 
 impl AccessStats {
+    /// From the measured figures; sectors per request is worked out.
+    pub fn new(requests: Option<f64>, sectors: Option<f64>, bytes_used_pct: Option<f64>) -> Self {
+        let mut stats = AccessStats {
+            requests,
+            sectors,
+            bytes_used_pct,
+            sectors_per_request: None,
+        };
+        stats.sectors_per_request = stats.sectors_per_request();
+        stats
+    }
+
     /// Sectors per request, when both were measured and requests were made.
     pub fn sectors_per_request(&self) -> Option<f64> {
         match (self.sectors, self.requests) {

@@ -445,9 +445,18 @@ pub struct Site {
     /// report rendered on another machine still shows the code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snippet: Option<Snippet>,
-    /// Offset of the instruction in the kernel.
+    /// Offset of the instruction in the kernel (the first one seen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pc: Option<String>,
+    /// Every instruction offset folded into this site, when there are
+    /// several on its one line (an unrolled loop).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcs: Vec<String>,
+    /// Where the tool placed the finding when that was a function inlined
+    /// into the user's code (`__syncwarp` in `sm_30_intrinsics.hpp:110`):
+    /// `location` is then the user's line that called it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inlined: Option<Frame>,
     /// How many records folded into this site.
     pub count: u64,
     /// The first few threads that hit it.

@@ -29,9 +29,26 @@ pub struct ToolSummary {
     /// ncu printed `No kernels were profiled`.
     #[serde(default)]
     pub no_kernels_profiled: bool,
+    /// ncu attached to the program (`==PROF== Connected to process`): its
+    /// injection worked, so "no kernels profiled" then means none launched
+    /// (or none matched a filter).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub attached: bool,
+    /// Kernels ncu listed under "Available Kernels:" after profiling none:
+    /// the program did launch them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub available_kernels: Vec<String>,
     /// Kernel launches ncu said it profiled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernels_profiled: Option<u64>,
+    /// Records the text ended in the middle of (a killed run, a cut log):
+    /// not findings, and a reason the run is incomplete.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cut_records: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ToolSummary {

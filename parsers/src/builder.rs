@@ -246,6 +246,15 @@ impl ReportBuilder {
             self.input(name, InputKind::NcuLog, Tool::Ncu, profiled);
         }
         let mut kernels: Vec<KernelCoalescing> = Vec::new();
+        // `ncu --csv --metrics ...` prints the details page by default: its
+        // metric rows are the measurement when there is no raw page.
+        let from_details = details
+            .filter(|_| raw.is_none())
+            .and_then(|(_, bytes)| ncu::details::coalescing(bytes).ok())
+            .unwrap_or_default();
+        if raw.is_none() {
+            kernels = from_details;
+        }
         if let Some((name, bytes)) = raw {
             match ncu::raw::parse(bytes) {
                 Ok(k) => {

@@ -19,6 +19,8 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         location: None,
         snippet: None,
         pc: None,
+        pcs: Vec::new(),
+        inlined: None,
         count: 1,
         samples: Vec::new(),
         other: None,
@@ -85,6 +87,10 @@ pub fn id_hash(
     pc: Option<&str>,
     discriminator: &str,
 ) -> u64 {
+    // One source line is one site: an unrolled loop puts many instructions
+    // on a line, and their offsets stay inside the site (`Site::pcs`). The
+    // offset tells sites apart only where there is no line (no -lineinfo).
+    let pc = if location.is_some() { None } else { pc };
     let file = location.map_or("", |(f, _)| f.rsplit('/').next().unwrap_or(f));
     let mut digits = [0u8; 10];
     let line = decimal(location.map_or(0, |(_, l)| l), &mut digits);
@@ -153,6 +159,29 @@ impl Fnv {
     /// The hash so far.
     pub fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+/// The most instruction offsets a site lists.
+pub const MAX_PCS: usize = 64;
+
+/// Adds an instruction offset to a site that folds several: `pc` stays the
+/// first one seen, `pcs` lists every distinct one (up to [`MAX_PCS`]) once
+/// there is more than one.
+pub fn note_pc(site: &mut Site, pc: Option<&str>) {
+    let Some(pc) = pc else { return };
+    if site.pc.as_deref() == Some(pc) || site.pcs.iter().any(|p| p == pc) {
+        return;
+    }
+    if site.pc.is_none() {
+        site.pc = Some(pc.to_string());
+        return;
+    }
+    if site.pcs.is_empty() {
+        site.pcs.extend(site.pc.clone());
+    }
+    if site.pcs.len() < MAX_PCS {
+        site.pcs.push(pc.to_string());
     }
 }
 
@@ -238,6 +267,9 @@ impl Folder {
                 }
                 if existing.severity < site.severity {
                     existing.severity = site.severity;
+                }
+                for pc in site.pc.iter().chain(&site.pcs) {
+                    note_pc(existing, Some(pc));
                 }
             }
             None => {

@@ -16,3 +16,17 @@ record() {
   end=$(date +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >"$dir/$run.seconds"
 }
+
+# environment: the machine and tool versions a capture was made with, in
+# $OUTDIR/ENVIRONMENT.txt.
+environment() {
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nvcc --version | tail -n 2
+    compute-sanitizer --version | tail -n 2
+    ncu --version | tail -n 2
+    ${PY:-python3} -c 'import sys, torch, triton, cupy; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "cupy", cupy.__version__, "cudnn", torch.backends.cudnn.version())'
+    uname -r
+  } >"$OUTDIR/ENVIRONMENT.txt" 2>&1
+}

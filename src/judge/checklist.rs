@@ -3,7 +3,8 @@
 //! with its evidence. Pure: the report in, the items out.
 
 use cudawatch_model::{
-    CheckStatus, ChecklistItem, FindingKind, Outcome, Report, Severity, Site, StageReport, Tool,
+    CheckStatus, ChecklistItem, FindingKind, KernelCoalescing, Outcome, Report, Severity, Site,
+    StageReport, Tool,
 };
 
 use super::policy::{Policy, Thresholds, is_open};
@@ -330,6 +331,16 @@ fn coalescing(
     } else {
         stage.is_some_and(ran)
     };
+    // The ncu stage found the program launches no kernel: nothing can be
+    // uncoalesced, and that was checked (a filter or a failed run would
+    // have made the stage inconclusive instead).
+    if let Some(s) = stage
+        && s.outcome == cudawatch_model::Outcome::Clean
+        && s.summary.no_kernels_profiled
+        && report.coalescing.is_empty()
+    {
+        return (CheckStatus::Pass, format!("ncu: {}", s.reason));
+    }
     if !measured || report.coalescing.is_empty() {
         return not_checked(stage);
     }
@@ -349,29 +360,25 @@ fn coalescing(
             ),
         );
     }
-    // Each threshold gives its worst case and whether that breaks it; the
+    // Each threshold gives its worst case and whether that breaks it
+    // (Some(true)), keeps it (Some(false)) or cannot be told (None); the
     // item fails on any broken one and shows every one that was checked.
-    let mut checks: Vec<(bool, String)> = Vec::new();
+    let mut checks: Vec<(Option<bool>, String)> = Vec::new();
     let max_pct = thresholds.max_wasted_sectors_pct;
     let worst_kernel = kernels
         .iter()
         .filter_map(|k| Some((*k, k.excessive_pct()?)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    match worst_kernel {
-        Some((k, pct)) => checks.push((
-            pct > max_pct,
+    checks.push(match worst_kernel {
+        Some((k, pct)) => (
+            Some(pct > max_pct),
             format!(
                 "{} wastes {pct:.0}% of its sectors (limit {max_pct:.0}%)",
                 k.kernel
             ),
-        )),
-        None => {
-            return (
-                CheckStatus::Inconclusive,
-                "no kernel had SourceCounters sector totals".into(),
-            );
-        }
-    }
+        ),
+        None => waste_from_ratio(&kernels, max_pct),
+    });
     if let Some(limit) = thresholds.max_line_wasted_sectors_pct {
         let worst_line = report
             .wasteful_lines
@@ -381,48 +388,130 @@ fn coalescing(
             .max_by(|a, b| a.1.total_cmp(&b.1));
         checks.push(match worst_line {
             Some((l, pct)) => (
-                pct > limit,
+                Some(pct > limit),
                 format!(
                     "{} in {} wastes {pct:.0}% of its sectors (line limit {limit:.0}%)",
                     l.location, l.kernel
                 ),
             ),
             None => (
-                false,
+                Some(false),
                 format!("no line wastes sectors (line limit {limit:.0}%)"),
             ),
         });
     }
     if let Some(limit) = thresholds.max_excess_sectors_per_request {
-        let worst_access = kernels
-            .iter()
-            .flat_map(|k| {
-                let ideal = k.ideal_sectors_per_request;
-                [("loads", &k.load), ("stores", &k.store)]
-                    .into_iter()
-                    .filter_map(move |(what, stats)| {
-                        Some((k, what, stats.sectors_per_request()? - ideal?))
-                    })
-            })
-            .max_by(|a, b| a.2.total_cmp(&b.2));
-        checks.push(match worst_access {
-            Some((k, what, excess)) => (
-                excess > limit,
-                format!(
-                    "{} {what} need {excess:.1} sectors per request beyond the ideal (limit {limit:.1})",
-                    k.kernel
-                ),
-            ),
-            None => (false, "no kernel had sectors per request and an ideal".into()),
-        });
+        checks.push(excess_per_request(&kernels, limit));
     }
-    let failed: Vec<&String> = checks.iter().filter(|c| c.0).map(|c| &c.1).collect();
-    if failed.is_empty() {
-        let all: Vec<&str> = checks.iter().map(|c| c.1.as_str()).collect();
-        (CheckStatus::Pass, format!("worst: {}", all.join("; ")))
-    } else {
-        let failed: Vec<&str> = failed.iter().map(|s| s.as_str()).collect();
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.0 == Some(true))
+        .map(|c| c.1.as_str())
+        .collect();
+    let all: Vec<&str> = checks.iter().map(|c| c.1.as_str()).collect();
+    if !failed.is_empty() {
         (CheckStatus::Fail, failed.join("; "))
+    } else if checks.iter().any(|c| c.0.is_none()) {
+        (CheckStatus::Inconclusive, all.join("; "))
+    } else {
+        (CheckStatus::Pass, format!("worst: {}", all.join("; ")))
+    }
+}
+
+/// The most sectors one warp-wide request needs when perfectly coalesced:
+/// 32 threads × 16 bytes (the widest access) = 512 bytes = 16 sectors.
+const MAX_IDEAL_SECTORS_PER_REQUEST: f64 = 16.0;
+
+/// The worst (kernel, loads or stores, sectors per request) of the kernels.
+fn worst_ratio<'a>(
+    kernels: &[&'a KernelCoalescing],
+) -> Option<(&'a KernelCoalescing, &'static str, f64)> {
+    kernels
+        .iter()
+        .flat_map(|k| {
+            [("loads", &k.load), ("stores", &k.store)]
+                .into_iter()
+                .filter_map(move |(what, stats)| Some((*k, what, stats.sectors_per_request()?)))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+}
+
+/// Waste judged from sectors per request alone (no SourceCounters totals,
+/// no bytes-used share): what is certain without the access width. No
+/// access needs more than 16 sectors per request, so at 32 at least half
+/// of them are wasted whatever the width; below 16 it cannot be told.
+fn waste_from_ratio(kernels: &[&KernelCoalescing], max_pct: f64) -> (Option<bool>, String) {
+    let Some((k, what, spr)) = worst_ratio(kernels) else {
+        return (
+            None,
+            "no kernel had sector totals, a bytes-used share, or sectors per request".into(),
+        );
+    };
+    let least_wasted = 100.0 * (1.0 - MAX_IDEAL_SECTORS_PER_REQUEST / spr).max(0.0);
+    if least_wasted > max_pct {
+        (
+            Some(true),
+            format!(
+                "{} {what} need {spr:.1} sectors per request: more than any access width needs \
+                 (16 at most), so at least {least_wasted:.0}% of them are wasted (limit {max_pct:.0}%)",
+                k.kernel
+            ),
+        )
+    } else {
+        (
+            None,
+            format!(
+                "the worst, {} {what}, needs {spr:.1} sectors per request: fine for 16-byte \
+                 accesses, wasteful for 4-byte ones (4 is ideal); without the access width \
+                 (SourceCounters, or the bytes-used metrics) it cannot be told",
+                k.kernel
+            ),
+        )
+    }
+}
+
+/// `--max-excess-sectors-per-request`: against the ideal when ncu gave
+/// it, else against the least any access width needs beyond 16.
+fn excess_per_request(kernels: &[&KernelCoalescing], limit: f64) -> (Option<bool>, String) {
+    let exact = kernels
+        .iter()
+        .flat_map(|k| {
+            let ideal = k.ideal_sectors_per_request;
+            [("loads", &k.load), ("stores", &k.store)]
+                .into_iter()
+                .filter_map(move |(what, stats)| {
+                    Some((*k, what, stats.sectors_per_request()? - ideal?))
+                })
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2));
+    if let Some((k, what, excess)) = exact {
+        return (
+            Some(excess > limit),
+            format!(
+                "{} {what} need {excess:.1} sectors per request beyond the ideal (limit {limit:.1})",
+                k.kernel
+            ),
+        );
+    }
+    match worst_ratio(kernels) {
+        Some((k, what, spr)) if spr - MAX_IDEAL_SECTORS_PER_REQUEST > limit => (
+            Some(true),
+            format!(
+                "{} {what} need {spr:.1} sectors per request, at least {:.1} beyond any ideal \
+                 (16 at most; limit {limit:.1})",
+                k.kernel,
+                spr - MAX_IDEAL_SECTORS_PER_REQUEST
+            ),
+        ),
+        Some((k, what, spr)) => (
+            None,
+            format!(
+                "{} {what} need {spr:.1} sectors per request; without the ideal for their \
+                 access width the excess cannot be told (limit {limit:.1})",
+                k.kernel
+            ),
+        ),
+        None => (None, "no kernel had sectors per request".into()),
     }
 }
 
@@ -634,16 +723,13 @@ mod tests {
 
     fn strided_report() -> Report {
         use cudawatch_model::{AccessStats, LineSectors, SourceLocation};
+
         let mut report = Report::new("t");
         report.stages = vec![stage(Tool::Ncu, Outcome::Findings)];
         // gather_strided as ncu measured it on the H100 (sample-reports/coalescing).
         report.coalescing.push(KernelCoalescing {
             kernel: "gather_strided".into(),
-            load: AccessStats {
-                requests: Some(131072.0),
-                sectors: Some(4194304.0),
-                bytes_used_pct: Some(12.5),
-            },
+            load: AccessStats::new(Some(131072.0), Some(4194304.0), Some(12.5)),
             ideal_sectors_per_request: Some(4.0),
             excessive_sectors: Some(3670016.0),
             total_sectors: Some(4718592.0),

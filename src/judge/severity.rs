@@ -9,8 +9,9 @@
 //! "did not recover" is a warning unless the user asks it to gate
 //! (`--gate-oom-recovery`).
 
-use cudawatch_model::{FindingKind, Owner, Report, Severity, Tool};
+use cudawatch_model::{FindingKind, Owner, ProcessEnd, Report, Severity, Tool, ToolSummary};
 
+use super::explain_links::knowledge;
 use super::policy::{Policy, RacecheckWarnings};
 
 /// Raises racecheck's warning-level races in the user's kernels to errors
@@ -18,9 +19,26 @@ use super::policy::{Policy, RacecheckWarnings};
 /// user asked for it to gate. Starts from the tools' own levels, so a
 /// saved report judged again under other settings comes out right.
 pub fn judge(report: &mut Report, policy: &Policy) {
+    let finished: Vec<Tool> = Tool::SANITIZERS
+        .into_iter()
+        .filter(|t| finished_normally(report, *t))
+        .collect();
     for site in &mut report.findings {
         if let Some(level) = site.tool_severity.take() {
             site.severity = level;
+        }
+        // A returned error the program checked and got past (it went on
+        // and finished normally under the tool) is not a crash: a program
+        // that probes cudaMalloc sizes until one fits does this on purpose.
+        // A sticky error cannot be got past, so it stays an error.
+        if site.kind == FindingKind::ApiError
+            && site.severity == Severity::Error
+            && finished.contains(&site.tool)
+            && !site.error.as_deref().is_some_and(is_sticky)
+        {
+            site.tool_severity = Some(Severity::Error);
+            site.severity = Severity::Warning;
+            continue;
         }
         let users = site.owner.as_ref().is_some_and(|o| o.owner == Owner::User);
         let raise = match (site.tool, &site.kind) {
@@ -35,4 +53,40 @@ pub fn judge(report: &mut Report, policy: &Policy) {
             site.severity = Severity::Error;
         }
     }
+}
+
+/// Whether the program finished normally under this sanitizer: the tool
+/// printed its summary, did not say the program failed or that it could
+/// not follow it, and (in a run) exited 0 or with the errors-found code.
+/// Without the tool's text (an XML alone) nothing says so.
+fn finished_normally(report: &Report, tool: Tool) -> bool {
+    let normal = |s: &ToolSummary| {
+        s.has_closing_line() && !s.target_failed && s.failures.is_empty() && s.cut_records == 0
+    };
+    if let Some(stage) = report.stages.iter().find(|s| s.tool == tool) {
+        let exited = matches!(stage.end, Some(ProcessEnd::Exited(0 | 86)));
+        let plain_ok = report
+            .stages
+            .iter()
+            .find(|s| s.tool == Tool::Plain)
+            .is_none_or(|p| p.end == Some(ProcessEnd::Exited(0)));
+        return exited && plain_ok && normal(&stage.summary);
+    }
+    let mut texts = report
+        .inputs
+        .iter()
+        .filter(|i| i.tool == tool)
+        .filter_map(|i| i.summary.as_ref())
+        .peekable();
+    texts.peek().is_some() && texts.all(normal)
+}
+
+/// Whether an error leaves the CUDA context broken (the header says the
+/// process must be restarted): no program gets past one.
+fn is_sticky(error: &str) -> bool {
+    knowledge()
+        .explain(error)
+        .explanations
+        .iter()
+        .any(|e| e.sticky)
 }

@@ -66,6 +66,15 @@ pub fn shorten(text: &str, max: usize) -> String {
 /// Why a finding gates at a level its tool did not give it, if it does.
 pub fn raised_severity(site: &Site) -> Option<String> {
     let tool = site.tool_severity?;
+    if tool > site.severity {
+        return Some(format!(
+            "a {}: the program checked this error and went on to finish normally under {}; \
+             an error a program does not survive stays an {}",
+            site.severity.name(),
+            site.tool.name(),
+            tool.name()
+        ));
+    }
     Some(format!(
         "gated as {}: {} calls it {}, but since sm_70 the lanes of a warp do not run in \
          lockstep (--racecheck-warnings report keeps the tool's level)",
@@ -73,4 +82,28 @@ pub fn raised_severity(site: &Site) -> Option<String> {
         site.tool.name(),
         tool.name()
     ))
+}
+
+/// `inside __syncwarp (sm_30_intrinsics.hpp:110), inlined at this line`:
+/// where the tool placed a finding that cudawatch moved to the user's line.
+pub fn inlined_line(inlined: &Frame) -> String {
+    let func = inlined.func.as_deref().unwrap_or("an inlined function");
+    match (&inlined.file, inlined.line) {
+        (Some(file), Some(line)) => {
+            let base = file.rsplit('/').next().unwrap_or(file);
+            format!("inside {func} ({base}:{line}), inlined at this line")
+        }
+        _ => format!("inside {func}, inlined at this line"),
+    }
+}
+
+/// `4 instructions on this line: 0x60, 0x70, 0x80, 0x90` (an unrolled loop).
+pub fn pcs_line(pcs: &[String]) -> String {
+    let shown: Vec<&str> = pcs.iter().take(6).map(String::as_str).collect();
+    let more = if pcs.len() > shown.len() { ", …" } else { "" };
+    format!(
+        "{} instructions on this line: {}{more}",
+        pcs.len(),
+        shown.join(", ")
+    )
 }

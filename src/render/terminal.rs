@@ -416,6 +416,12 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
             .map(|k| format!(" in {}", shorten(k, 60)))
             .unwrap_or_default();
         let _ = writeln!(out, "    at {location}{kernel}");
+        if let Some(inlined) = &site.inlined {
+            let _ = writeln!(out, "    {}", describe::inlined_line(inlined));
+        }
+        if !site.pcs.is_empty() {
+            let _ = writeln!(out, "    {}", describe::pcs_line(&site.pcs));
+        }
     } else if let Some(kernel) = &site.kernel {
         // No source line (library kernels, a build without -lineinfo): the
         // kernel is still named.

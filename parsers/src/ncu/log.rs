@@ -9,9 +9,25 @@ pub fn parse(input: &[u8]) -> ToolSummary {
     let text = String::from_utf8_lossy(input);
     let mut summary = ToolSummary::default();
     let mut profiled = 0;
+    let mut listing = false;
     for line in text.lines() {
-        if line.starts_with("==PROF== Profiling ") {
+        // After "No kernels were profiled", ncu lists the kernels it saw
+        // launched ("Available Kernels:" then "1. name"): proof they exist.
+        if listing {
+            if let Some((n, name)) = line.split_once(". ")
+                && n.trim().parse::<u32>().is_ok()
+            {
+                summary.available_kernels.push(name.trim().to_string());
+                continue;
+            }
+            listing = false;
+        }
+        if line.trim() == "Available Kernels:" {
+            listing = true;
+        } else if line.starts_with("==PROF== Profiling ") {
             profiled += 1;
+        } else if line.starts_with("==PROF== Connected to process") {
+            summary.attached = true;
         } else if line.contains("No kernels were profiled") {
             summary.no_kernels_profiled = true;
         } else if line.contains("The application returned an error code") {

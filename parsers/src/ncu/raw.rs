@@ -19,6 +19,78 @@ const EXCESSIVE: &str = "derived__memory_l2_theoretical_sectors_global_excessive
 const THEORETICAL: &str = "memory_l2_theoretical_sectors_global";
 const IDEAL: &str = "memory_l2_theoretical_sectors_global_ideal";
 
+/// Every metric a launch's coalescing is read from.
+pub(super) const METRICS: [&str; 10] = [
+    LD_REQUESTS,
+    ST_REQUESTS,
+    LD_SECTORS,
+    ST_SECTORS,
+    LD_USED,
+    ST_USED,
+    DURATION,
+    EXCESSIVE,
+    THEORETICAL,
+    IDEAL,
+];
+
+/// One profiled launch's identity.
+pub(super) struct Launch<'a> {
+    pub(super) id: u64,
+    pub(super) kernel: &'a str,
+    pub(super) grid: &'a str,
+    pub(super) block: &'a str,
+}
+
+/// A launch's coalescing from its metrics by name (in base units), as the
+/// raw page gives them in columns and the details page in rows.
+pub(super) fn launch(l: Launch<'_>, value: impl Fn(&str) -> Option<f64>) -> KernelCoalescing {
+    let load = AccessStats::new(value(LD_REQUESTS), value(LD_SECTORS), value(LD_USED));
+    let store = AccessStats::new(value(ST_REQUESTS), value(ST_SECTORS), value(ST_USED));
+    let requests = load.requests.unwrap_or(0.0) + store.requests.unwrap_or(0.0);
+    let ideal_spr = value(IDEAL)
+        .filter(|_| requests > 0.0)
+        .map(|i| i / requests);
+    // Without SourceCounters' sector totals, the l1tex sectors and the
+    // share of each sector's bytes used still give the waste: a sector
+    // 12.5% used is 87.5% wasted.
+    let from_l1tex = || {
+        let part = |s: &AccessStats| match (s.sectors, s.bytes_used_pct) {
+            (Some(n), Some(pct)) => Some((n, n * (1.0 - (pct / 100.0).clamp(0.0, 1.0)))),
+            (Some(0.0), None) => Some((0.0, 0.0)),
+            _ => None,
+        };
+        let parts: Vec<(f64, f64)> = [part(&load), part(&store)].into_iter().flatten().collect();
+        (!parts.is_empty()).then(|| {
+            parts
+                .iter()
+                .fold((0.0, 0.0), |(t, w), (n, e)| (t + n, w + e))
+        })
+    };
+    let theoretical_total = value(THEORETICAL);
+    let excessive_total = value(EXCESSIVE)
+        .or_else(|| Some(value(THEORETICAL)? - value(IDEAL)?).filter(|e| *e >= 0.0));
+    let (total_sectors, excessive_sectors) = match (theoretical_total, excessive_total) {
+        (Some(t), Some(e)) => (Some(t), Some(e)),
+        _ => from_l1tex().map_or((theoretical_total, excessive_total), |(t, e)| {
+            (Some(t), Some(e.round()))
+        }),
+    };
+    KernelCoalescing {
+        launch_id: l.id,
+        kernel: l.kernel.to_string(),
+        grid: l.grid.to_string(),
+        block: l.block.to_string(),
+        load,
+        store,
+        duration_ns: value(DURATION),
+        ideal_sectors_per_request: ideal_spr,
+        // SourceCounters' excessive sectors, or the theoretical minus
+        // the ideal, or what the l1tex figures imply.
+        excessive_sectors,
+        total_sectors,
+    }
+}
+
 /// The coalescing figures of every launch in a raw page.
 pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
     let rows = rows(input)?;
@@ -29,15 +101,6 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
     let id = cols.require("ID")?;
     let kernel = cols.require("Kernel Name")?;
     let (grid, block) = (cols.find("Grid Size"), cols.find("Block Size"));
-    let metric = |name: &str| cols.find(name);
-    let (ld_req, st_req, ld_sec, st_sec) = (
-        metric(LD_REQUESTS),
-        metric(ST_REQUESTS),
-        metric(LD_SECTORS),
-        metric(ST_SECTORS),
-    );
-    let (ld_used, st_used, duration) = (metric(LD_USED), metric(ST_USED), metric(DURATION));
-    let (excessive, theoretical, ideal) = (metric(EXCESSIVE), metric(THEORETICAL), metric(IDEAL));
     // The units row (an empty ID) says what each column counts in:
     // `us`, `Mbyte`, `%` without --print-units base, base units with it.
     let units: Vec<f64> = rows
@@ -70,21 +133,10 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
                 format!("row {}", index + 1),
             ));
         }
-        if let Some((i, why)) = [
-            ld_req,
-            st_req,
-            ld_sec,
-            st_sec,
-            ld_used,
-            st_used,
-            duration,
-            excessive,
-            theoretical,
-            ideal,
-        ]
-        .into_iter()
-        .flatten()
-        .find_map(|i| figure(cell(row, Some(i))).err().map(|e| (i, e)))
+        if let Some((i, why)) = METRICS
+            .iter()
+            .filter_map(|m| cols.find(m))
+            .find_map(|i| figure(cell(row, Some(i))).err().map(|e| (i, e)))
         {
             return Err(ParseError::new(
                 ParseErrorKind::Csv(format!("{}: {why}", header[i])),
@@ -92,62 +144,20 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
                 format!("row {}", index + 1),
             ));
         }
-        let num = |i: Option<usize>| {
+        let value = |name: &str| {
+            let i = cols.find(name);
             let scale = i.and_then(|i| units.get(i)).copied().unwrap_or(1.0);
             parse_number(cell(row, i)).map(|v| v * scale)
         };
-        let load = AccessStats {
-            requests: num(ld_req),
-            sectors: num(ld_sec),
-            bytes_used_pct: num(ld_used),
-        };
-        let store = AccessStats {
-            requests: num(st_req),
-            sectors: num(st_sec),
-            bytes_used_pct: num(st_used),
-        };
-        let requests = load.requests.unwrap_or(0.0) + store.requests.unwrap_or(0.0);
-        let ideal_spr = num(ideal).filter(|_| requests > 0.0).map(|i| i / requests);
-        // Without SourceCounters' sector totals, the l1tex sectors and the
-        // share of each sector's bytes used still give the waste: a sector
-        // 12.5% used is 87.5% wasted.
-        let from_l1tex = || {
-            let part = |s: &AccessStats| match (s.sectors, s.bytes_used_pct) {
-                (Some(n), Some(pct)) => Some((n, n * (1.0 - (pct / 100.0).clamp(0.0, 1.0)))),
-                (Some(0.0), None) => Some((0.0, 0.0)),
-                _ => None,
-            };
-            let parts: Vec<(f64, f64)> =
-                [part(&load), part(&store)].into_iter().flatten().collect();
-            (!parts.is_empty()).then(|| {
-                parts
-                    .iter()
-                    .fold((0.0, 0.0), |(t, w), (n, e)| (t + n, w + e))
-            })
-        };
-        let theoretical_total = num(theoretical);
-        let excessive_total =
-            num(excessive).or_else(|| Some(num(theoretical)? - num(ideal)?).filter(|e| *e >= 0.0));
-        let (total_sectors, excessive_sectors) = match (theoretical_total, excessive_total) {
-            (Some(t), Some(e)) => (Some(t), Some(e)),
-            _ => from_l1tex().map_or((theoretical_total, excessive_total), |(t, e)| {
-                (Some(t), Some(e.round()))
-            }),
-        };
-        out.push(KernelCoalescing {
-            launch_id: launch_id as u64,
-            kernel: cell(row, Some(kernel)).to_string(),
-            grid: cell(row, grid).to_string(),
-            block: cell(row, block).to_string(),
-            load,
-            store,
-            duration_ns: num(duration),
-            ideal_sectors_per_request: ideal_spr,
-            // SourceCounters' excessive sectors, or the theoretical minus
-            // the ideal, or what the l1tex figures imply.
-            excessive_sectors,
-            total_sectors,
-        });
+        out.push(launch(
+            Launch {
+                id: launch_id as u64,
+                kernel: cell(row, Some(kernel)),
+                grid: cell(row, grid),
+                block: cell(row, block),
+            },
+            value,
+        ));
     }
     Ok(out)
 }

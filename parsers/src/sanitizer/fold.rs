@@ -5,7 +5,7 @@
 use crate::model::{FindingKind, Frame, Sample, Site, Tool};
 use crate::sanitizer::xml::RawView;
 use crate::sanitizer::{Record, RecordKind};
-use crate::site::{Folder, id_hash, new_site};
+use crate::site::{Folder, id_hash, new_site, note_pc};
 
 /// Folds in a record as the XML reader holds it: a repeat of a known
 /// invalid-access or initcheck site only counts and samples, from borrowed
@@ -30,7 +30,8 @@ pub fn add_raw(folder: &mut Folder, tool: Tool, raw: &RawView<'_>) {
             nearest_allocation: None,
             bytes: None,
         };
-        if folder.repeat(hash, q.severity, Some(sample)).is_some() {
+        if let Some(site) = folder.repeat(hash, q.severity, Some(sample)) {
+            note_pc(site, q.pc);
             return;
         }
     }
@@ -64,6 +65,7 @@ pub fn add_record(folder: &mut Folder, tool: Tool, record: Record) {
             bytes: (kind == FindingKind::Leak).then_some(record.size).flatten(),
         });
         if let Some(existing) = folder.repeat(hash, record.severity, sample) {
+            note_pc(existing, record.pc.as_deref());
             if kind == FindingKind::Leak {
                 existing.bytes = Some(existing.bytes.unwrap_or(0) + record.size.unwrap_or(0));
             }
@@ -110,11 +112,16 @@ fn identity(record: &Record) -> (FindingKind, String) {
             } else {
                 FindingKind::Hazard
             };
+            // The other access by its line where there is one (one line,
+            // one site), by its offset where not.
             let first = record.first_access.as_ref();
+            let other = first
+                .and_then(|f| f.location.as_ref().map(|l| l.line.to_string()))
+                .or_else(|| first.and_then(|f| f.pc.clone()))
+                .unwrap_or_default();
             let discriminator = format!(
-                "{}|{}|{:?}",
+                "{}|{other}|{:?}",
                 first.map_or("", |f| f.direction.as_str()),
-                first.and_then(|f| f.pc.as_deref()).unwrap_or(""),
                 record.severity
             );
             (kind, discriminator)
@@ -209,6 +216,7 @@ fn record_site(tool: Tool, record: Record) -> Site {
         .find(|f| f.is_python() && !f.is_runtime())
         .cloned();
     site.launch_frame = user_native_frame(&record.host_frames);
+    site.inlined = record.inlined;
     site.host_frames = record.host_frames;
     site.unrecognised = record.unrecognised;
     site.test = record.test;

@@ -7,6 +7,7 @@
 //! nearest allocation, and survives a killed run. cudawatch reads both.
 
 pub mod fold;
+pub mod inlined;
 pub mod text;
 pub mod xml;
 
@@ -130,6 +131,13 @@ pub struct Record {
     pub hazards: Option<u64>,
     /// Host backtrace, innermost first, Python frames after native ones.
     pub host_frames: Vec<Frame>,
+    /// Device backtrace (`<deviceStack>`, `Device Frame:`), innermost first:
+    /// the functions the faulting instruction was inlined into, the kernel
+    /// last. Present when the record's position is an inlined function.
+    pub device_frames: Vec<Frame>,
+    /// Where the tool placed the record before cudawatch moved it to the
+    /// user's line: the inlined function (`__syncwarp`) and its header.
+    pub inlined: Option<Frame>,
     /// Elements cudawatch does not interpret, as `path = value`.
     pub unrecognised: Vec<(String, String)>,
     /// The test that was running, in a CI log (pytest, gtest, ctest).
@@ -155,6 +163,8 @@ impl Record {
             first_access: None,
             hazards: None,
             host_frames: Vec::new(),
+            device_frames: Vec::new(),
+            inlined: None,
             unrecognised: Vec::new(),
             test: None,
         }

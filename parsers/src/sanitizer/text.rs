@@ -44,6 +44,10 @@ const OPTION_ERRORS: [&str; 4] = [
 /// returns the summary lines. Never fails: anything unrecognised is skipped
 /// or kept as an [`RecordKind::Other`] record.
 pub fn parse(input: &[u8], mut on_record: impl FnMut(Record)) -> ToolSummary {
+    let mut on_record = |mut record: Record| {
+        super::inlined::move_to_user_frame(&mut record);
+        on_record(record)
+    };
     let text = String::from_utf8_lossy(input);
     let mut summary = ToolSummary::default();
     let mut current: Option<Record> = None;
@@ -94,8 +98,12 @@ pub fn parse(input: &[u8], mut on_record: impl FnMut(Record)) -> ToolSummary {
             r
         });
     }
-    if let Some(record) = current.take() {
-        on_record(record);
+    // A record still open at the end never got its closing line: the run
+    // or the log was cut in the middle of it. What it says is incomplete
+    // (often no kernel, no position, no stack), so it is counted as the
+    // run's incompleteness, never passed on as a finding.
+    if current.is_some() {
+        summary.cut_records += 1;
     }
     summary
 }
@@ -319,7 +327,16 @@ fn detail(record: &mut Record, line: &str) {
             record.location = location;
             record.thread = parse_dim3(thread);
         }
-    } else if !line.starts_with("Saved host backtrace") && !line.starts_with("Device Frame:") {
+    } else if let Some(frame) = line.strip_prefix("Device Frame:") {
+        let (func, pc, location) = code_position(frame.trim());
+        record.device_frames.push(Frame {
+            func: Some(func),
+            module: None,
+            file: location.as_ref().map(|l| l.file.clone()),
+            line: location.map(|l| l.line),
+            pc,
+        });
+    } else if !line.starts_with("Saved host backtrace") {
         record
             .unrecognised
             .push(("text".to_string(), line.to_string()));

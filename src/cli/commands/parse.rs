@@ -284,10 +284,12 @@ fn parse_classified(classified: &[Classified]) -> Report {
                         // limit: what it holds is kept, but it vouches for nothing.
                         builder.warn(
                             name,
-                            "ends before compute-sanitizer's summary line (ERROR SUMMARY or \
-                             RACECHECK SUMMARY): the run was cut off or the log was, so it is \
-                             not clean"
-                                .into(),
+                            format!(
+                                "ends before compute-sanitizer's summary line (ERROR SUMMARY or \
+                                 RACECHECK SUMMARY): the run was cut off or the log was, so it is \
+                                 not clean{}",
+                                crate::tools::sanitizer::cut_records(evidence.summary.cut_records)
+                            ),
                         );
                     }
                 }

@@ -34,10 +34,7 @@ pub fn rule(
         return (Outcome::Inconclusive, format!("ncu said: {line}{hint}"));
     }
     if evidence.summary.no_kernels_profiled {
-        return (
-            Outcome::Inconclusive,
-            "ncu profiled no kernels (it exits 0 all the same); check --ncu-kernel".into(),
-        );
+        return no_kernels(record, evidence);
     }
     if !profile_written {
         return (
@@ -96,3 +93,76 @@ pub fn rule(
         ),
     )
 }
+
+/// ncu's flags that select launches: with one of them, "no kernels were
+/// profiled" may only mean that nothing matched.
+const LAUNCH_FILTERS: [&str; 14] = [
+    "-k",
+    "--kernel-name",
+    "--kernel-id",
+    "--kernel-name-base",
+    "-s",
+    "--launch-skip",
+    "--launch-skip-before-match",
+    "--nvtx-include",
+    "--nvtx-exclude",
+    "--range-filter",
+    "--native-include",
+    "--native-exclude",
+    "--python-include",
+    "--python-exclude",
+];
+
+/// "No kernels were profiled" (ncu exits 0 all the same). It is the
+/// program's truth only when ncu attached to it, nothing narrowed the
+/// selection, and the program ran to its end: then it launched no kernel,
+/// there is nothing to profile, and the stage says so. Any other way, ncu
+/// may simply have missed the kernels, so the stage vouches for nothing.
+fn no_kernels(record: &StageRecord, evidence: &NcuEvidence) -> (Outcome, String) {
+    let filter = record.command.iter().find(|a| {
+        LAUNCH_FILTERS
+            .iter()
+            .any(|f| a.as_str() == *f || a.starts_with(&format!("{f}=")))
+    });
+    if let Some(flag) = filter {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "ncu profiled no kernels with {flag} selecting launches (it exits 0 all the \
+                 same): nothing matched, so nothing was measured; check --ncu-kernel"
+            ),
+        );
+    }
+    if !evidence.summary.available_kernels.is_empty() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "ncu profiled none of the kernels it saw launched ({}; it exits 0 all the same)",
+                evidence.summary.available_kernels.join(", ")
+            ),
+        );
+    }
+    if !evidence.summary.attached {
+        return (
+            Outcome::Inconclusive,
+            "ncu profiled no kernels and never said it attached to the program (it exits 0 all \
+             the same): it may not have seen the program's launches"
+                .into(),
+        );
+    }
+    if record.end != ProcessEnd::Exited(0) || evidence.summary.target_failed {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "ncu profiled no kernels and the program did not finish normally ({}): it \
+                 stopped before any launch could be measured",
+                describe_end(record.end)
+            ),
+        );
+    }
+    (Outcome::Clean, NOTHING_TO_PROFILE.into())
+}
+
+/// The ncu stage's reason when the program launched no kernel.
+pub const NOTHING_TO_PROFILE: &str = "nothing to profile: the program launched no kernel (ncu \
+     attached to it, selected every launch, and the program ran to its end without one)";

@@ -6,6 +6,7 @@
 mod allocator;
 mod argv;
 mod rules;
+pub use rules::cut_records;
 
 use cudawatch_model::Tool;
 use cudawatch_parsers::builder::ReportBuilder;

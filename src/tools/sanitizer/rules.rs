@@ -114,8 +114,9 @@ pub fn rule(
         return (
             Outcome::Inconclusive,
             format!(
-                "{tool} printed no summary line, so it did not finish ({})",
-                describe_end(record.end)
+                "{tool} printed no summary line, so it did not finish ({}){}",
+                describe_end(record.end),
+                cut_records(evidence.summary.cut_records)
             ),
         );
     }
@@ -158,6 +159,15 @@ pub fn rule(
             selected_launches(&record.command)
         ),
     )
+}
+
+/// `; its last record was cut off mid-way and is not counted` when the
+/// text ended inside a record.
+pub fn cut_records(n: u64) -> String {
+    match n {
+        0 => String::new(),
+        _ => "; its last record was cut off mid-way and is not counted as a finding".into(),
+    }
 }
 
 /// The exit code compute-sanitizer is asked to return when it found errors

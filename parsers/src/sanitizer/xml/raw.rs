@@ -63,4 +63,13 @@ impl RawRecord {
             .map(RawFrame::to_frame)
             .collect()
     }
+
+    /// The device stack as [`Frame`]s, innermost first.
+    pub(super) fn device_frames(&self) -> Vec<Frame> {
+        self.frames()
+            .iter()
+            .filter(|f| f.device)
+            .map(RawFrame::to_frame)
+            .collect()
+    }
 }

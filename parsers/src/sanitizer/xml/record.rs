@@ -42,6 +42,8 @@ impl RawView<'_> {
     pub fn record(&self) -> Record {
         let mut record = to_record(self.raw);
         record.host_frames = self.raw.host_frames();
+        record.device_frames = self.raw.device_frames();
+        crate::sanitizer::inlined::move_to_user_frame(&mut record);
         record
     }
 
@@ -59,6 +61,11 @@ impl RawView<'_> {
             "Initcheck" => false,
             _ => return None,
         };
+        // A record in an inlined function is placed at the user's frame,
+        // which the full record works out.
+        if self.raw.frames().iter().any(|f| f.device) {
+            return None;
+        }
         let dim = |[x, y, z]: [&str; 3]| -> Option<Dim3> {
             Some(Dim3 {
                 x: get(x)?.parse().ok()?,

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/beyond/alloc_probe/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/beyond/.bin/alloc_probe 

@@ -1,0 +1,1 @@
+ncu --csv --metrics l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum /tmp/b3/.bin/coalescing 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/beyond/compiled_mlp/memcheck-leakcheck-user.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full python3 /work/main/tests/gpu/real/compiled_mlp.py 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/b3/corpus-misaligned/memcheck-recover.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel /tmp/b3/.bin/misaligned 

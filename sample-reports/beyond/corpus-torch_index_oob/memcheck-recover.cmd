@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/b3/corpus-torch_index_oob/memcheck-recover.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel python3 /work/main/tests/gpu/torch_index_oob.py 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/beyond/cupy_rawkernel_race/memcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full python3 /work/main/tests/gpu/beyond/cupy_rawkernel_race.py 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /tmp/beyond/cupy_rawkernel_race/synccheck.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/beyond/cupy_rawkernel_race.py 

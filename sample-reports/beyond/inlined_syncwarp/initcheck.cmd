@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/beyond/inlined_syncwarp/initcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/beyond/.bin/inlined_syncwarp 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/beyond/inlined_syncwarp/memcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full /tmp/beyond/.bin/inlined_syncwarp 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /tmp/beyond/inlined_syncwarp/synccheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/beyond/.bin/inlined_syncwarp 

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/beyond/library_kernels/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/beyond/library_kernels.py 

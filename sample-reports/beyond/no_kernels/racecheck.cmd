@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/beyond/no_kernels/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/beyond/.bin/no_kernels 

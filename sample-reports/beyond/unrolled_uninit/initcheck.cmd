@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/beyond/unrolled_uninit/initcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/beyond/.bin/unrolled_uninit 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/beyond/unrolled_uninit/memcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full /tmp/beyond/.bin/unrolled_uninit 

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Captures real tool output for the programs of tests/gpu/beyond/ (issue 21:
+# what cudawatch got wrong beyond its own corpus), on the GPU machine.
+#
+# Every run leaves <run>.cmd, .stdout, .stderr, .exit and .seconds (and its
+# XML or CSV) in OUTDIR/<case>/, like scripts/capture-samples.sh. Sanitizer
+# runs use cudawatch's own flags unless the run's name says otherwise
+# (`-user`: the flags a user types; `-recover`: kernel-level recovery).
+#
+# Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
+#   phases: programs library corpus-recover ncu hog cudawatch two_bugs
+#           launch-signs ncu-live trim (default: all but trim)
+#   needs target/release/cudawatch for the `cudawatch` and `hog` phases
+set -uo pipefail
+OUTDIR=$(mkdir -p "${1:?usage: capture-beyond.sh OUTDIR [PHASE...]}" && cd "$1" && pwd)
+shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$ROOT/tests/gpu/beyond
+BIN=$OUTDIR/.bin
+CW=$ROOT/target/release/cudawatch
+mkdir -p "$BIN"
+export PATH=$PATH:/usr/local/cuda/bin
+PY=${PYTHON:-python3}
+RUN_TIMEOUT=${RUN_TIMEOUT:-120}
+NCU_METRICS=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct,gpu__time_duration.sum
+CPP=(inlined_syncwarp unrolled_uninit alloc_probe no_kernels two_bugs)
+
+# shellcheck source=lib/record.sh
+. "$(dirname "$0")/lib/record.sh"
+
+program_of() {
+  case $1 in
+    *.py) echo "$PY $1" ;;
+    /*) echo "$1" ;;
+    *) if [ -f "$SRC/$1.py" ]; then echo "$PY $SRC/$1.py"; else echo "$BIN/$1"; fi ;;
+  esac
+}
+
+# sanitize CASE TOOL RUN [flags...]: one compute-sanitizer run, XML saved.
+sanitize() {
+  local c=$1 tool=$2 run=$3
+  shift 3
+  # shellcheck disable=SC2046
+  record "$run" "$c" -- env ${SAN_ENV:-} CUDAWATCH_STAGE="$tool" compute-sanitizer --tool "$tool" \
+    --xml --save "$OUTDIR/$c/$run.xml" --print-limit 0 --error-exitcode 86 \
+    --target-processes all "$@" $(program_of "${PROGRAM:-$c}")
+}
+
+all_tools() {
+  local c=$1
+  # shellcheck disable=SC2046
+  record plain "$c" -- env CUDA_LAUNCH_BLOCKING=1 $(program_of "$c")
+  sanitize "$c" memcheck memcheck --leak-check full
+  for t in racecheck initcheck synccheck; do sanitize "$c" "$t" "$t"; done
+}
+
+programs() {
+  for c in "${CPP[@]}"; do
+    record build "$c" -- nvcc -lineinfo -arch=sm_90 -o "$BIN/$c" "$SRC/$c.cu"
+  done
+  for c in "${CPP[@]}"; do all_tools "$c" & done
+  (
+    all_tools cupy_rawkernel_race
+    sanitize two_bugs memcheck memcheck-recover --leak-check full --destroy-on-device-error kernel
+  ) &
+  wait
+}
+
+# Two independent bugs, with memcheck's default and with kernel-level
+# recovery (a later fix of the program: the first version's bugs landed in
+# neighbouring allocations, where memcheck cannot see them).
+two_bugs() {
+  record build two_bugs -- nvcc -lineinfo -arch=sm_90 -o "$BIN/two_bugs" "$SRC/two_bugs.cu"
+  all_tools two_bugs
+  sanitize two_bugs memcheck memcheck-recover --leak-check full --destroy-on-device-error kernel
+}
+
+# What the sanitizers print about launches, with and without kernels: is
+# there any sign of "no launch" to corroborate ncu's "No kernels"?
+launch_signs() {
+  record build no_kernels -- nvcc -lineinfo -arch=sm_90 -o "$BIN/no_kernels" "$SRC/no_kernels.cu"
+  record build alloc_probe -- nvcc -lineinfo -arch=sm_90 -o "$BIN/alloc_probe" "$SRC/alloc_probe.cu"
+  for c in no_kernels alloc_probe; do
+    record memcheck-info "$c" -- compute-sanitizer --tool memcheck --print-level info \
+      --print-session-details "$BIN/$c"
+  done
+}
+
+# The guide's "4:1 ratio": live `ncu --csv` with only the request and
+# sector counts (no bytes-used share, no SourceCounters), as a user types
+# it, on the default page and on the raw page.
+ncu_live() {
+  local m=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+  record build coalescing_ratio -- nvcc -lineinfo -arch=sm_90 -o "$BIN/coalescing" "$ROOT/tests/gpu/coalescing.cu"
+  record ncu-live-ratio coalescing_ratio -- ncu --csv --metrics "$m" "$BIN/coalescing"
+  record ncu-live-ratio-raw coalescing_ratio -- ncu --csv --page raw --metrics "$m" "$BIN/coalescing"
+}
+
+# Library kernels under the sanitizers (cudawatch's flags: caching off), a
+# real training step's initcheck cut by a timeout, and a torch.compile
+# program under the flags a user types (--leak-check full, caching on).
+library() {
+  export SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1
+  record plain library_kernels -- env CUDA_LAUNCH_BLOCKING=1 $PY "$SRC/library_kernels.py"
+  RUN_TIMEOUT=150 sanitize library_kernels racecheck racecheck &
+  RUN_TIMEOUT=150 sanitize library_kernels initcheck initcheck &
+  RUN_TIMEOUT=100 sanitize library_kernels memcheck memcheck &
+  RUN_TIMEOUT=40 PROGRAM=$ROOT/tests/gpu/real/resnet_step.py sanitize resnet_step initcheck initcheck-cut &
+  SAN_ENV="" RUN_TIMEOUT=200 PROGRAM=$ROOT/tests/gpu/real/compiled_mlp.py \
+    sanitize compiled_mlp memcheck memcheck-leakcheck-user --leak-check full &
+  wait
+}
+
+# Is kernel-level recovery reliable on the planted corpus? memcheck with
+# --destroy-on-device-error kernel on every planted memcheck case.
+corpus_recover() {
+  local gpu=$ROOT/tests/gpu
+  for c in oob_read oob_write misaligned device_assert invalid_launch api_error hang_after_error; do
+    nvcc -lineinfo -arch=sm_90 -o "$BIN/$c" "$gpu/$c.cu" >/dev/null 2>&1
+    RUN_TIMEOUT=40 PROGRAM=$BIN/$c sanitize "corpus-$c" memcheck memcheck-recover \
+      --destroy-on-device-error kernel &
+  done
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=90 PROGRAM=$gpu/torch_index_oob.py \
+    sanitize corpus-torch_index_oob memcheck memcheck-recover --destroy-on-device-error kernel &
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=90 PROGRAM=$gpu/triton_hidden_oob.py \
+    sanitize corpus-triton_hidden_oob memcheck memcheck-recover --destroy-on-device-error kernel &
+  wait
+}
+
+# ncu: a program with no kernels; library kernels with the launching call
+# stacks (native and Python) and every page those can be read from.
+ncu_runs() {
+  ncu --help >"$OUTDIR/ncu-help.txt" 2>&1
+  record ncu no_kernels -- ncu --target-processes all --clock-control none \
+    --metrics "$NCU_METRICS" --section SourceCounters --import-source yes \
+    -f -o "$OUTDIR/no_kernels/ncu" "$BIN/no_kernels"
+  local stack=(--call-stack)
+  grep -q -- --call-stack-type "$OUTDIR/ncu-help.txt" &&
+    stack=(--call-stack --call-stack-type native --call-stack-type python)
+  local d=$OUTDIR/library_kernels
+  RUN_TIMEOUT=150 record ncu-stack library_kernels -- ncu --target-processes all \
+    --clock-control none --metrics "$NCU_METRICS" --section SourceCounters \
+    --filter-mode per-launch-config "${stack[@]}" -f -o "$d/ncu-stack" $PY "$SRC/library_kernels.py"
+  if [ -f "$d/ncu-stack.ncu-rep" ]; then
+    record ncu-stack-raw library_kernels -- ncu --import "$d/ncu-stack.ncu-rep" --csv --page raw --print-units base
+    record ncu-stack-details library_kernels -- ncu --import "$d/ncu-stack.ncu-rep" --csv --page details \
+      --print-units base --print-details all
+    record ncu-stack-text library_kernels -- ncu --import "$d/ncu-stack.ncu-rep" --page details \
+      --print-details all -c 3
+    record ncu-stack-session library_kernels -- ncu --import "$d/ncu-stack.ncu-rep" --page session --csv
+    rm -f "$d/ncu-stack.ncu-rep"
+  fi
+  # A C++ program's native call stack (nvcc -lineinfo -g for host lines).
+  nvcc -lineinfo -g -arch=sm_90 -o "$BIN/coalescing" "$ROOT/tests/gpu/coalescing.cu" >/dev/null 2>&1
+  d=$OUTDIR/coalescing_stack
+  record ncu-stack coalescing_stack -- ncu --target-processes all --clock-control none \
+    --metrics "$NCU_METRICS" --section SourceCounters --call-stack -f -o "$d/ncu-stack" "$BIN/coalescing"
+  if [ -f "$d/ncu-stack.ncu-rep" ]; then
+    record ncu-stack-raw coalescing_stack -- ncu --import "$d/ncu-stack.ncu-rep" --csv --page raw --print-units base
+    record ncu-stack-details coalescing_stack -- ncu --import "$d/ncu-stack.ncu-rep" --csv --page details \
+      --print-units base --print-details all
+    rm -f "$d/ncu-stack.ncu-rep"
+  fi
+}
+
+# Another process holds all but HOLD_FREE_MIB of the GPU: the sanitizers
+# cannot track launches of kernels that need much memory (cuBLAS's nvjet).
+# (A first try with a small MLP and 1 GiB free ran clean: it needs bigger
+# matrices.)
+hog() {
+  local c=hog
+  mkdir -p "$OUTDIR/$c"
+  HOLD_FREE_MIB=${HOLD_FREE_MIB:-512} $PY "$SRC/hold_gpu.py" >"$OUTDIR/$c/hold_gpu.stdout" 2>&1 &
+  local holder=$!
+  for _ in $(seq 60); do grep -q holding "$OUTDIR/$c/hold_gpu.stdout" && break; sleep 1; done
+  nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv >"$OUTDIR/$c/compute-apps.csv" 2>&1
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=60 PROGRAM=$SRC/big_matmul.py \
+    sanitize hog synccheck synccheck
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=60 PROGRAM=$SRC/big_matmul.py \
+    sanitize hog memcheck memcheck
+  (cd "$ROOT/tests/gpu" && RUN_TIMEOUT=150 record cudawatch hog -- "$CW" --color never run \
+    --out-dir "$OUTDIR/hog/run" --timeout 60 --stages plain,memcheck,synccheck --format json -- \
+    $PY beyond/big_matmul.py)
+  kill "$holder"
+  wait "$holder"
+}
+
+# Today's binary on the programs whose verdicts the issue names.
+cudawatch_runs() {
+  for c in no_kernels alloc_probe; do
+    (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
+      --out-dir "$OUTDIR/$c/run" --timeout 60 --format json -- "$BIN/$c")
+  done
+}
+
+# Keeps what is worth committing of the runs too large for the repository:
+# the first line and the last 400 of the cut initcheck text (its last
+# record is the one the timeout cut), the summary of the library kernels'
+# 200 MB initcheck; the ncu details page (2 MB, no call stacks) and run
+# directories go.
+trim() {
+  local f=$OUTDIR/resnet_step/initcheck-cut.stdout
+  if [ -f "$f" ]; then
+    { head -n 1 "$f"; tail -n 400 "$f"; } >"$OUTDIR/resnet_step/initcheck-cut-tail.stdout"
+    wc -c <"$f" >"$OUTDIR/resnet_step/initcheck-cut.bytes"
+    rm -f "$f"
+  fi
+  f=$OUTDIR/library_kernels/initcheck.stdout
+  if [ -f "$f" ]; then
+    tail -n 3 "$f" >"$OUTDIR/library_kernels/initcheck-summary.stdout"
+    rm -f "$f" "$OUTDIR/library_kernels/initcheck.xml"
+  fi
+  rm -f "$OUTDIR/library_kernels/ncu-stack-details.stdout"
+  rm -rf "$OUTDIR"/*/run
+}
+
+
+phases=("$@")
+[ ${#phases[@]} -eq 0 ] && phases=(programs library corpus-recover ncu two_bugs launch-signs ncu-live hog cudawatch)
+# The machine's record, once, unless only trimming what is there.
+[ "${phases[*]}" = trim ] || environment
+for p in "${phases[@]}"; do
+  start=$(date +%s)
+  case $p in
+    programs) programs ;;
+    library) library ;;
+    corpus-recover) corpus_recover ;;
+    ncu) ncu_runs ;;
+    hog) hog ;;
+    two_bugs) two_bugs ;;
+    launch-signs) launch_signs ;;
+    ncu-live) ncu_live ;;
+    trim) trim ;;
+    cudawatch) cudawatch_runs ;;
+    *) echo "unknown phase $p" >&2 ;;
+  esac
+  echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"
+done
+echo "captured into $OUTDIR"
