@@ -315,12 +315,22 @@ impl Frame {
             || base.starts_with("libcudart.so")
             || base.starts_with("libc.so")
             || base.starts_with("libpython")
-            || (self.is_python() && is_library_python_file(self.file.as_deref().unwrap_or("")))
+            || (self.is_python() && Frame::is_framework_python(self.file.as_deref().unwrap_or("")))
     }
-}
 
-fn is_library_python_file(file: &str) -> bool {
-    file.contains("site-packages/") || file.contains("/lib/python3") || file.starts_with('<')
+    /// Whether a Python file is installed code or code a framework
+    /// generated at run time, never the user's own: site-packages, the
+    /// standard library, `<string>`-like pseudo files, and the caches of
+    /// generated code (Inductor's `/tmp/torchinductor_<user>/`, Triton's
+    /// `~/.triton/cache`).
+    pub fn is_framework_python(file: &str) -> bool {
+        file.contains("site-packages/")
+            || file.contains("/lib/python3")
+            || file.starts_with('<')
+            || file.contains("/torchinductor_")
+            || file.contains("/.cache/torch/")
+            || file.contains("/.triton/cache/")
+    }
 }
 
 impl std::fmt::Display for Frame {
@@ -457,6 +467,11 @@ pub struct Site {
     /// `location` is then the user's line that called it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inlined: Option<Frame>,
+    /// The temporary file a kernel compiled at run time was compiled from
+    /// (CuPy's `/tmp/tmpXXXX/<hash>.cubin.cu`) and the line there, when
+    /// `location` was moved to the user's Python line holding the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_source: Option<SourceLocation>,
     /// How many records folded into this site.
     pub count: u64,
     /// The first few threads that hit it.

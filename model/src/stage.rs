@@ -89,8 +89,33 @@ pub struct StageReport {
     /// Peak GPU memory used during the stage, in MiB, and the total.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_memory_mib: Option<(u64, u64)>,
+    /// Set when judging: the stage did not finish because the program
+    /// failed under it at a failure already found and gating (a device
+    /// assert, an invalid access): it is blocked by that finding, which
+    /// names it here, not inconclusive. Worked out anew at every judging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<String>,
     /// The last lines the program wrote on stderr, when the plain run
     /// failed: what a person looks at first (the whole file is an artifact).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stderr_tail: Vec<String>,
+}
+
+impl StageReport {
+    /// The outcome as shown: `blocked` when a finding stopped the stage.
+    pub fn shown_outcome(&self) -> &'static str {
+        if self.blocked_by.is_some() {
+            "blocked"
+        } else {
+            self.outcome.name()
+        }
+    }
+
+    /// The reason as shown: what blocked the stage, then the stage's own.
+    pub fn shown_reason(&self) -> String {
+        match &self.blocked_by {
+            Some(by) => format!("blocked by {by}: {}", self.reason),
+            None => self.reason.clone(),
+        }
+    }
 }

@@ -21,6 +21,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         pc: None,
         pcs: Vec::new(),
         inlined: None,
+        runtime_source: None,
         count: 1,
         samples: Vec::new(),
         other: None,

@@ -324,6 +324,13 @@ pub struct RunArgs {
     /// would be lost with it); `full` forces it, `off` never.
     #[arg(help_heading = "Stages", long, value_enum, default_value_t = LeakCheckArg::Auto, env = "CUDAWATCH_LEAK_CHECK")]
     pub leak_check: LeakCheckArg,
+    /// What a sanitizer stage does after a kernel faults: `kernel` stops
+    /// that kernel only and goes on checking (compute-sanitizer's
+    /// `--destroy-on-device-error kernel`), so independent bugs are all
+    /// found in one run; `context` is the tool's default: the first device
+    /// error ends the checking, and every later CUDA call fails.
+    #[arg(help_heading = "Stages", long, value_enum, default_value_t = RecoveryArg::Kernel, env = "CUDAWATCH_SANITIZER_RECOVERY")]
+    pub sanitizer_recovery: RecoveryArg,
     /// compute-sanitizer executable.
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,
@@ -618,6 +625,15 @@ pub enum LeakCheckArg {
     Full,
     /// Never.
     Off,
+}
+
+/// `--sanitizer-recovery`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecoveryArg {
+    /// Stop only the faulting kernel and go on checking.
+    Kernel,
+    /// Stop checking at the first device error (the tool's default).
+    Context,
 }
 
 /// `--stages`' values: the model's list of stage kinds (`Tool::STAGES`),

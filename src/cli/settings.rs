@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::args::{
     ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, LeakCheckArg, OutputArgs,
-    RacecheckWarningsArg, RunArgs, SweepGateArgs,
+    RacecheckWarningsArg, RecoveryArg, RunArgs, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
@@ -43,6 +43,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             count: args.sanitizer_launch_count,
             skip: args.sanitizer_launch_skip,
             kernel: args.sanitizer_kernel.clone(),
+            recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
         },
         leak_check: match args.leak_check {
             LeakCheckArg::Auto => LeakCheck::Auto,

@@ -650,6 +650,7 @@ mod tests {
             summary: ToolSummary::default(),
             artifacts: Vec::new(),
             gpu_memory_mib: Some((1000, 80000)),
+            blocked_by: None,
             stderr_tail: Vec::new(),
         }
     }

@@ -71,14 +71,11 @@ impl<'a> Facts<'a> {
             Vec::new()
         };
         let gating: Vec<&Site> = report.findings.iter().filter(|s| policy.gates(s)).collect();
-        let failure_found = gating
-            .iter()
-            .any(|s| super::owner::is_failure(&s.kind) && s.severity == Severity::Error);
         let (blocked, inconclusive): (Vec<&StageReport>, Vec<&StageReport>) = report
             .stages
             .iter()
             .filter(|s| matches!(s.outcome, Outcome::Inconclusive | Outcome::ToolFailed))
-            .partition(|s| failure_found && stopped_by_the_program(s));
+            .partition(|s| s.blocked_by.is_some());
         let root_cause =
             super::consequences::root_cause(&report.findings).filter(|s| policy.gates(s));
         let follows = |s: &&Site| {
@@ -186,20 +183,6 @@ impl Decision {
         }
         code
     }
-}
-
-/// Whether the stage's tool said that the program failed under it (ncu:
-/// "The application returned an error code", a launch it could not profile;
-/// a sanitizer: the program did not terminate successfully): only then is
-/// an unfinished stage blocked by a failure already found. A stage cut off
-/// by a deadline, a signal or its own damage stays inconclusive.
-fn stopped_by_the_program(stage: &StageReport) -> bool {
-    stage.summary.target_failed
-        || stage
-            .summary
-            .failures
-            .iter()
-            .any(|l| l.contains("LaunchFailed") || l.contains("didn't terminate successfully"))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! `report`, `parse` and every renderer.
 
 pub mod baseline;
+pub mod blocked;
 pub mod checklist;
 pub mod consequences;
 pub mod diff;
@@ -34,6 +35,7 @@ pub fn accept(report: &mut Report, policy: &Policy) {
     if let Some(known) = &policy.baseline {
         baseline::apply(report, known);
     }
+    blocked::mark(report, policy);
 }
 
 /// The checklist, verdict and exit code of a report under `policy`.

@@ -103,13 +103,18 @@ pub fn assign(report: &mut Report) {
 
 /// The owner of one site.
 pub fn of(site: &Site) -> Ownership {
-    let user_call = innermost_python_is_users(&site.host_frames);
+    let found_module = launching_module(&site.host_frames);
+    // Memory a framework's or library's allocator holds at exit (PyTorch's
+    // caching allocators, cuBLAS's workspace, CuPy's pool) is the pool,
+    // not the user's leak, whichever user line first made it grow.
+    let pool_at_exit = site.kind == FindingKind::Leak && found_module.is_some();
+    let user_call = innermost_python_is_users(&site.host_frames) && !pool_at_exit;
     let found = site
         .kernel
         .as_deref()
         .and_then(by_kernel)
         .or_else(|| site.location.as_ref().and_then(|l| by_file(&l.file)))
-        .or_else(|| launching_module(&site.host_frames));
+        .or(found_module);
     let (owner, component, because) = found.unwrap_or((
         Owner::User,
         "user".to_string(),
@@ -172,14 +177,33 @@ fn launching_module(frames: &[Frame]) -> Option<(Owner, String, String)> {
     MODULES
         .iter()
         .find(|(prefix, _, _)| base.starts_with(prefix))
-        .map(|(_, owner, component)| {
+        .map(|(_, owner, component)| (*owner, *component))
+        .or_else(|| {
+            // Extension modules are named for their own file
+            // (`runtime.cpython-312-x86_64-linux-gnu.so`); their package
+            // says whose they are.
+            PACKAGES
+                .iter()
+                .find(|(dir, _, _)| module.contains(dir))
+                .map(|(_, owner, component)| (*owner, *component))
+        })
+        .map(|(owner, component)| {
             (
-                *owner,
+                owner,
                 component.to_string(),
                 format!("launched from {base}"),
             )
         })
 }
+
+/// Package directories of frameworks' and libraries' extension modules.
+const PACKAGES: &[(&str, Owner, &str)] = &[
+    ("site-packages/torch/", Owner::Framework, "PyTorch"),
+    ("site-packages/cupy/", Owner::Framework, "CuPy"),
+    ("site-packages/cupy_backends/", Owner::Framework, "CuPy"),
+    ("site-packages/triton/", Owner::Framework, "Triton"),
+    ("site-packages/nvidia/", Owner::Library, "NVIDIA library"),
+];
 
 /// Whether the innermost Python frame is a file of the user's (an absolute
 /// path outside site-packages): the user's line called the framework op
@@ -190,11 +214,7 @@ fn innermost_python_is_users(frames: &[Frame]) -> bool {
         .iter()
         .find(|f| f.is_python())
         .and_then(|f| f.file.as_deref())
-        .is_some_and(|file| {
-            file.starts_with('/')
-                && !file.contains("site-packages/")
-                && !file.contains("/lib/python3")
-        })
+        .is_some_and(|file| file.starts_with('/') && !Frame::is_framework_python(file))
 }
 
 #[cfg(test)]

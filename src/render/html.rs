@@ -141,8 +141,8 @@ fn stages(out: &mut String, stages: &[StageReport]) {
          <thead><tr><th>stage</th><th>outcome</th><th>why</th><th>exit</th><th>time</th></tr></thead>\n<tbody>\n",
     );
     for stage in stages {
-        let outcome = stage.outcome.name();
-        let mut why = stage.reason.clone();
+        let outcome = stage.shown_outcome();
+        let mut why = stage.shown_reason();
         if let Some((peak, total)) = stage.gpu_memory_mib {
             let _ = write!(why, "; peak GPU memory {peak} of {total} MiB");
         }

@@ -27,8 +27,8 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
                     out,
                     "| {} | **{}** | {} | {} |",
                     s.tool.name(),
-                    s.outcome.name(),
-                    cell(&s.reason),
+                    s.shown_outcome(),
+                    cell(&s.shown_reason()),
                     s.seconds.map(|t| format!("{t:.1} s")).unwrap_or_default()
                 );
             }

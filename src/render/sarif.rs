@@ -100,7 +100,7 @@ fn invocation(stage: &StageReport) -> Value {
     let checked = !matches!(stage.outcome, Outcome::Inconclusive | Outcome::ToolFailed);
     let mut invocation = json!({
         "executionSuccessful": checked,
-        "properties": { "outcome": stage.outcome.name(), "reason": stage.reason },
+        "properties": { "outcome": stage.shown_outcome(), "reason": stage.shown_reason() },
     });
     if let Some(ProcessEnd::Exited(code)) = stage.end {
         invocation["exitCode"] = json!(code);
@@ -108,7 +108,7 @@ fn invocation(stage: &StageReport) -> Value {
     if !checked {
         invocation["toolExecutionNotifications"] = json!([{
             "level": "error",
-            "message": { "text": format!("{} {}: {}", stage.tool.name(), stage.outcome.name(), stage.reason) },
+            "message": { "text": format!("{} {}: {}", stage.tool.name(), stage.shown_outcome(), stage.shown_reason()) },
         }]);
     }
     invocation

@@ -285,7 +285,7 @@ fn stages_table(report: &Report, width: Option<usize>) -> String {
     for stage in &report.stages {
         b.push_record([
             stage.tool.name().to_string(),
-            stage.outcome.name().to_string(),
+            stage.shown_outcome().to_string(),
             shorten(&stage_why(stage), REASON),
             stage.end.map(|e| e.to_string()).unwrap_or_default(),
             stage
@@ -327,8 +327,11 @@ fn stages_table(report: &Report, width: Option<usize>) -> String {
 /// The stage's reason, with the program's peak GPU memory where it was sampled.
 fn stage_why(stage: &cudawatch_model::StageReport) -> String {
     match stage.gpu_memory_mib {
-        Some((peak, total)) => format!("{}; peak GPU memory {peak} of {total} MiB", stage.reason),
-        None => stage.reason.clone(),
+        Some((peak, total)) => format!(
+            "{}; peak GPU memory {peak} of {total} MiB",
+            stage.shown_reason()
+        ),
+        None => stage.shown_reason(),
     }
 }
 
@@ -416,6 +419,12 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
             .map(|k| format!(" in {}", shorten(k, 60)))
             .unwrap_or_default();
         let _ = writeln!(out, "    at {location}{kernel}");
+        if let Some(tmp) = &site.runtime_source {
+            let _ = writeln!(
+                out,
+                "    compiled at run time from {tmp}: the source string is at this line"
+            );
+        }
         if let Some(inlined) = &site.inlined {
             let _ = writeln!(out, "    {}", describe::inlined_line(inlined));
         }

@@ -117,7 +117,7 @@ impl Assembler {
         // What doctor found when the run started (`environment.json`).
         report.environment = read_json(&self.dir.join("environment.json")).ok();
         super::environment::apply(&mut report);
-        crate::rundir::snippets::attach(&mut report, &self.source_root);
+        crate::rundir::attach_sources(&mut report, &self.source_root);
         report
     }
 }
@@ -168,6 +168,7 @@ fn read_stage(
         summary,
         artifacts,
         gpu_memory_mib: record.gpu_memory_mib,
+        blocked_by: None,
         stderr_tail: if tool == Tool::Plain && record.end != ProcessEnd::Exited(0) {
             tail(&files.read("stderr"))
         } else {
@@ -207,6 +208,7 @@ fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {
         summary: ToolSummary::default(),
         artifacts: Vec::new(),
         gpu_memory_mib: None,
+        blocked_by: None,
         stderr_tail: Vec::new(),
     }
 }

@@ -14,6 +14,7 @@
 mod assemble;
 pub mod environment;
 mod records;
+pub mod runtime_sources;
 pub mod snippets;
 
 use std::path::Path;
@@ -81,4 +82,12 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedEr
             target: path.display().to_string(),
             message: e.to_string(),
         })
+}
+
+/// Places findings in the user's source and keeps the lines around them:
+/// kernels compiled at run time are moved to the Python line holding their
+/// source string first, then every located finding gets its snippet.
+pub fn attach_sources(report: &mut cudawatch_model::Report, root: &std::path::Path) {
+    runtime_sources::map(report, root);
+    snippets::attach(report, root);
 }

@@ -151,6 +151,68 @@ fn read_lines(root: &Path, rel: &Path) -> Option<Vec<String>> {
     )
 }
 
+/// The lines of a source file named by a tool, read under the same rules
+/// as snippets (under the root, not hidden, a source extension, no symlink).
+pub fn read_source(root: &Path, file: &str) -> Option<Vec<String>> {
+    if refused_root(root).is_some() {
+        return None;
+    }
+    let real_root = root.canonicalize().ok()?;
+    let given_root = std::path::absolute(root).unwrap_or_else(|_| real_root.clone());
+    let rel = beneath(&[&real_root, &given_root], file)?;
+    read_lines(&real_root, &rel)
+}
+
+/// Python files under the root (not in hidden directories, virtual
+/// environments or site-packages), at most [`MAX_PYTHON_FILES`] of them and
+/// [`MAX_DEPTH`] directories down, each with its lines: where kernels
+/// compiled at run time keep their source strings.
+pub fn python_sources(root: &Path) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    if refused_root(root).is_some() {
+        return out;
+    }
+    let Ok(real_root) = root.canonicalize() else {
+        return out;
+    };
+    let mut dirs = vec![(real_root.clone(), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with('.')
+                || matches!(
+                    name.as_str(),
+                    "site-packages" | "venv" | "node_modules" | "target" | "__pycache__"
+                )
+            {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() && depth < MAX_DEPTH {
+                dirs.push((path, depth + 1));
+            } else if kind.is_file() && name.ends_with(".py") && out.len() < MAX_PYTHON_FILES {
+                let file = path.to_string_lossy().to_string();
+                if let Some(lines) = read_source(&real_root, &file) {
+                    out.push((file, lines));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The most Python files searched for a run-time kernel's source.
+const MAX_PYTHON_FILES: usize = 2000;
+/// How deep under the root they are searched for.
+const MAX_DEPTH: usize = 8;
+
 fn around(lines: &[String], line: u32) -> Option<Snippet> {
     let index = usize::try_from(line).ok()?.checked_sub(1)?;
     if index >= lines.len() {

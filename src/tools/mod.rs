@@ -238,6 +238,7 @@ mod tests {
             count: None,
             skip: None,
             kernel: None,
+            recover_kernels: false,
         };
         StageContext {
             tool,

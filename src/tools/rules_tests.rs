@@ -234,11 +234,13 @@ fn a_summary_of_no_errors_is_clean_only_when_the_exit_agrees() {
             "disagree",
         ),
         (
+            // Checked up to the failure only; the judge calls it blocked
+            // when that failure is a finding (issue 21, class 13).
             "the program's own failure, announced",
             ProcessEnd::Exited(1),
             target_failed,
-            Outcome::Clean,
-            "found nothing",
+            Outcome::Inconclusive,
+            "checked only up to its failure",
         ),
         (
             "errors found, code 86",

@@ -50,19 +50,32 @@ fn a_sanitizer_exit_code_that_contradicts_its_summary_is_not_clean() {
 }
 
 #[test]
-fn a_sanitizer_that_announces_the_programs_own_failure_still_vouches_for_its_check() {
-    // api_error: the program exits 1 on its own; initcheck says
+fn a_sanitizer_stopped_by_the_programs_own_failure_is_blocked_by_it_not_clean() {
+    // api_error: the program exits 1 at its first check; initcheck says
     // "Target application returned an error" and exits 1 with 0 errors.
+    // It checked the program up to that failure only: blocked by the plain
+    // run's finding (the gate fails on the finding, exit 1), never clean,
+    // and alone (no plain run to name the failure) inconclusive.
     let tmp = tempfile::tempdir().unwrap();
     let out = run(fake_run(
         "api_error",
         &tmp.path().join("run"),
+        "plain,initcheck",
+        &["--format", "json"],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = json(&out);
+    let initcheck = stage(&report, "initcheck");
+    assert_eq!(initcheck["outcome"], "inconclusive", "{initcheck}");
+    let by = initcheck["blocked_by"].as_str().unwrap();
+    assert!(by.contains("api_error.cu:9"), "{initcheck}");
+    let out = run(fake_run(
+        "api_error",
+        &tmp.path().join("alone"),
         "initcheck",
         &["--format", "json"],
     ));
-    let report = json(&out);
-    let initcheck = stage(&report, "initcheck");
-    assert_eq!(initcheck["outcome"], "clean", "{initcheck}");
+    assert_eq!(out.code, 3, "{}", out.stderr);
 }
 
 #[test]

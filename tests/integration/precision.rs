@@ -2,7 +2,7 @@
 //! racecheck calls a warning still gates in the user's kernel, and no
 //! verdict says "clean" while it lists findings.
 
-use crate::helpers::{checklist_item, read_json, run};
+use crate::helpers::{checklist_item, read_json, run, site_of_kind};
 use crate::run::{fake_run, stage};
 
 #[test]
@@ -299,4 +299,128 @@ fn sectors_per_request_beyond_any_access_width_fail_without_sourcecounters() {
     let (_, report) = parse_json(&["coalescing_ratio/ncu-live-ratio-raw.stdout"], &[]);
     let item = checklist_item(&report, "coalescing_within_thresholds");
     assert_eq!(item["status"], "inconclusive", "{item}");
+}
+
+#[test]
+fn a_frameworks_pool_held_at_exit_is_not_the_users_leak() {
+    // `compute-sanitizer --leak-check full` as a user types it (PyTorch's
+    // caching allocator on) on tests/gpu/real/compiled_mlp.py: 17 "leaks"
+    // of c10's caching allocator and cuBLAS's workspace, the innermost
+    // Python frame Inductor's generated file in /tmp/torchinductor_root/.
+    // Before: 2 user-owned leak sites, exit 1.
+    let (out, report) = parse_json(
+        &[
+            "compiled_mlp/memcheck-leakcheck-user.xml",
+            "compiled_mlp/memcheck-leakcheck-user.stdout",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let leaks: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "leak")
+        .collect();
+    assert!(!leaks.is_empty());
+    for leak in leaks {
+        assert_eq!(leak["owner"]["owner"], "framework", "{leak}");
+        assert!(leak["owner"].get("user_call").is_none(), "{leak}");
+        let python = leak["python_frame"]["file"].as_str().unwrap_or("");
+        assert!(
+            !python.contains("torchinductor"),
+            "generated code is not the user's: {leak}"
+        );
+    }
+    // CuPy's memory pool at exit, named by its extension module's package.
+    let (out, report) = parse_json(
+        &[
+            "cupy_rawkernel_race/memcheck.xml",
+            "cupy_rawkernel_race/memcheck.stdout",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(site_of_kind(&report, "leak")["owner"]["component"], "CuPy");
+}
+
+#[test]
+fn a_kernel_compiled_at_run_time_is_placed_at_the_python_line_holding_its_source() {
+    // tests/gpu/beyond/cupy_rawkernel_race.py: racecheck names
+    // /tmp/tmpngomv22z/1c61d1....cubin.cu:9 (and :5 for the write). Run
+    // from the program's directory (the source root), the race is at
+    // cupy_rawkernel_race.py:14, the write at :10, with the source lines.
+    let src = crate::helpers::root().join("tests/gpu/beyond");
+    let out = run(crate::helpers::cudawatch()
+        .current_dir(&src)
+        .args(["parse", "--format", "json"])
+        .arg(crate::helpers::sample(
+            "beyond/cupy_rawkernel_race/racecheck.xml",
+        )));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = crate::helpers::json(&out);
+    let race = site_of_kind(&report, "race");
+    assert!(
+        race["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("cupy_rawkernel_race.py"),
+        "{race}"
+    );
+    assert_eq!(race["location"]["line"], 14);
+    assert_eq!(race["other"]["location"]["line"], 10);
+    assert!(
+        race["runtime_source"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(".cubin.cu")
+    );
+    assert!(
+        race["message"]
+            .as_str()
+            .unwrap()
+            .contains("cupy_rawkernel_race.py:10"),
+        "{race}"
+    );
+    let snippet = race["snippet"]["lines"].to_string();
+    assert!(snippet.contains("t += s[i]"), "{snippet}");
+    assert_eq!(race["owner"]["owner"], "user");
+}
+
+#[test]
+fn sanitizer_stages_stopped_by_a_finding_already_found_are_blocked_by_it() {
+    // tests/gpu/device_assert.cu: racecheck, initcheck and synccheck end
+    // with "Target application returned an error" and nothing found: the
+    // assert stopped the program under them. Before: "clean" (or, in other
+    // runs, "inconclusive: the program crashed under the tool").
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(fake_run(
+        "device_assert",
+        &dir,
+        "plain,memcheck,racecheck,initcheck,synccheck",
+        &[],
+    ));
+    assert_eq!(out.code, 1, "exits with the finding, not 3: {}", out.stderr);
+    // Blocked is a judgement (it follows the gate): the judged report says it.
+    let report = crate::helpers::json(&run(crate::helpers::cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(&dir)));
+    for tool in ["racecheck", "initcheck", "synccheck"] {
+        let s = stage(&report, tool);
+        assert_ne!(s["outcome"], "clean", "{s}");
+        assert!(
+            s["blocked_by"]
+                .as_str()
+                .is_some_and(|b| b.contains("device_assert.cu:7")),
+            "{s}"
+        );
+    }
+    assert!(out.stderr.contains("│ blocked "), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("racecheck, initcheck, synccheck could not finish because of them"),
+        "{}",
+        out.stderr
+    );
 }

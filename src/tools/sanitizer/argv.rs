@@ -37,6 +37,12 @@ pub struct SanitizerLaunches {
     pub skip: Option<u64>,
     /// `--kernel-name`.
     pub kernel: Option<String>,
+    /// `--destroy-on-device-error kernel`: a faulting kernel is stopped and
+    /// the launches after it are still checked, so a second, independent
+    /// bug is found in the same run (on the planted corpus it finds the
+    /// same root causes as the tool's default, without the sticky errors
+    /// that follow a destroyed context: sample-reports/beyond/corpus-*).
+    pub recover_kernels: bool,
 }
 
 /// The argv for `call` around `program`.
@@ -66,6 +72,9 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     }
     if let Some(filter) = &call.launches.kernel {
         argv.extend(["--kernel-name".into(), filter.into()]);
+    }
+    if call.launches.recover_kernels {
+        argv.extend(["--destroy-on-device-error".into(), "kernel".into()]);
     }
     if let Some(file) = call.suppressions {
         argv.extend(["--suppressions".into(), file.into()]);

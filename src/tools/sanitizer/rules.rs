@@ -152,6 +152,20 @@ pub fn rule(
     if evidence.xml_records.is_none() {
         return (Outcome::Inconclusive, "no XML report was written".into());
     }
+    // The program stopped early under the tool (a device assert, its own
+    // error exit): the tool checked the launches up to there and nothing
+    // after, so it cannot vouch for the program. When that failure is a
+    // finding already (the plain run's assert), the judge calls the stage
+    // blocked by it.
+    if evidence.summary.target_failed {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program failed under {tool} ({}): checked only up to its failure",
+                describe_end(record.end)
+            ),
+        );
+    }
     (
         Outcome::Clean,
         format!(

@@ -17,7 +17,7 @@ __global__ void sample(const float *v, float *out, int n, int stride) {
 }
 
 int main() {
-  const int rows = 256, cols = 256, n = 256, stride = 256;
+  const int rows = 8, cols = 32, n = 32, stride = 256;
   float *m, *v, *out;
   size_t pitch;
   CHECK(cudaMallocPitch(&m, &pitch, cols * sizeof(float), rows));
