@@ -424,3 +424,49 @@ fn sanitizer_stages_stopped_by_a_finding_already_found_are_blocked_by_it() {
         out.stderr
     );
 }
+
+#[test]
+fn independent_bugs_are_all_found_in_one_run_by_kernel_level_recovery() {
+    // tests/gpu/beyond/two_bugs.cu: scale() writes past a pitched matrix,
+    // the later sample() reads past a vector. memcheck's default stops at
+    // the first (160 records, all scale's); with --destroy-on-device-error
+    // kernel (cudawatch's default) both are found. Before: one bug a run.
+    let kernels = |extra: &[&str]| {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("run");
+        let out = run(fake_run("beyond/two_bugs", &dir, "plain,memcheck", extra));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        let report = read_json(&dir.join("report.json"));
+        let command = stage(&report, "memcheck")["command"].to_string();
+        let mut found: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["kind"] == "invalid_access")
+            .map(|s| {
+                s["kernel"]
+                    .as_str()
+                    .unwrap()
+                    .split('(')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        found.sort();
+        (found, command)
+    };
+    let (found, command) = kernels(&[]);
+    assert_eq!(found, ["sample", "scale"]);
+    assert!(
+        command.contains("\"--destroy-on-device-error\",\"kernel\""),
+        "{command}"
+    );
+    let (found, command) = kernels(&["--sanitizer-recovery", "context"]);
+    assert_eq!(
+        found,
+        ["scale"],
+        "the tool's default sees the first bug only"
+    );
+    assert!(!command.contains("--destroy-on-device-error"), "{command}");
+}

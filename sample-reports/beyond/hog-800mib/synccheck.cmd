@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /tmp/fin/free800/hog/synccheck.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/beyond/big_matmul.py 

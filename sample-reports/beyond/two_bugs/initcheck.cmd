@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/fin/cap/two_bugs/initcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/fin/cap/.bin/two_bugs 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/fin/cap/two_bugs/memcheck-recover.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full --destroy-on-device-error kernel /tmp/fin/cap/.bin/two_bugs 

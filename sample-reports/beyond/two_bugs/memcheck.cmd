@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /tmp/fin/cap/two_bugs/memcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all --leak-check full /tmp/fin/cap/.bin/two_bugs 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/fin/cap/two_bugs/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/fin/cap/.bin/two_bugs 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /tmp/fin/cap/two_bugs/synccheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/fin/cap/.bin/two_bugs 
