@@ -248,12 +248,10 @@ impl ReportBuilder {
         let mut kernels: Vec<KernelCoalescing> = Vec::new();
         // `ncu --csv --metrics ...` prints the details page by default: its
         // metric rows are the measurement when there is no raw page.
-        let from_details = details
-            .filter(|_| raw.is_none())
-            .and_then(|(_, bytes)| ncu::details::coalescing(bytes).ok())
-            .unwrap_or_default();
-        if raw.is_none() {
-            kernels = from_details;
+        if raw.is_none()
+            && let Some((_, bytes)) = details
+        {
+            kernels = ncu::details::coalescing(bytes).unwrap_or_default();
         }
         if let Some((name, bytes)) = raw {
             match ncu::raw::parse(bytes) {

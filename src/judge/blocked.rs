@@ -5,7 +5,7 @@
 //! which. A stage cut off by a deadline, a signal or its own damage stays
 //! inconclusive.
 
-use cudawatch_model::{Outcome, ProcessEnd, Report, Severity, StageReport, Tool};
+use cudawatch_model::{Outcome, ProcessEnd, Report, Severity, Site, StageReport, Tool};
 
 use super::consequences::root_cause;
 use super::owner::is_failure;
@@ -14,17 +14,12 @@ use super::policy::Policy;
 /// Sets `blocked_by` on every stage the gating failure stopped, and clears
 /// it on the others (a report judged again under other settings).
 pub fn mark(report: &mut Report, policy: &Policy) {
-    let failure = report
-        .findings
-        .iter()
-        .filter(|s| policy.gates(s) && is_failure(&s.kind) && s.severity == Severity::Error)
-        .find(|s| root_cause(&report.findings).is_none_or(|r| r.id == s.id))
-        .or_else(|| {
-            report
-                .findings
-                .iter()
-                .find(|s| policy.gates(s) && is_failure(&s.kind) && s.severity == Severity::Error)
-        })
+    // The root cause when it gates, else the first gating failure.
+    let gating_failure =
+        |s: &&Site| policy.gates(s) && is_failure(&s.kind) && s.severity == Severity::Error;
+    let failure = root_cause(&report.findings)
+        .filter(gating_failure)
+        .or_else(|| report.findings.iter().find(gating_failure))
         .map(name)
         .or_else(|| {
             // No gating finding, but the plain run failed: that failure,
@@ -54,7 +49,7 @@ pub fn mark(report: &mut Report, policy: &Policy) {
 }
 
 /// `the device_assert at device_assert.cu:7`.
-fn name(site: &cudawatch_model::Site) -> String {
+fn name(site: &Site) -> String {
     let at = site
         .location
         .as_ref()

@@ -9,7 +9,9 @@
 //! "did not recover" is a warning unless the user asks it to gate
 //! (`--gate-oom-recovery`).
 
-use cudawatch_model::{FindingKind, Owner, ProcessEnd, Report, Severity, Tool, ToolSummary};
+use cudawatch_model::{
+    FindingKind, Outcome, Owner, ProcessEnd, Report, Severity, Tool, ToolSummary,
+};
 
 use super::explain_links::knowledge;
 use super::policy::{Policy, RacecheckWarnings};
@@ -57,20 +59,21 @@ pub fn judge(report: &mut Report, policy: &Policy) {
 
 /// Whether the program finished normally under this sanitizer: the tool
 /// printed its summary, did not say the program failed or that it could
-/// not follow it, and (in a run) exited 0 or with the errors-found code.
-/// Without the tool's text (an XML alone) nothing says so.
+/// not follow it, and (in a run) its stage rule found its end consistent
+/// (clean or findings) and the plain run exited 0. Without the tool's text
+/// (an XML alone) nothing says so.
 fn finished_normally(report: &Report, tool: Tool) -> bool {
     let normal = |s: &ToolSummary| {
         s.has_closing_line() && !s.target_failed && s.failures.is_empty() && s.cut_records == 0
     };
     if let Some(stage) = report.stages.iter().find(|s| s.tool == tool) {
-        let exited = matches!(stage.end, Some(ProcessEnd::Exited(0 | 86)));
+        let consistent = matches!(stage.outcome, Outcome::Clean | Outcome::Findings);
         let plain_ok = report
             .stages
             .iter()
             .find(|s| s.tool == Tool::Plain)
             .is_none_or(|p| p.end == Some(ProcessEnd::Exited(0)));
-        return exited && plain_ok && normal(&stage.summary);
+        return consistent && plain_ok && normal(&stage.summary);
     }
     let mut texts = report
         .inputs

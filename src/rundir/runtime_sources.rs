@@ -11,7 +11,7 @@ use std::path::Path;
 use cudawatch_model::{Report, SourceLocation};
 use cudawatch_parsers::site::simple_kernel_name;
 
-use super::snippets::{python_sources, read_source};
+use super::snippets::python_sources;
 
 /// Moves every finding placed in a run-time compiled temporary file to the
 /// Python line holding it, where that can be known.
@@ -34,16 +34,14 @@ pub fn map(report: &mut Report, root: &Path) {
         let Some(kernel) = site.kernel.as_deref().map(simple_kernel_name) else {
             continue;
         };
-        let found: Vec<(String, u32)> = sources
+        let found: Vec<(&String, &Vec<String>, u32)> = sources
             .iter()
-            .filter_map(|(file, lines)| Some((file.clone(), literal_start(lines, kernel)?)))
+            .filter_map(|(file, lines)| Some((file, lines, literal_start(lines, kernel)?)))
             .collect();
-        let [(file, start)] = found.as_slice() else {
+        let [(file, lines, start)] = found.as_slice() else {
             continue;
         };
-        let Some(lines) = read_source(root, file) else {
-            continue;
-        };
+        let (file, start) = (*file, *start);
         let at = |line: u32| {
             let mapped = start + line - 1;
             (line > 0 && (mapped as usize) <= lines.len()).then(|| SourceLocation {
@@ -83,7 +81,7 @@ fn short(l: &SourceLocation) -> String {
 /// A source file a run-time compiler wrote: under a temporary directory,
 /// or named as CuPy names them (`<sha1>.cubin.cu`).
 fn is_temporary(file: &str) -> bool {
-    file.starts_with("/tmp/") || file.contains("/tmp/") || file.ends_with(".cubin.cu")
+    file.contains("/tmp/") || file.ends_with(".cubin.cu")
 }
 
 /// The line that opens the string literal defining `kernel` as a

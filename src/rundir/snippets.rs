@@ -151,18 +151,6 @@ fn read_lines(root: &Path, rel: &Path) -> Option<Vec<String>> {
     )
 }
 
-/// The lines of a source file named by a tool, read under the same rules
-/// as snippets (under the root, not hidden, a source extension, no symlink).
-pub fn read_source(root: &Path, file: &str) -> Option<Vec<String>> {
-    if refused_root(root).is_some() {
-        return None;
-    }
-    let real_root = root.canonicalize().ok()?;
-    let given_root = std::path::absolute(root).unwrap_or_else(|_| real_root.clone());
-    let rel = beneath(&[&real_root, &given_root], file)?;
-    read_lines(&real_root, &rel)
-}
-
 /// Python files under the root (not in hidden directories, virtual
 /// environments or site-packages), at most [`MAX_PYTHON_FILES`] of them and
 /// [`MAX_DEPTH`] directories down, each with its lines: where kernels
@@ -198,7 +186,9 @@ pub fn python_sources(root: &Path) -> Vec<(String, Vec<String>)> {
                 dirs.push((path, depth + 1));
             } else if kind.is_file() && name.ends_with(".py") && out.len() < MAX_PYTHON_FILES {
                 let file = path.to_string_lossy().to_string();
-                if let Some(lines) = read_source(&real_root, &file) {
+                if let Some(lines) =
+                    beneath(&[&real_root], &file).and_then(|rel| read_lines(&real_root, &rel))
+                {
                     out.push((file, lines));
                 }
             }

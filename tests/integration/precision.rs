@@ -221,6 +221,16 @@ fn a_returned_error_the_program_handled_is_a_warning_not_a_gate() {
         out.stderr
     );
     assert!(out.stderr.contains("PASSED"), "{}", out.stderr);
+    // The same in a run: plain exits 0, memcheck's end is consistent.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "beyond/alloc_probe",
+        &tmp.path().join("run"),
+        "plain,memcheck",
+        &[],
+    ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("PASSED"), "{}", out.stderr);
     // The same kind of error in a program that did not survive it (the
     // planted api_error exits 1 at its check) still gates.
     let out = run(crate::helpers::cudawatch()
