@@ -8,7 +8,7 @@
 # (`-user`: the flags a user types; `-recover`: kernel-level recovery).
 #
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
-#   phases: programs library corpus-recover ncu hog cudawatch two_bugs
+#   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live trim (default: all but trim)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
 set -uo pipefail
@@ -185,6 +185,25 @@ hog() {
   wait "$holder"
 }
 
+# initcheck as the stage now runs it, without host call stacks
+# (`--show-backtrace device`), beside the full captures of the same
+# programs: the planted uninitialised read, the unrolled one, and
+# ResNet-18's flood (its XML kept gzipped).
+host_stacks() {
+  local gpu=$ROOT/tests/gpu
+  nvcc -lineinfo -arch=sm_90 -o "$BIN/uninit_read" "$gpu/uninit_read.cu" >/dev/null 2>&1
+  record build unrolled_uninit -- nvcc -lineinfo -arch=sm_90 -o "$BIN/unrolled_uninit" "$SRC/unrolled_uninit.cu"
+  PROGRAM=$BIN/uninit_read sanitize host-stacks-uninit_read initcheck initcheck-device --show-backtrace device &
+  PROGRAM=$BIN/uninit_read sanitize host-stacks-uninit_read initcheck initcheck &
+  sanitize unrolled_uninit initcheck initcheck-device --show-backtrace device &
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=200 PROGRAM=$ROOT/tests/gpu/real/resnet_step.py \
+    sanitize resnet_step initcheck initcheck-device --show-backtrace device &
+  wait
+  gzip -f "$OUTDIR/resnet_step/initcheck-device.xml"
+  local f=$OUTDIR/resnet_step/initcheck-device.stdout
+  [ -f "$f" ] && { tail -n 3 "$f" >"$OUTDIR/resnet_step/initcheck-device-summary.stdout"; rm -f "$f"; }
+}
+
 # Today's binary on the programs whose verdicts the issue names.
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
@@ -232,6 +251,7 @@ for p in "${phases[@]}"; do
     ncu-live) ncu_live ;;
     trim) trim ;;
     cudawatch) cudawatch_runs ;;
+    host-stacks) host_stacks ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -448,6 +448,13 @@ pub struct Site {
     /// The kernel, as the tool named it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// The kernel's full signature (namespaces, template arguments) when
+    /// the tool's text log gave it and its XML gave only the bare name
+    /// (`nhwcToNchwKernel` there, `void cudnn::engines_precompiled::
+    /// nhwcToNchwKernel<...>(...)` in the text): what says whose kernel it
+    /// is when a record has no host call stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_signature: Option<String>,
     /// Source position of the faulting instruction or failing call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<SourceLocation>,

@@ -113,6 +113,18 @@ impl ReportBuilder {
             .iter()
             .filter_map(|r| Some((r.address?, r.nearest_allocation.clone()?)))
             .collect();
+        // The text names kernels by full signature, the XML by bare name:
+        // the signature keeps the namespace that says whose kernel it is.
+        let signatures: HashMap<String, String> = text_records
+            .iter()
+            .filter_map(|r| r.func.as_deref())
+            .map(|sig| {
+                (
+                    crate::site::bare_kernel_name(sig).to_string(),
+                    sig.to_string(),
+                )
+            })
+            .collect();
         let mut xml_folder = Folder::default();
         let mut xml_name = None;
         if let Some((name, reader)) = xml {
@@ -174,6 +186,7 @@ impl ReportBuilder {
             folder
         };
         stage.enrich_allocations(&hints);
+        stage.enrich_signatures(&signatures);
         evidence.folded = stage.record_count();
         let source =
             xml_name.unwrap_or_else(|| text.map(|(n, _)| n.to_string()).unwrap_or_default());

@@ -16,6 +16,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         severity,
         message,
         kernel: None,
+        kernel_signature: None,
         location: None,
         snippet: None,
         pc: None,
@@ -57,6 +58,28 @@ pub fn simple_kernel_name(name: &str) -> &str {
         }
     }
     name
+}
+
+/// The bare name of a kernel signature: no return type, arguments,
+/// template arguments or namespaces (`void cudnn::engines::k<float>(int)`
+/// → `k`), as compute-sanitizer's XML names kernels.
+pub fn bare_kernel_name(signature: &str) -> &str {
+    let name = simple_kernel_name(signature);
+    let mut depth = 0;
+    let mut end = name.len();
+    for (i, c) in name.char_indices() {
+        match c {
+            '<' if depth == 0 => {
+                end = i;
+                break;
+            }
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ => {}
+        }
+    }
+    let name = &name[..end];
+    name.rsplit("::").next().unwrap_or(name).trim()
 }
 
 /// A stable identity: tool, kind, kernel (simple name), file base name,
@@ -290,6 +313,20 @@ impl Folder {
                 {
                     sample.nearest_allocation = hints.get(&address).cloned();
                 }
+            }
+        }
+    }
+
+    /// Gives each site whose kernel is a bare name the full signature the
+    /// text log printed for it (`signatures`: bare name → signature).
+    pub fn enrich_signatures(&mut self, signatures: &HashMap<String, String>) {
+        for site in &mut self.sites {
+            if site.kernel_signature.is_none()
+                && let Some(kernel) = &site.kernel
+                && let Some(signature) = signatures.get(kernel)
+                && signature != kernel
+            {
+                site.kernel_signature = Some(signature.clone());
             }
         }
     }

@@ -6,29 +6,37 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use cudawatch_model::{Outcome, Tool};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 /// The progress display.
 pub struct Progress {
-    bar: Option<ProgressBar>,
-    use_bar: bool,
+    /// The spinners of the stages running now, by plan position; stages run
+    /// at once after the plain run, each with its own line.
+    bars: Vec<(usize, ProgressBar)>,
+    multi: Option<MultiProgress>,
 }
 
 impl Progress {
-    /// A bar only on a terminal, outside CI, and when output is not being
-    /// streamed live (which would tear it).
+    /// Spinners only on a terminal, outside CI, and when output is not
+    /// being streamed live (which would tear them).
     pub fn new(streaming: bool) -> Progress {
         let is_ci = std::env::var_os("CI").is_some();
+        let use_bars = std::io::stderr().is_terminal() && !is_ci && !streaming;
         Progress {
-            bar: None,
-            use_bar: std::io::stderr().is_terminal() && !is_ci && !streaming,
+            bars: Vec::new(),
+            multi: use_bars.then(MultiProgress::new),
         }
+    }
+
+    /// A line between the stages (how many run at once, and why).
+    pub fn note(&mut self, text: &str) {
+        self.line(&format!("note: {}", crate::render::untrusted::clean(text)));
     }
 
     /// A stage started (`index` from 0, of `total`).
     pub fn started(&mut self, index: usize, total: usize, tool: Tool, command: &str) {
-        if self.use_bar {
-            let bar = ProgressBar::new_spinner();
+        if let Some(multi) = &self.multi {
+            let bar = multi.add(ProgressBar::new_spinner());
             bar.set_style(
                 ProgressStyle::with_template("{spinner} ({prefix}) {msg} [{elapsed_precise}]")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),
@@ -36,7 +44,7 @@ impl Progress {
             bar.set_prefix(format!("{}/{total}", index + 1));
             bar.set_message(tool.name().to_string());
             bar.enable_steady_tick(Duration::from_millis(200));
-            self.bar = Some(bar);
+            self.bars.push((index, bar));
         } else {
             // The command holds the program's arguments: shown, never obeyed.
             eprintln!(
@@ -65,9 +73,23 @@ impl Progress {
         );
         // The spinner gives way to a plain line: a finished bar left on
         // the terminal would share its line with whatever comes next.
-        if let Some(bar) = self.bar.take() {
+        if let Some(at) = self.bars.iter().position(|(i, _)| *i == index) {
+            let (_, bar) = self.bars.remove(at);
             bar.finish_and_clear();
+            if let Some(multi) = &self.multi {
+                multi.remove(&bar);
+            }
         }
-        eprintln!("{line}");
+        self.line(&line);
+    }
+
+    /// A line above the spinners, or on stderr when there are none.
+    fn line(&self, text: &str) {
+        match &self.multi {
+            Some(multi) if !self.bars.is_empty() => {
+                let _ = multi.println(text);
+            }
+            _ => eprintln!("{text}"),
+        }
     }
 }

@@ -7,12 +7,12 @@
 use std::time::Duration;
 
 use super::args::{
-    ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, LeakCheckArg, OutputArgs,
-    RacecheckWarningsArg, RecoveryArg, RunArgs, SweepGateArgs,
+    ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, HostStacksArg, LeakCheckArg,
+    OutputArgs, RacecheckWarningsArg, RecoveryArg, RunArgs, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
-use crate::plan::{LeakCheck, RunSettings, Timeouts};
+use crate::plan::{Concurrency, LeakCheck, RunSettings, Timeouts};
 use crate::render::OutputSettings;
 use crate::render::style::ColorChoice;
 use crate::tools::ToolPaths;
@@ -44,6 +44,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             skip: args.sanitizer_launch_skip,
             kernel: args.sanitizer_kernel.clone(),
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
+            initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
         },
         leak_check: match args.leak_check {
             LeakCheckArg::Auto => LeakCheck::Auto,
@@ -51,10 +52,17 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             LeakCheckArg::Off => LeakCheck::Off,
         },
         tools: ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref()),
-        parallel_gpus: if args.parallel_stages {
-            gpus(args.gpus.as_deref())
+        concurrency: if args.jobs == Some(1) {
+            Concurrency::sequential()
         } else {
-            Vec::new()
+            let gpus = gpus(args.gpus.as_deref());
+            Concurrency {
+                jobs: args.jobs.map(usize::from),
+                // Pinned when there is a choice to make: several GPUs, or
+                // the ones the user named.
+                pin: gpus.len() > 1 || args.gpus.is_some(),
+                gpus,
+            }
         },
     }
 }

@@ -110,9 +110,10 @@ pub fn of(site: &Site) -> Ownership {
     let pool_at_exit = site.kind == FindingKind::Leak && found_module.is_some();
     let user_call = innermost_python_is_users(&site.host_frames) && !pool_at_exit;
     let found = site
-        .kernel
+        .kernel_signature
         .as_deref()
         .and_then(by_kernel)
+        .or_else(|| site.kernel.as_deref().and_then(by_kernel))
         .or_else(|| site.location.as_ref().and_then(|l| by_file(&l.file)))
         .or(found_module);
     let (owner, component, because) = found.unwrap_or((

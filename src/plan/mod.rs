@@ -2,6 +2,7 @@
 //! timeouts, from settings resolved once (`cli::settings`). Pure: no
 //! processes, no files; the supervisor executes a plan.
 
+pub mod concurrency;
 pub mod program;
 mod python;
 
@@ -15,6 +16,7 @@ use crate::tools::ncu::NcuOptions;
 use crate::tools::sanitizer::SanitizerLaunches;
 use crate::tools::{self, StageCommand, StageContext, ToolPaths};
 
+pub use concurrency::Concurrency;
 pub use python::is_python;
 
 /// What `cudawatch run` was asked to do, as plain data.
@@ -44,9 +46,9 @@ pub struct RunSettings {
     pub sanitizer_launches: SanitizerLaunches,
     /// Where the tools are.
     pub tools: ToolPaths,
-    /// `--parallel-stages`: after the plain run, the tool stages run at
-    /// once, one per GPU of this list; empty: one stage at a time.
-    pub parallel_gpus: Vec<String>,
+    /// How many tool stages may run at once after the plain run, and on
+    /// which GPUs.
+    pub concurrency: Concurrency,
 }
 
 /// Whether memcheck checks for leaks.
@@ -138,8 +140,8 @@ pub struct Plan {
     pub stream: bool,
     /// Where the tools are, for the commands after a stage.
     pub tools: ToolPaths,
-    /// The GPUs the tool stages share under `--parallel-stages`.
-    pub parallel_gpus: Vec<String>,
+    /// How many tool stages may run at once, and on which GPUs.
+    pub concurrency: Concurrency,
 }
 
 /// The plan for `settings` in `run_dir`.
@@ -154,7 +156,7 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
         timeouts: settings.timeouts,
         stream: settings.stream,
         tools: settings.tools.clone(),
-        parallel_gpus: settings.parallel_gpus.clone(),
+        concurrency: settings.concurrency.clone(),
     }
 }
 

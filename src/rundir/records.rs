@@ -16,4 +16,7 @@ pub struct RunRecord {
     /// Set when the user stopped the run.
     #[serde(default)]
     pub interrupted: bool,
+    /// How the tool stages were run: how many at once, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }

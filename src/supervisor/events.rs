@@ -8,6 +8,13 @@ use crate::tools::StageRecord;
 
 /// One event of a run.
 pub enum StageEvent<'a> {
+    /// The tool stages that follow run this many at once, for this reason.
+    Scheduled {
+        /// Stages at once (1: one after another).
+        at_once: usize,
+        /// Why, in words.
+        why: &'a str,
+    },
     /// A stage is about to start.
     Started {
         /// Its position, from 0.

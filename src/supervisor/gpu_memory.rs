@@ -99,6 +99,22 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
     (peak, None)
 }
 
+/// Each of `gpus`' free memory now, MiB, in their order (`None`: not
+/// readable): what the tool stages may share. A GPU is named by index or
+/// UUID, as `CUDA_VISIBLE_DEVICES` names it.
+pub fn free_mib(gpus: &[String]) -> Vec<Option<u64>> {
+    let free = Source::open()
+        .and_then(|s| s.free().ok())
+        .unwrap_or_default();
+    gpus.iter()
+        .map(|gpu| {
+            free.iter()
+                .find(|(index, uuid, _)| index == gpu || uuid == gpu)
+                .map(|(_, _, mib)| *mib)
+        })
+        .collect()
+}
+
 fn in_group(pid: u32, pgid: u32) -> bool {
     rustix::process::Pid::from_raw(pid as i32)
         .and_then(|p| rustix::process::getpgid(Some(p)).ok())
@@ -126,6 +142,24 @@ impl Source {
             #[cfg(feature = "nvml")]
             Source::Nvml(_) => NVML_INTERVAL,
             Source::NvidiaSmi(_) => NVIDIA_SMI_INTERVAL,
+        }
+    }
+
+    /// (index, UUID, free MiB) of every GPU.
+    fn free(&self) -> Result<Vec<(String, String, u64)>, String> {
+        match self {
+            #[cfg(feature = "nvml")]
+            Source::Nvml(nvml) => free_nvml(nvml).ok_or_else(|| "NVML stopped answering".into()),
+            Source::NvidiaSmi(smi) => {
+                let text = run_nvidia_smi(
+                    smi,
+                    &[
+                        "--query-gpu=index,uuid,memory.free",
+                        "--format=csv,noheader,nounits",
+                    ],
+                )?;
+                Ok(parse_free(&text))
+            }
         }
     }
 
@@ -161,24 +195,56 @@ fn read_nvml(nvml: &nvml_wrapper::Nvml) -> Option<Reading> {
     Some(reading)
 }
 
+#[cfg(feature = "nvml")]
+fn free_nvml(nvml: &nvml_wrapper::Nvml) -> Option<Vec<(String, String, u64)>> {
+    let mut free = Vec::new();
+    for index in 0..nvml.device_count().ok()? {
+        let device = nvml.device_by_index(index).ok()?;
+        let uuid = device.uuid().unwrap_or_default();
+        free.push((
+            index.to_string(),
+            uuid,
+            device.memory_info().ok()?.free / (1024 * 1024),
+        ));
+    }
+    Some(free)
+}
+
+fn run_nvidia_smi(smi: &Path, args: &[&str]) -> Result<String, String> {
+    let ran = super::bounded::capture(smi, args, &[], super::bounded::limit(NVIDIA_SMI_LIMIT))
+        .ok_or("nvidia-smi could not be started")?;
+    if ran.timed_out {
+        return Err(format!(
+            "nvidia-smi did not answer within {} s and was stopped",
+            super::bounded::limit(NVIDIA_SMI_LIMIT).as_secs_f64()
+        ));
+    }
+    if !ran.succeeded() {
+        return Err(format!(
+            "nvidia-smi failed: {}",
+            super::bounded::last_line(&ran.output)
+        ));
+    }
+    Ok(ran.stdout)
+}
+
+/// `0, GPU-8f3c…, 80123` per GPU.
+fn parse_free(text: &str) -> Vec<(String, String, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            match f.as_slice() {
+                [index, uuid, mib] => {
+                    Some((index.to_string(), uuid.to_string(), mib.parse().ok()?))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 fn read_nvidia_smi(smi: &Path) -> Result<Reading, String> {
-    let run = |args: &[&str]| -> Result<String, String> {
-        let ran = super::bounded::capture(smi, args, &[], super::bounded::limit(NVIDIA_SMI_LIMIT))
-            .ok_or("nvidia-smi could not be started")?;
-        if ran.timed_out {
-            return Err(format!(
-                "nvidia-smi did not answer within {} s and was stopped",
-                super::bounded::limit(NVIDIA_SMI_LIMIT).as_secs_f64()
-            ));
-        }
-        if !ran.succeeded() {
-            return Err(format!(
-                "nvidia-smi failed: {}",
-                super::bounded::last_line(&ran.output)
-            ));
-        }
-        Ok(ran.stdout)
-    };
+    let run = |args: &[&str]| run_nvidia_smi(smi, args);
     let totals = run(&[
         "--query-gpu=uuid,memory.total",
         "--format=csv,noheader,nounits",
@@ -227,6 +293,12 @@ mod tests {
             vec![("GPU-a".into(), 1234, 520), ("GPU-b".into(), 99, 14)]
         );
         assert_eq!(r.total_by_gpu["GPU-b"], 143771);
+    }
+
+    #[test]
+    fn free_memory_is_read_per_gpu_by_index_and_uuid() {
+        let free = parse_free("0, GPU-a, 80123\n1, GPU-b, [N/A]\n");
+        assert_eq!(free, vec![("0".into(), "GPU-a".into(), 80123)]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 /// finishing never kills its siblings.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 /// The children cudawatch started and still supervises: with stages
-/// running at once (`--parallel-stages`), one stage's end must not take
+/// running at once, one stage's end must not take
 /// the others for orphans.
 static SUPERVISED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 

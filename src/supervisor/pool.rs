@@ -1,5 +1,5 @@
 //! Many children at once, one per slot (a GPU): a sweep's targets, or a
-//! run's tool stages under `--parallel-stages`. Each child is supervised
+//! run's tool stages at once. Each child is supervised
 //! by its own `select!` loop ([`supervise`]) on a local task; this loop
 //! hands out slots, starts what fits, and reports to the caller as each
 //! ends. When the user stops or the budget runs out, nothing new starts:
@@ -180,7 +180,7 @@ pub enum Step<'a, T> {
 /// Runs tasks `0..total` in order, at most one per slot at a time, each
 /// as a local task: `step` starts each (or stops the starting) and hears
 /// each end, on this task, one step at a time. Returns how many started.
-/// The one scheduler of sweeps' targets and `--parallel-stages`' stages.
+/// The one scheduler of sweeps' targets and a run's tool stages at once.
 pub async fn schedule<T: 'static, F: Future<Output = T> + 'static>(
     total: usize,
     mut free: Vec<Slot>,

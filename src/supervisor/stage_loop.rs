@@ -1,6 +1,8 @@
-//! The stage loop: each stage of a plan in turn, supervised, with the
-//! commands its kind plans after it (`tools::StageKind::follow_up`); events go to the caller, which writes the run
-//! directory and the report. A first Ctrl-C stops after the running stage.
+//! The stage loop: the plain run, then the tool stages, as many at once as
+//! fit (`plan::concurrency`), each supervised with the commands its kind
+//! plans after it (`tools::StageKind::follow_up`); events go to the caller,
+//! in plan order, which writes the run directory and the report. A first
+//! Ctrl-C stops after the running stages.
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -13,6 +15,7 @@ use super::gpu_memory::Sampler;
 use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
 use crate::errors::ExpectedError;
+use crate::plan::concurrency::{self, Measured, Schedule};
 use crate::plan::{Plan, Stage};
 use crate::tools::{FollowUpContext, StageRecord};
 
@@ -35,7 +38,7 @@ pub fn run_plan(
         .enable_all()
         .build()
         .map_err(|e| ExpectedError::Setup(format!("cannot start the async runtime: {e}")))?;
-    // A local set: `--parallel-stages` runs stages as local tasks.
+    // A local set: stages that run at once are local tasks.
     tokio::task::LocalSet::new().block_on(&runtime, run_stages(plan, on_event))
 }
 
@@ -46,26 +49,42 @@ async fn run_stages(
     let mut signals = Signals::install();
     super::group::adopt_orphans();
     let mut plain_seconds: Option<f64> = None;
+    let mut plain_peak_mib: Option<u64> = None;
     let total = plan.stages.len();
-    for (index, stage) in plan.stages.iter().enumerate() {
-        // Under --parallel-stages the tool stages after the plain run
-        // (whose time sets their timeouts) run at once.
-        if plan.parallel_gpus.len() > 1 && stage.tool != Tool::Plain {
-            return run_parallel(plan, index, plain_seconds, &mut signals, on_event).await;
+    let mut index = 0;
+    while index < total {
+        let stage = &plan.stages[index];
+        // After the plain run (whose time sets the tool stages' timeouts
+        // and whose peak memory says how many fit at once), the tool
+        // stages up to the next that needs an earlier one's output run
+        // together, as many at once as fit.
+        let batch = batch_len(plan, index);
+        if stage.tool != Tool::Plain && batch > 1 && plan.concurrency.jobs != Some(1) {
+            let tools: Vec<Tool> = plan.stages[index..index + batch]
+                .iter()
+                .map(|s| s.tool)
+                .collect();
+            let schedule = decide(plan, &tools, plain_peak_mib).await;
+            on_event(StageEvent::Scheduled {
+                at_once: schedule.slots.len(),
+                why: &schedule.why,
+            })?;
+            let end = run_batch(
+                plan,
+                index..index + batch,
+                plain_seconds,
+                schedule.slots,
+                &mut signals,
+                &mut on_event,
+            )
+            .await?;
+            if end == LoopEnd::Interrupted {
+                return Ok(end);
+            }
+            index += batch;
+            continue;
         }
-        create_stage_dir(stage)?;
-        let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
-        let command = shell_words(&stage.command.argv);
-        on_event(StageEvent::Started {
-            index,
-            total,
-            tool: stage.tool,
-            command: &command,
-        })?;
-        let record = run_stage(plan, stage, timeout, &mut signals).await;
-        if stage.tool == Tool::Plain && record.spawn_error.is_none() && !record.timed_out {
-            plain_seconds = Some(record.seconds);
-        }
+        let record = run_alone(plan, index, plain_seconds, "", &mut signals, &mut on_event).await?;
         {
             let _busy = Blocking::enter();
             on_event(StageEvent::Finished {
@@ -74,6 +93,10 @@ async fn run_stages(
                 record: &record,
             })?;
         }
+        if stage.tool == Tool::Plain && record.spawn_error.is_none() && !record.timed_out {
+            plain_seconds = Some(record.seconds);
+            plain_peak_mib = record.gpu_memory_mib.map(|(peak, _)| peak);
+        }
         // A signal during the stage or while it was read in (counted even
         // though nothing was polling then) stops the run before the next.
         if signals.shutdown() != Shutdown::None {
@@ -81,45 +104,95 @@ async fn run_stages(
             on_event(StageEvent::Interrupted { after: stage.tool })?;
             return Ok(LoopEnd::Interrupted);
         }
+        index += 1;
     }
     Ok(LoopEnd::Completed)
 }
 
-/// Runs the stages from `first` on at once, one per GPU; the events of
-/// their ends come in plan order, so the run directory and the report are
-/// what a sequential run writes.
-async fn run_parallel(
+/// How many stages from `first` may run together: tool stages, up to the
+/// first whose kind reads an earlier stage's output (oom-recovery reads
+/// the memory stage's peak).
+fn batch_len(plan: &Plan, first: usize) -> usize {
+    plan.stages[first..]
+        .iter()
+        .enumerate()
+        .take_while(|(i, s)| {
+            s.tool != Tool::Plain && (*i == 0 || !crate::tools::kind(s.tool).needs_earlier_stages())
+        })
+        .count()
+}
+
+/// How many of `tools` run at once, measured now: the plain run's peak
+/// GPU memory against each GPU's free memory.
+async fn decide(plan: &Plan, tools: &[Tool], plain_peak_mib: Option<u64>) -> Schedule {
+    let allowed = &plan.concurrency;
+    // NVML and nvidia-smi block: off the loop's thread.
+    let gpus = allowed.gpus.clone();
+    let free_mib = if gpus.is_empty() {
+        Vec::new()
+    } else {
+        tokio::task::spawn_blocking(move || super::gpu_memory::free_mib(&gpus))
+            .await
+            .unwrap_or_default()
+    };
+    let measured = Measured {
+        peak_mib: plain_peak_mib,
+        free_mib,
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    concurrency::schedule(allowed, tools, &measured, cpus)
+}
+
+/// Runs the stages of `range` over `slots` (one slot: one after another);
+/// the events of their ends come in plan order, so the run directory and
+/// the report are what a sequential run writes. A stage that ran out of
+/// GPU memory beside others (and not in the plain run) is run again alone
+/// before its end is reported.
+async fn run_batch(
     plan: &Plan,
-    first: usize,
+    range: std::ops::Range<usize>,
     plain_seconds: Option<f64>,
+    slots: Vec<Option<String>>,
     signals: &mut Signals,
     mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<LoopEnd, ExpectedError> {
     let shared = std::rc::Rc::new(plan.clone());
     let total = plan.stages.len();
-    let slots = plan.parallel_gpus.iter().cloned().map(Some).collect();
+    let first = range.start;
+    let shared_gpu = slots.len() > 1;
+    let plain_dir = plan
+        .stages
+        .iter()
+        .find(|s| s.tool == Tool::Plain)
+        .map(|s| s.dir.clone());
     let mut next_report = first;
     let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
-    super::pool::schedule(total - first, slots, |step| match step {
+    let mut again: Vec<(usize, String)> = Vec::new();
+    super::pool::schedule(range.len(), slots, |step| match step {
         Step::Start { index, slot } => {
             if signals.shutdown() != Shutdown::None {
                 return Ok(None);
             }
             let index = first + index;
-            let gpu = slot.clone().unwrap_or_default();
             let mut stage = plan.stages[index].clone();
             create_stage_dir(&stage)?;
-            stage
-                .command
-                .env
-                .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
+            if let Some(gpu) = slot {
+                stage
+                    .command
+                    .env
+                    .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
+            }
             let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
             let command = shell_words(&stage.command.argv);
+            let shown = match slot {
+                Some(gpu) => format!("{command}  [GPU {gpu}]"),
+                None => command,
+            };
             on_event(StageEvent::Started {
                 index,
                 total,
                 tool: stage.tool,
-                command: &format!("{command}  [GPU {gpu}]"),
+                command: &shown,
             })?;
             let plan = shared.clone();
             Ok(Some(async move {
@@ -128,29 +201,111 @@ async fn run_parallel(
             }))
         }
         Step::Done { index, output, .. } => {
-            done.insert(first + index, output);
-            // Ends are reported in plan order: the run directory and the
-            // report are what a sequential run writes.
-            while let Some(record) = done.remove(&next_report) {
-                let _busy = Blocking::enter();
-                on_event(StageEvent::Finished {
-                    index: next_report,
-                    total,
-                    record: &record,
-                })?;
-                next_report += 1;
+            let index = first + index;
+            let stage = &plan.stages[index];
+            if shared_gpu
+                && let Some(why) =
+                    crate::tools::starved::of_memory(stage.tool, &stage.dir, plain_dir.as_deref())
+            {
+                again.push((index, why));
+                return Ok(None);
             }
+            done.insert(index, output);
+            report_in_order(&mut done, &mut next_report, total, &again, &mut on_event)?;
             Ok(None)
         }
     })
     .await?;
-    if next_report < total || signals.shutdown() != Shutdown::None {
+    // The stages that ran out of memory beside others, alone now, unless
+    // the user stopped the run.
+    for (index, why) in std::mem::take(&mut again) {
+        if signals.shutdown() != Shutdown::None {
+            break;
+        }
+        let kept = set_aside(&plan.stages[index]);
+        let mut record = run_alone(
+            plan,
+            index,
+            plain_seconds,
+            "  [again, alone]",
+            signals,
+            &mut on_event,
+        )
+        .await?;
+        record.notes.push(format!(
+            "ran out of GPU memory beside other stages ({why}) and was run again alone{}",
+            kept.map(|k| format!("; the first try is in {k}"))
+                .unwrap_or_default()
+        ));
+        done.insert(index, record);
+    }
+    report_in_order(&mut done, &mut next_report, total, &[], &mut on_event)?;
+    if next_report < range.end || signals.shutdown() != Shutdown::None {
         let _busy = Blocking::enter();
         let after = plan.stages[next_report.saturating_sub(1)].tool;
         on_event(StageEvent::Interrupted { after })?;
         return Ok(LoopEnd::Interrupted);
     }
     Ok(LoopEnd::Completed)
+}
+
+/// Runs stage `index` with nothing beside it: its folder, its Started event
+/// (its command line and `label`), the stage.
+async fn run_alone(
+    plan: &Plan,
+    index: usize,
+    plain_seconds: Option<f64>,
+    label: &str,
+    signals: &mut Signals,
+    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<StageRecord, ExpectedError> {
+    let stage = &plan.stages[index];
+    create_stage_dir(stage)?;
+    let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
+    let command = shell_words(&stage.command.argv);
+    on_event(StageEvent::Started {
+        index,
+        total: plan.stages.len(),
+        tool: stage.tool,
+        command: &format!("{command}{label}"),
+    })?;
+    Ok(run_stage(plan, stage, timeout, signals).await)
+}
+
+/// Reports the finished stages from `next` on, in plan order, up to the
+/// first still running or waiting to run again.
+fn report_in_order(
+    done: &mut std::collections::BTreeMap<usize, StageRecord>,
+    next: &mut usize,
+    total: usize,
+    again: &[(usize, String)],
+    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<(), ExpectedError> {
+    while !again.iter().any(|(i, _)| i == next)
+        && let Some(record) = done.remove(next)
+    {
+        let _busy = Blocking::enter();
+        on_event(StageEvent::Finished {
+            index: *next,
+            total,
+            record: &record,
+        })?;
+        *next += 1;
+    }
+    Ok(())
+}
+
+/// Moves a crowded stage's first try to `crowded/<stage>/` in the run
+/// directory (the evidence of why it ran twice); returns that path as the
+/// report names it, or `None` when it could not be kept.
+fn set_aside(stage: &Stage) -> Option<String> {
+    let run_dir = stage.dir.parent()?;
+    let name = stage.dir.file_name()?;
+    let to = run_dir.join("crowded").join(name);
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(to.parent()?).ok()?;
+    std::fs::rename(&stage.dir, &to).ok()?;
+    Some(format!("crowded/{}", name.to_string_lossy()))
 }
 
 fn create_stage_dir(stage: &Stage) -> Result<(), ExpectedError> {
@@ -180,7 +335,9 @@ async fn run_stage(
         stream: plan.stream,
         cwd: None,
     };
-    let sampler = (stage.tool == Tool::Plain).then(Sampler::start);
+    // Every stage's peak GPU memory: the plain run's decides how many tool
+    // stages fit at once; the tools' own show what each costs.
+    let sampler = Some(Sampler::start());
     let end = match command
         .cannot_start
         .as_ref()

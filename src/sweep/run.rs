@@ -126,6 +126,13 @@ pub fn run_shard(
     dir.write_manifest(shard, &manifest)?;
     let mut jobs = Vec::new();
     let mut planned: Vec<(&Target, u32, Option<String>)> = Vec::new();
+    // Targets run one per GPU at once, and each runs its own stages at
+    // once: the CPUs are shared out between the targets (a target's own
+    // `-j` or `CUDAWATCH_JOBS` wins).
+    let stage_jobs = (std::thread::available_parallelism().map_or(1, |n| n.get())
+        / options.gpus.len().max(1))
+    .max(1)
+    .to_string();
     let mut done_before = 0;
     for target in &mine {
         if dir.scan(&target.name).finished.is_some() {
@@ -141,6 +148,11 @@ pub fn run_shard(
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .chain([("CUDAWATCH_COLOR".to_string(), "never".to_string())])
+                .chain(
+                    std::env::var_os("CUDAWATCH_JOBS")
+                        .is_none()
+                        .then(|| ("CUDAWATCH_JOBS".to_string(), stage_jobs.clone())),
+                )
                 .collect(),
             env_remove: NOT_INHERITED.iter().map(|s| s.to_string()).collect(),
             output: Output::Files { stdout, stderr },

@@ -26,6 +26,7 @@ pub mod record;
 mod rules_tests;
 pub mod sanitizer;
 mod stage_files;
+pub mod starved;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,12 @@ pub trait StageKind: Sync {
     /// each one and records how it ended (`StageRecord::imports`).
     fn follow_up(&self, _stage: &FollowUpContext<'_>, _done: &[String]) -> Option<FollowUp> {
         None
+    }
+
+    /// Whether the stage reads an earlier stage's output, so that it cannot
+    /// start before the stages planned ahead of it end.
+    fn needs_earlier_stages(&self) -> bool {
+        false
     }
 
     /// Facts to keep right after the stage, while they still exist (the
@@ -239,6 +246,7 @@ mod tests {
             skip: None,
             kernel: None,
             recover_kernels: false,
+            initcheck_host_stacks: false,
         };
         StageContext {
             tool,

@@ -23,6 +23,11 @@ impl StageKind for OomRecovery {
         command
     }
 
+    /// Its cap comes from the memory stage's measured peak.
+    fn needs_earlier_stages(&self) -> bool {
+        true
+    }
+
     fn read(
         &self,
         builder: &mut ReportBuilder,

@@ -85,7 +85,7 @@ fn a_run_directory_left_by_a_killed_cudawatch_is_not_clean_and_its_tool_died_too
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("fake.log");
     let dir = tmp.path().join("run");
-    let mut cmd = fake_run("clean", &dir, "plain,memcheck,racecheck", &[]);
+    let mut cmd = fake_run("clean", &dir, "plain,memcheck,racecheck", &["-j", "1"]);
     cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
     let mut child = start_and_wait_for(&mut cmd, &log, "memcheck");
     wait_for_log(&log, "pid ");

@@ -5,6 +5,7 @@
 
 mod architecture;
 mod checklist;
+mod concurrency;
 mod config;
 mod csan_stage;
 mod diff;
@@ -25,5 +26,6 @@ mod real_programs;
 mod run;
 mod slurm;
 mod snapshots;
+mod speed;
 mod sweep;
 mod trust;

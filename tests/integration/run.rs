@@ -377,7 +377,7 @@ fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
         "oob_write",
         &out_dir,
         "plain,memcheck,racecheck",
-        &["--stream"],
+        &["--stream", "-j", "1"],
     );
     cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
     let child = start_and_wait_for(&mut cmd, &log, "memcheck");
@@ -394,6 +394,44 @@ fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
     assert_eq!(stage(&report, "plain")["outcome"], "clean");
     assert_eq!(stage(&report, "memcheck")["outcome"], "inconclusive");
     assert_eq!(stage(&report, "racecheck")["outcome"], "skipped");
+}
+
+#[test]
+fn ctrl_c_reaches_every_stage_running_at_once_and_the_report_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out_dir = tmp.path().join("run");
+    let mut cmd = fake_run(
+        "oob_write",
+        &out_dir,
+        "plain,memcheck,racecheck,initcheck",
+        &["-j", "2"],
+    );
+    cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
+    let child = start_and_wait_for(&mut cmd, &log, "racecheck");
+    wait_until("both stages running", || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.matches("pid ").count() == 2)
+    });
+    interrupt(&child);
+    let out = finish(child);
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .matches("got SIGINT")
+            .count(),
+        2,
+        "SIGINT forwarded to both tools"
+    );
+    let report = read_json(&out_dir.join("report.json"));
+    assert_eq!(stage(&report, "plain")["outcome"], "clean");
+    assert_eq!(stage(&report, "memcheck")["outcome"], "inconclusive");
+    assert_eq!(stage(&report, "racecheck")["outcome"], "inconclusive");
+    assert_eq!(
+        stage(&report, "initcheck")["outcome"],
+        "skipped",
+        "nothing starts after Ctrl-C"
+    );
 }
 
 #[test]
@@ -656,7 +694,7 @@ fn a_ctrl_c_while_a_stage_is_read_in_stops_before_the_next_stage() {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("run");
     let log = tmp.path().join("fake.log");
-    let mut cmd = fake_run("oob_write", &out_dir, "memcheck,racecheck", &[]);
+    let mut cmd = fake_run("oob_write", &out_dir, "memcheck,racecheck", &["-j", "1"]);
     cmd.env("FAKE_CASE", case.path()).env("FAKE_LOG", &log);
     let child = start(&mut cmd);
     // stage.json is written as the stage ends, before its XML is read in.

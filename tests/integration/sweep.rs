@@ -572,49 +572,6 @@ fn a_bad_sweep_file_is_one_line_naming_file_line_and_key_before_anything_runs() 
 }
 
 #[test]
-fn parallel_stages_give_the_report_of_a_sequential_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let report_of = |name: &str, extra: &[&str]| -> Value {
-        let dir = tmp.path().join(name);
-        let o = run(crate::run::fake_run(
-            "oob_write",
-            &dir,
-            "plain,memcheck,racecheck,initcheck,synccheck",
-            extra,
-        ));
-        assert_eq!(o.code, 1, "{}", o.stderr);
-        let mut report = read_json(&dir.join("report.json"));
-        // Times differ, and each parallel stage names its GPU.
-        for stage in report["stages"].as_array_mut().unwrap() {
-            stage.as_object_mut().unwrap().remove("seconds");
-            let env = stage["env"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|e| !e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
-                .cloned()
-                .collect();
-            stage["env"] = Value::Array(env);
-        }
-        let text = serde_json::to_string(&report)
-            .unwrap()
-            .replace(dir.to_str().unwrap(), "RUN");
-        serde_json::from_str(&text).unwrap()
-    };
-    let sequential = report_of("seq", &[]);
-    let parallel = report_of("par", &["--parallel-stages", "--gpus", "0,1"]);
-    assert_eq!(sequential, parallel);
-    let stages = read_json(&tmp.path().join("par/memcheck/stage.json"));
-    assert!(
-        stages["env"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
-    );
-}
-
-#[test]
 fn a_target_that_cannot_start_is_its_own_setup_error_and_the_others_run() {
     let tmp = tempfile::tempdir().unwrap();
     let file = sweep_file(

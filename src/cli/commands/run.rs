@@ -58,6 +58,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             .collect(),
         stages: run_settings.stages.clone(),
         interrupted: false,
+        schedule: None,
     };
     let run_dir = match &run_settings.out_dir {
         Some(dir) => {
@@ -140,6 +141,11 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     }
     let mut progress = Progress::new(run_settings.stream);
     supervisor::run_plan(&plan, |event| match event {
+        StageEvent::Scheduled { at_once, why } => {
+            progress.note(why);
+            run.schedule = Some(format!("{at_once} at once: {why}"));
+            rundir::write_json(&run_dir.join("run.json"), &run)
+        }
         StageEvent::Started {
             index,
             total,

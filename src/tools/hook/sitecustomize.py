@@ -375,6 +375,27 @@ class _AfterTorch:
         return spec
 
 
+def _csan_off_in_forked_child():
+    """CSAN in a forked child (a DataLoader worker) intercepts the worker's
+    CPU operators and initialises CUDA, which a forked child cannot: the
+    worker dies with "Cannot re-initialize CUDA in forked subprocess" and
+    the program with it (seen on the H100 with torch 2.11: a DataLoader
+    with num_workers=2 exited 1 under CSAN, fine without it). A forked
+    child cannot use CUDA at all, so CSAN has nothing to watch there."""
+    try:
+        csan = sys.modules.get("torch.cuda._sanitizer")
+        sanitizer = getattr(csan, "cuda_sanitizer", None)
+        if sanitizer is None or not getattr(sanitizer, "enabled", False):
+            return
+        if hasattr(sanitizer, "disable"):
+            sanitizer.disable()
+        else:
+            sanitizer.dispatch.__exit__(None, None, None)
+            sanitizer.enabled = False
+    except Exception:
+        pass
+
+
 def _report():
     torch = sys.modules.get("torch")
     _facts["torch_imported"] = torch is not None
@@ -407,6 +428,8 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
         import atexit
 
         atexit.register(_report)
+        if os.environ.get("TORCH_CUDA_SANITIZER") and hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_csan_off_in_forked_child)
         if _MEMORY or os.environ.get("CUDAWATCH_CAP_FROM"):
             _MEMORY = True
             sys.meta_path.insert(0, _AfterTorch())

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/cap/host-stacks-uninit_read/initcheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/cap/.bin/uninit_read 

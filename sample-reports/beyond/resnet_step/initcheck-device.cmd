@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/cap/resnet_step/initcheck-device.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device python3 /work/main/tests/gpu/real/resnet_step.py 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/cap/unrolled_uninit/initcheck-device.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device /tmp/cap/.bin/unrolled_uninit 

@@ -1,0 +1,349 @@
+//! How many tool stages run at once after the plain run, and on which GPU:
+//! as many as fit in each GPU's free memory (each stage needs about the
+//! program's peak plus its tool's own memory), at most `--jobs`, spread
+//! over the GPUs. Pure: the supervisor measures, this decides.
+//!
+//! Stages share a GPU well: the tools spend most of their time on the host
+//! (instrumentation, records, replays), so five stages at once on one H100
+//! took 40 s where one after another took 106 s (docs/benchmarks.md).
+
+use cudawatch_model::Tool;
+
+/// What the user allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Concurrency {
+    /// `-j/--jobs`: at most this many stages at once; `None`: one per CPU.
+    pub jobs: Option<usize>,
+    /// The GPUs stages may use (`--gpus`, else every visible one); empty
+    /// when none is known.
+    pub gpus: Vec<String>,
+    /// Pin each stage to its GPU with `CUDA_VISIBLE_DEVICES` (several GPUs,
+    /// or GPUs the user named).
+    pub pin: bool,
+}
+
+impl Concurrency {
+    /// One stage at a time.
+    pub fn sequential() -> Concurrency {
+        Concurrency {
+            jobs: Some(1),
+            gpus: Vec::new(),
+            pin: false,
+        }
+    }
+}
+
+/// What was measured before the tool stages start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Measured {
+    /// The plain run's peak GPU memory, MiB (`None`: not seen on a GPU, or
+    /// not measurable).
+    pub peak_mib: Option<u64>,
+    /// Each GPU's free memory now, MiB (`None`: unknown), in `gpus` order.
+    pub free_mib: Vec<Option<u64>>,
+}
+
+/// The decision: a slot per stage that may run at once (`Some(gpu)` pins
+/// it), and why, in words for the progress line and `run.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    /// The slots; one slot is the sequential run.
+    pub slots: Vec<Option<String>>,
+    /// Why this many.
+    pub why: String,
+}
+
+/// Only this share of a GPU's free memory is handed out: the program's
+/// peak is sampled, not exact, and the driver needs room of its own.
+const USABLE_SHARE: f64 = 0.85;
+
+/// The GPU memory a stage of `tool` needs for a program whose plain run
+/// peaked at `peak` MiB: the program's own, its share again for the tool
+/// (the sanitizers' shadow and record buffers, ncu's saved memory for each
+/// replay pass), and the tool's fixed cost (its context and buffers).
+/// Measured on the H100 (docs/benchmarks.md): the factors are rounded up.
+pub fn need_mib(tool: Tool, peak: u64) -> u64 {
+    let (factor, fixed) = match tool {
+        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
+            (2.0, 1024)
+        }
+        Tool::Ncu => (2.0, 1024),
+        // PyTorch's own instruments: the program and its hook.
+        Tool::Csan | Tool::Memory | Tool::OomRecovery => (1.25, 512),
+        Tool::Plain => (1.0, 0),
+    };
+    (peak as f64 * factor) as u64 + fixed
+}
+
+/// The slots for `stages` (the tool stages left after the plain run).
+pub fn schedule(
+    allowed: &Concurrency,
+    stages: &[Tool],
+    measured: &Measured,
+    cpus: usize,
+) -> Schedule {
+    let cap = allowed.jobs.unwrap_or(cpus).max(1).min(stages.len().max(1));
+    let pin = |gpu: &String| allowed.pin.then(|| gpu.clone());
+    let first = allowed.gpus.first().and_then(pin);
+    if cap == 1 {
+        let why = if allowed.jobs == Some(1) {
+            "one stage at a time (--jobs 1)".to_string()
+        } else if stages.len() <= 1 {
+            "one tool stage".to_string()
+        } else {
+            "one stage at a time (one CPU)".to_string()
+        };
+        return Schedule {
+            slots: vec![first],
+            why,
+        };
+    }
+    if allowed.gpus.is_empty() {
+        return Schedule {
+            slots: vec![None; cap],
+            why: format!("{cap} stages at once (no GPU listed, nothing to share)"),
+        };
+    }
+    let known_free = measured.free_mib.iter().any(Option::is_some);
+    if !known_free {
+        // Nothing measured: what --parallel-stages always did, a stage per GPU.
+        let slots: Vec<Option<String>> = allowed.gpus.iter().take(cap).map(pin).collect();
+        let n = slots.len();
+        return Schedule {
+            slots,
+            why: if n == 1 {
+                "one stage at a time (the GPU's free memory could not be read)".to_string()
+            } else {
+                format!("{n} stages at once, one per GPU (free memory could not be read)")
+            },
+        };
+    }
+    let peak = measured.peak_mib.unwrap_or(0);
+    let need = stages
+        .iter()
+        .map(|t| need_mib(*t, peak))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let fits: Vec<usize> = allowed
+        .gpus
+        .iter()
+        .enumerate()
+        .map(|(i, _)| match measured.free_mib.get(i).copied().flatten() {
+            Some(free) => ((free as f64 * USABLE_SHARE) as u64 / need) as usize,
+            // A GPU whose memory could not be read takes one, as before.
+            None => 1,
+        })
+        .collect();
+    let mut slots = Vec::new();
+    let mut taken = vec![0usize; fits.len()];
+    // Round robin: the stages spread over the GPUs before any GPU takes two.
+    'fill: while slots.len() < cap {
+        let mut added = false;
+        for (i, gpu) in allowed.gpus.iter().enumerate() {
+            if slots.len() == cap {
+                break 'fill;
+            }
+            if taken[i] < fits[i] {
+                taken[i] += 1;
+                slots.push(pin(gpu));
+                added = true;
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    let free_total: u64 = measured.free_mib.iter().flatten().sum();
+    let peak_words = match measured.peak_mib {
+        Some(p) => format!("the plain run peaked at {}", mib(p)),
+        None => "the plain run was not seen on a GPU".to_string(),
+    };
+    if slots.len() <= 1 {
+        return Schedule {
+            slots: vec![first],
+            why: format!(
+                "one stage at a time: {peak_words} and a stage needs about {}, with {} free",
+                mib(need),
+                mib(free_total)
+            ),
+        };
+    }
+    let gpus_used = taken.iter().filter(|t| **t > 0).count();
+    let n = slots.len();
+    let limit = if n == cap {
+        match allowed.jobs {
+            Some(j) => format!(" (--jobs {j})"),
+            None if cap < stages.len() => " (one per CPU)".to_string(),
+            None => String::new(),
+        }
+    } else {
+        String::new()
+    };
+    Schedule {
+        slots,
+        why: format!(
+            "{n} stages at once on {}{limit}: {peak_words}, a stage needs about {}, {} free",
+            if gpus_used == 1 {
+                format!(
+                    "GPU {}",
+                    allowed.gpus[taken.iter().position(|t| *t > 0).unwrap_or(0)]
+                )
+            } else {
+                format!("{gpus_used} GPUs")
+            },
+            mib(need),
+            mib(free_total)
+        ),
+    }
+}
+
+fn mib(n: u64) -> String {
+    if n >= 1024 {
+        format!("{:.1} GiB", n as f64 / 1024.0)
+    } else {
+        format!("{n} MiB")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PYTHON_STAGES: [Tool; 7] = [
+        Tool::Memcheck,
+        Tool::Racecheck,
+        Tool::Initcheck,
+        Tool::Synccheck,
+        Tool::Ncu,
+        Tool::Csan,
+        Tool::Memory,
+    ];
+
+    fn allowed(jobs: Option<usize>, gpus: &[&str]) -> Concurrency {
+        Concurrency {
+            jobs,
+            gpus: gpus.iter().map(|g| g.to_string()).collect(),
+            pin: gpus.len() > 1,
+        }
+    }
+
+    #[test]
+    fn a_small_program_runs_every_stage_at_once_on_one_gpu() {
+        let s = schedule(
+            &allowed(None, &["0"]),
+            &PYTHON_STAGES,
+            &Measured {
+                peak_mib: Some(900),
+                free_mib: vec![Some(80_000)],
+            },
+            16,
+        );
+        assert_eq!(s.slots, vec![None; 7]);
+        assert!(s.why.starts_with("7 stages at once on GPU 0"), "{}", s.why);
+    }
+
+    #[test]
+    fn jobs_caps_and_jobs_one_is_the_sequential_run() {
+        let m = Measured {
+            peak_mib: Some(900),
+            free_mib: vec![Some(80_000)],
+        };
+        let s = schedule(&allowed(Some(3), &["0"]), &PYTHON_STAGES, &m, 16);
+        assert_eq!(s.slots.len(), 3);
+        assert!(
+            s.why.starts_with("3 stages at once on GPU 0 (--jobs 3): "),
+            "{}",
+            s.why
+        );
+        let s = schedule(&allowed(Some(1), &["0"]), &PYTHON_STAGES, &m, 16);
+        assert_eq!(s.slots.len(), 1);
+        assert_eq!(s.why, "one stage at a time (--jobs 1)");
+        let s = schedule(&allowed(None, &["0"]), &PYTHON_STAGES, &m, 2);
+        assert_eq!(s.slots.len(), 2, "one per CPU by default");
+    }
+
+    #[test]
+    fn a_program_that_needs_most_of_the_gpu_runs_its_stages_one_at_a_time() {
+        let s = schedule(
+            &allowed(None, &["0"]),
+            &PYTHON_STAGES,
+            &Measured {
+                peak_mib: Some(60_000),
+                free_mib: vec![Some(79_000)],
+            },
+            16,
+        );
+        assert_eq!(s.slots, vec![None]);
+        assert!(
+            s.why
+                .starts_with("one stage at a time: the plain run peaked at 58.6 GiB"),
+            "{}",
+            s.why
+        );
+    }
+
+    #[test]
+    fn memory_that_fits_three_gives_three() {
+        // need = 2 x 10 GiB + 1 GiB = 21 GiB; 0.85 x 79 GiB fits 3.
+        let s = schedule(
+            &allowed(None, &["0"]),
+            &PYTHON_STAGES,
+            &Measured {
+                peak_mib: Some(10_240),
+                free_mib: vec![Some(80_896)],
+            },
+            16,
+        );
+        assert_eq!(s.slots.len(), 3);
+    }
+
+    #[test]
+    fn stages_spread_over_gpus_before_doubling_up_and_are_pinned() {
+        let s = schedule(
+            &allowed(None, &["0", "1"]),
+            &PYTHON_STAGES[..5],
+            &Measured {
+                peak_mib: Some(900),
+                free_mib: vec![Some(80_000), Some(80_000)],
+            },
+            16,
+        );
+        let names: Vec<&str> = s.slots.iter().map(|g| g.as_deref().unwrap()).collect();
+        assert_eq!(names, ["0", "1", "0", "1", "0"]);
+        assert!(s.why.contains("on 2 GPUs"), "{}", s.why);
+    }
+
+    #[test]
+    fn unknown_free_memory_gives_one_stage_per_gpu() {
+        let s = schedule(
+            &allowed(None, &["0", "1"]),
+            &PYTHON_STAGES,
+            &Measured {
+                peak_mib: Some(900),
+                free_mib: vec![None, None],
+            },
+            16,
+        );
+        assert_eq!(s.slots.len(), 2);
+        let s = schedule(
+            &allowed(None, &["0"]),
+            &PYTHON_STAGES,
+            &Measured::default(),
+            16,
+        );
+        assert_eq!(s.slots.len(), 1);
+        assert!(s.why.contains("could not be read"), "{}", s.why);
+    }
+
+    #[test]
+    fn without_a_gpu_stages_share_only_the_cpus() {
+        let s = schedule(
+            &allowed(None, &[]),
+            &PYTHON_STAGES[..4],
+            &Measured::default(),
+            16,
+        );
+        assert_eq!(s.slots, vec![None; 4]);
+    }
+}

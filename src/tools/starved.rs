@@ -1,0 +1,96 @@
+//! A stage that ran out of GPU memory because other stages shared the GPU:
+//! what the tools and the libraries print when an allocation fails, found
+//! in the stage's output and not in the plain run's. Such a stage is run
+//! again alone (`supervisor::stage_loop`), never reported as the program's
+//! failure.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use cudawatch_model::Tool;
+
+/// What an allocation that failed for lack of GPU memory prints, as seen
+/// in real captures (sample-reports/beyond/hog-*: memcheck's "due to \"out
+/// of memory\"", cuBLAS's ALLOC_FAILED, PyTorch's OutOfMemoryError) and as
+/// compute-sanitizer words its own failure ("Unable to allocate enough
+/// memory", issue 21).
+const SIGNS: [&str; 6] = [
+    "out of memory",
+    "Unable to allocate enough memory",
+    "CUBLAS_STATUS_ALLOC_FAILED",
+    "CUDNN_STATUS_ALLOC_FAILED",
+    "cudaErrorMemoryAllocation",
+    "CUDA_ERROR_OUT_OF_MEMORY",
+];
+
+/// Only the end of an output is read: an allocation failure ends a run,
+/// and a flood of records before it must not be read whole.
+const TAIL: u64 = 256 * 1024;
+
+/// Why the stage of `tool` in `stage_dir` looks starved of GPU memory (the
+/// sign it printed), when the plain run in `plain_dir` printed no such
+/// sign; `None` otherwise. The oom-recovery stage runs out on purpose.
+pub fn of_memory(tool: Tool, stage_dir: &Path, plain_dir: Option<&Path>) -> Option<String> {
+    if matches!(tool, Tool::Plain | Tool::OomRecovery) {
+        return None;
+    }
+    let sign = sign_in(stage_dir)?;
+    if plain_dir.and_then(sign_in).is_some() {
+        return None;
+    }
+    Some(format!("it printed \"{sign}\", the plain run did not"))
+}
+
+fn sign_in(dir: &Path) -> Option<&'static str> {
+    ["stdout", "stderr"].iter().find_map(|name| {
+        let text = tail(&dir.join(name))?;
+        SIGNS.iter().copied().find(|sign| text.contains(sign))
+    })
+}
+
+fn tail(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut bytes = Vec::new();
+    file.take(TAIL).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir_with(stdout: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("stdout"), stdout).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_real_out_of_memory_under_the_sanitizer_is_starvation_when_the_plain_run_had_none() {
+        let captured = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("sample-reports/beyond/hog-640mib/memcheck.stdout"),
+        )
+        .unwrap();
+        let stage = dir_with(&captured);
+        let plain = dir_with("loss 2.3\n");
+        let why = of_memory(Tool::Memcheck, stage.path(), Some(plain.path())).unwrap();
+        assert_eq!(why, "it printed \"out of memory\", the plain run did not");
+        // The same sign in the plain run: the program's own failure.
+        let plain = dir_with("torch.OutOfMemoryError: CUDA out of memory.\n");
+        assert_eq!(
+            of_memory(Tool::Memcheck, stage.path(), Some(plain.path())),
+            None
+        );
+        // oom-recovery runs out on purpose.
+        assert_eq!(of_memory(Tool::OomRecovery, stage.path(), None), None);
+    }
+
+    #[test]
+    fn a_stage_without_a_sign_is_not_starved() {
+        let stage = dir_with("========= ERROR SUMMARY: 0 errors\n");
+        assert_eq!(of_memory(Tool::Initcheck, stage.path(), None), None);
+    }
+}

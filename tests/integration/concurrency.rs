@@ -1,0 +1,191 @@
+//! Tool stages at once after the plain run (issue 23): the report is the
+//! one a sequential run (`-j 1`) writes, a stage that ran out of GPU memory
+//! beside others runs again alone, and a program that needs most of the
+//! GPU gets its stages one at a time. Fakes replay real captures; a fake
+//! nvidia-smi answers the memory queries.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::helpers::{read_json, root, run, sample};
+use crate::run::fake_run;
+
+const STAGES: &str = "plain,memcheck,racecheck,initcheck,synccheck";
+
+/// The report as a user compares two runs: times, sampled memory, the
+/// GPU each stage was pinned to and the machine's state before the run
+/// differ between runs, nothing else may.
+fn comparable(dir: &Path) -> Value {
+    let mut report = read_json(&dir.join("report.json"));
+    // The machine as doctor saw it before the run (which processes held
+    // GPU memory then) is not the run's result.
+    report.as_object_mut().unwrap().remove("environment");
+    for stage in report["stages"].as_array_mut().unwrap() {
+        let stage = stage.as_object_mut().unwrap();
+        stage.remove("seconds");
+        stage.remove("gpu_memory_mib");
+        let env = stage["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| !e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
+            .cloned()
+            .collect();
+        stage.insert("env".into(), Value::Array(env));
+    }
+    let text = serde_json::to_string(&report)
+        .unwrap()
+        .replace(dir.to_str().unwrap(), "RUN");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn schedule(dir: &Path) -> String {
+    read_json(&dir.join("run.json"))["schedule"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn stages_at_once_give_the_report_of_one_stage_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let report_of = |name: &str, extra: &[&str]| -> (Value, String) {
+        let dir = tmp.path().join(name);
+        let o = run(fake_run("oob_write", &dir, STAGES, extra));
+        assert_eq!(o.code, 1, "{}", o.stderr);
+        (comparable(&dir), o.stderr)
+    };
+    let (sequential, _) = report_of("seq", &["-j", "1"]);
+    let (at_once, stderr) = report_of("par", &["-j", "4"]);
+    assert_eq!(sequential, at_once);
+    assert!(
+        stderr.contains("note: 4 stages at once"),
+        "the user is told how the stages ran: {stderr}"
+    );
+    assert!(
+        schedule(&tmp.path().join("seq")).is_empty(),
+        "-j 1 measures nothing"
+    );
+    assert!(schedule(&tmp.path().join("par")).starts_with("4 at once"));
+    // Several GPUs: each stage is pinned to one, and the report is the same.
+    let (spread, _) = report_of("gpus", &["--gpus", "0,1"]);
+    assert_eq!(sequential, spread);
+    let memcheck = read_json(&tmp.path().join("gpus/memcheck/stage.json"));
+    assert!(
+        memcheck["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e == "CUDA_VISIBLE_DEVICES=0")
+    );
+    // The flag of the days before stages ran at once still works.
+    let (old_flag, _) = report_of("old", &["--parallel-stages", "--gpus", "0,1"]);
+    assert_eq!(sequential, old_flag);
+}
+
+#[test]
+fn a_stage_that_ran_out_of_memory_beside_others_runs_again_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sequential = tmp.path().join("seq");
+    let o = run(fake_run("oob_write", &sequential, STAGES, &["-j", "1"]));
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    // Run at once, every fake sanitizer that sees another running replays
+    // a real run that ran out of GPU memory (another process held it).
+    let crowded = tmp.path().join("par");
+    let mut cmd = fake_run("oob_write", &crowded, STAGES, &["-j", "4"]);
+    cmd.env("FAKE_CROWDED", tmp.path().join("running"))
+        .env("FAKE_CROWDED_CASE", sample("beyond/hog-640mib"));
+    let o = run(cmd);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_eq!(
+        comparable(&sequential).get("sites"),
+        comparable(&crowded).get("sites")
+    );
+    let report = read_json(&crowded.join("report.json"));
+    for stage in report["stages"].as_array().unwrap() {
+        let name = stage["tool"].as_str().unwrap();
+        let seq = read_json(&sequential.join("report.json"));
+        let seq_stage = seq["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["tool"] == name)
+            .unwrap()
+            .clone();
+        assert_eq!(stage["outcome"], seq_stage["outcome"], "{name}");
+    }
+    let memcheck = read_json(&crowded.join("memcheck/stage.json"));
+    let notes = memcheck["notes"].to_string();
+    assert!(
+        notes.contains(
+            "ran out of GPU memory beside other stages (it printed \\\"out of memory\\\""
+        ) && notes.contains("was run again alone; the first try is in crowded/memcheck"),
+        "{notes}"
+    );
+    assert!(
+        crowded.join("crowded/memcheck/stdout").exists(),
+        "the first try is kept"
+    );
+    assert!(o.stderr.contains("[again, alone]"), "{}", o.stderr);
+}
+
+/// `fake_run` with a plain run that lasts long enough to be sampled, and a
+/// fake nvidia-smi on PATH saying the program holds `held` MiB of a GPU
+/// with 79,000 MiB free.
+fn sampled_run(dir: &Path, held: u64) -> Command {
+    let case = sample("oob_write");
+    let cmd = fake_run("oob_write", dir, STAGES, &[]);
+    let marker = "cudawatch-test-holds-gpu-memory";
+    // Replace the program: the same replay, after a pause, named by a marker.
+    let args: Vec<String> = cmd
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cut = args.iter().position(|a| a == "--").unwrap();
+    let mut fresh = crate::helpers::cudawatch();
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => fresh.env(k, v),
+            None => fresh.env_remove(k),
+        };
+    }
+    fresh.args(&args[..cut]).args(["--", "sh", "-c"]).arg(format!(
+        "sleep 1.5; : {marker}; cat '{0}/plain.stdout'; cat '{0}/plain.stderr' >&2; exit $(cat '{0}/plain.exit')",
+        case.display()
+    ));
+    let path = format!(
+        "{}:{}",
+        root().join("tests/fakes").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    fresh
+        .env("PATH", path)
+        .env("FAKE_SMI_FREE", "0, GPU-b0fb79d7, 79000")
+        .env("FAKE_SMI_HOLD", format!("{marker}={held}"));
+    fresh
+}
+
+#[test]
+fn a_program_that_needs_most_of_the_gpu_gets_its_stages_one_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = tmp.path().join("big");
+    let o = run(sampled_run(&big, 70_000));
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        schedule(&big)
+            .starts_with("1 at once: one stage at a time: the plain run peaked at 68.4 GiB"),
+        "{}",
+        schedule(&big)
+    );
+    let small = tmp.path().join("small");
+    let o = run(sampled_run(&small, 900));
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        schedule(&small).contains(": the plain run peaked at 900 MiB, a stage needs about 2.8 GiB"),
+        "{}",
+        schedule(&small)
+    );
+    assert_eq!(comparable(&big), comparable(&small));
+}
