@@ -236,3 +236,27 @@ fn a_program_stopped_under_csan_by_a_failure_already_found_is_blocked_not_inconc
         case.out.stderr
     );
 }
+
+#[test]
+fn csan_is_off_in_a_forked_dataloader_worker_and_on_in_the_program() {
+    // On the H100 (torch 2.11) CSAN in a forked DataLoader worker
+    // initialised CUDA there: "Cannot re-initialize CUDA in forked
+    // subprocess", the program exited 1 and the csan stage was
+    // inconclusive. The hook now turns CSAN off in forked children.
+    let program = "import os, torch
+from torch.cuda import _sanitizer
+pid = os.fork()
+if pid == 0:
+    open(os.path.join(os.environ['MARKER_DIR'], os.environ['CUDAWATCH_STAGE'] + '-child-' + str(_sanitizer.cuda_sanitizer.enabled)), 'w').close()
+    os._exit(0)
+os.waitpid(pid, 0)
+open(os.path.join(os.environ['MARKER_DIR'], os.environ['CUDAWATCH_STAGE'] + '-parent-' + str(_sanitizer.cuda_sanitizer.enabled)), 'w').close()
+print('step 0 loss 2.31')
+";
+    let case = csan_run(program, &[]);
+    let marker = |name: &str| case.dir.parent().unwrap().join(name).exists();
+    assert!(marker("csan-child-False"), "{}", case.out.stderr);
+    assert!(!marker("csan-child-True"), "{}", case.out.stderr);
+    assert!(marker("csan-parent-True"), "{}", case.out.stderr);
+    assert_eq!(csan_stage(&case)["outcome"], "clean", "{}", case.out.stderr);
+}

@@ -5,5 +5,8 @@ class CUDASanitizer:
     def __init__(self):
         self.enabled = False
 
+    def disable(self):
+        self.enabled = False
+
 
 cuda_sanitizer = CUDASanitizer()
