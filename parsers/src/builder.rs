@@ -115,16 +115,9 @@ impl ReportBuilder {
             .collect();
         // The text names kernels by full signature, the XML by bare name:
         // the signature keeps the namespace that says whose kernel it is.
-        let signatures: HashMap<String, String> = text_records
-            .iter()
-            .filter_map(|r| r.func.as_deref())
-            .map(|sig| {
-                (
-                    crate::site::bare_kernel_name(sig).to_string(),
-                    sig.to_string(),
-                )
-            })
-            .collect();
+        let signatures = crate::site::signatures_by_bare_name(
+            text_records.iter().filter_map(|r| r.func.as_deref()),
+        );
         let mut xml_folder = Folder::default();
         let mut xml_name = None;
         if let Some((name, reader)) = xml {

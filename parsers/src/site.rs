@@ -64,22 +64,40 @@ pub fn simple_kernel_name(name: &str) -> &str {
 /// template arguments or namespaces (`void cudnn::engines::k<float>(int)`
 /// → `k`), as compute-sanitizer's XML names kernels.
 pub fn bare_kernel_name(signature: &str) -> &str {
-    let name = simple_kernel_name(signature);
-    let mut depth = 0;
-    let mut end = name.len();
-    for (i, c) in name.char_indices() {
-        match c {
-            '<' if depth == 0 => {
-                end = i;
-                break;
-            }
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            _ => {}
-        }
+    let qualified = qualified_kernel_name(signature);
+    qualified.rsplit("::").next().unwrap_or(qualified).trim()
+}
+
+/// Each bare kernel name of `signatures` with its signature, or `None`
+/// when kernels of different namespaces share the bare name (a user's
+/// `reduce_kernel` beside ATen's): then the name says nothing of whose.
+pub fn signatures_by_bare_name<'a>(
+    signatures: impl Iterator<Item = &'a str>,
+) -> HashMap<String, Option<String>> {
+    let mut by_bare: HashMap<String, Option<String>> = HashMap::new();
+    for sig in signatures {
+        let qualified = qualified_kernel_name(sig);
+        by_bare
+            .entry(bare_kernel_name(sig).to_string())
+            .and_modify(|seen| {
+                if seen
+                    .as_deref()
+                    .is_some_and(|s| qualified_kernel_name(s) != qualified)
+                {
+                    *seen = None;
+                }
+            })
+            .or_insert_with(|| Some(sig.to_string()));
     }
-    let name = &name[..end];
-    name.rsplit("::").next().unwrap_or(name).trim()
+    by_bare
+}
+
+/// A kernel signature without return type, arguments and template
+/// arguments, namespaces kept (`void cudnn::engines::k<float>(int)` →
+/// `cudnn::engines::k`).
+pub fn qualified_kernel_name(signature: &str) -> &str {
+    let name = simple_kernel_name(signature);
+    name.split('<').next().unwrap_or(name)
 }
 
 /// A stable identity: tool, kind, kernel (simple name), file base name,
@@ -318,12 +336,14 @@ impl Folder {
     }
 
     /// Gives each site whose kernel is a bare name the full signature the
-    /// text log printed for it (`signatures`: bare name → signature).
-    pub fn enrich_signatures(&mut self, signatures: &HashMap<String, String>) {
+    /// text log printed for it (`signatures`: bare name → signature, `None`
+    /// where two kernels of different namespaces share the bare name, so
+    /// that a user's kernel is never taken for a library's of that name).
+    pub fn enrich_signatures(&mut self, signatures: &HashMap<String, Option<String>>) {
         for site in &mut self.sites {
             if site.kernel_signature.is_none()
                 && let Some(kernel) = &site.kernel
-                && let Some(signature) = signatures.get(kernel)
+                && let Some(Some(signature)) = signatures.get(kernel)
                 && signature != kernel
             {
                 site.kernel_signature = Some(signature.clone());
@@ -356,6 +376,39 @@ impl Folder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures_give_the_bare_and_qualified_names_the_xml_and_owners_use() {
+        let sig =
+            "void cudnn::engines_precompiled::nhwcToNchwKernel<float, (bool)1>(const float *, int)";
+        assert_eq!(bare_kernel_name(sig), "nhwcToNchwKernel");
+        assert_eq!(
+            qualified_kernel_name(sig),
+            "cudnn::engines_precompiled::nhwcToNchwKernel"
+        );
+        assert_eq!(
+            bare_kernel_name("copy_uninit(int *, const int *)"),
+            "copy_uninit"
+        );
+    }
+
+    #[test]
+    fn a_bare_name_two_namespaces_share_gets_no_signature() {
+        let map = signatures_by_bare_name(
+            [
+                "void at::native::reduce_kernel<512, 1>(float *)",
+                "reduce_kernel(float *, int)",
+                "void cudnn::k<float>(int)",
+                "void cudnn::k<double>(int)",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            map["reduce_kernel"], None,
+            "the user's kernel stays the user's"
+        );
+        assert_eq!(map["k"].as_deref(), Some("void cudnn::k<float>(int)"));
+    }
 
     #[test]
     fn simple_kernel_names_drop_parameters_and_return_type() {

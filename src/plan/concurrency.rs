@@ -60,14 +60,18 @@ const USABLE_SHARE: f64 = 0.85;
 /// The GPU memory a stage of `tool` needs for a program whose plain run
 /// peaked at `peak` MiB: the program's own, its share again for the tool
 /// (the sanitizers' shadow and record buffers, ncu's saved memory for each
-/// replay pass), and the tool's fixed cost (its context and buffers).
-/// Measured on the H100 (docs/benchmarks.md): the factors are rounded up.
+/// replay pass), and the tool's fixed cost (its context and buffers). A
+/// wide margin: on the H100 the tools added 42 to 460 MiB to programs
+/// peaking near 1 GiB (docs/benchmarks.md), but shadow memory and replay
+/// buffers grow with what a program allocates.
 pub fn need_mib(tool: Tool, peak: u64) -> u64 {
     let (factor, fixed) = match tool {
-        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::Sanitizer => {
-            (2.0, 1024)
-        }
-        Tool::Ncu => (2.0, 1024),
+        Tool::Memcheck
+        | Tool::Racecheck
+        | Tool::Initcheck
+        | Tool::Synccheck
+        | Tool::Sanitizer
+        | Tool::Ncu => (2.0, 1024),
         // PyTorch's own instruments: the program and its hook.
         Tool::Csan | Tool::Memory | Tool::OomRecovery => (1.25, 512),
         Tool::Plain => (1.0, 0),
@@ -106,7 +110,8 @@ pub fn schedule(
     }
     let known_free = measured.free_mib.iter().any(Option::is_some);
     if !known_free {
-        // Nothing measured: what --parallel-stages always did, a stage per GPU.
+        // Nothing measured: a stage per GPU, which no program's own memory
+        // can make worse than its plain run.
         let slots: Vec<Option<String>> = allowed.gpus.iter().take(cap).map(pin).collect();
         let n = slots.len();
         return Schedule {
@@ -125,11 +130,8 @@ pub fn schedule(
         .max()
         .unwrap_or(0)
         .max(1);
-    let fits: Vec<usize> = allowed
-        .gpus
-        .iter()
-        .enumerate()
-        .map(|(i, _)| match measured.free_mib.get(i).copied().flatten() {
+    let fits: Vec<usize> = (0..allowed.gpus.len())
+        .map(|i| match measured.free_mib.get(i).copied().flatten() {
             Some(free) => ((free as f64 * USABLE_SHARE) as u64 / need) as usize,
             // A GPU whose memory could not be read takes one, as before.
             None => 1,
@@ -199,11 +201,7 @@ pub fn schedule(
 }
 
 fn mib(n: u64) -> String {
-    if n >= 1024 {
-        format!("{:.1} GiB", n as f64 / 1024.0)
-    } else {
-        format!("{n} MiB")
-    }
+    cudawatch_model::size(n.saturating_mul(1024 * 1024))
 }
 
 #[cfg(test)]

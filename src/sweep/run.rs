@@ -149,9 +149,9 @@ pub fn run_shard(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .chain([("CUDAWATCH_COLOR".to_string(), "never".to_string())])
                 .chain(
-                    std::env::var_os("CUDAWATCH_JOBS")
-                        .is_none()
-                        .then(|| ("CUDAWATCH_JOBS".to_string(), stage_jobs.clone())),
+                    (std::env::var_os("CUDAWATCH_JOBS").is_none()
+                        && !target.env.iter().any(|(k, _)| k == "CUDAWATCH_JOBS"))
+                    .then(|| ("CUDAWATCH_JOBS".to_string(), stage_jobs.clone())),
                 )
                 .collect(),
             env_remove: NOT_INHERITED.iter().map(|s| s.to_string()).collect(),

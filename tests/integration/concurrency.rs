@@ -183,7 +183,8 @@ fn a_program_that_needs_most_of_the_gpu_gets_its_stages_one_at_a_time() {
     let o = run(sampled_run(&small, 900));
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert!(
-        schedule(&small).contains(": the plain run peaked at 900 MiB, a stage needs about 2.8 GiB"),
+        schedule(&small)
+            .contains(": the plain run peaked at 900.0 MiB, a stage needs about 2.8 GiB"),
         "{}",
         schedule(&small)
     );
