@@ -6,6 +6,16 @@
 #   ncu     ncu's profiling run of NCU_PROGRAM as the stage runs it, then
 #           without the SourceCounters section, then with call stacks
 #           (native and Python): wall time and passes per kernel.
+#   ncu-levers  what ncu's time is made of on NCU_PROGRAM: the stage's
+#           profile, the four request and sector counters alone, the
+#           stage's metrics with cudawatch's CoalescingSource section (only
+#           the source-level counters the report reads) instead of
+#           SourceCounters, and that without vendor matrix kernels. Prints
+#           seconds, passes and the time per profiled launch, and checks
+#           that the lean section still gives the per-line rows.
+#   ncu-tail  where the time after the last profiled launch goes (the
+#           program's output unbuffered and stamped), following every
+#           process and the program alone, and on ResNet-18's step.
 #   floods  initcheck on FLOOD_PROGRAM (ResNet-18's step: ~40k records in
 #           cuDNN) as the stage runs it and with each lever on the record
 #           cost: no host backtraces, 8 host frames, text only, a print
@@ -15,9 +25,9 @@
 #           tool's own ERROR SUMMARY, and times `cudawatch parse` of the
 #           full XML when target/release/cudawatch is there.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [floods]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [floods]
 set -uo pipefail
-OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [floods]}" && cd "$1" && pwd)
+OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [floods]}" && cd "$1" && pwd)
 shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=$PATH:/usr/local/cuda/bin
@@ -65,6 +75,92 @@ ncu_costs() {
   } | tee "$OUTDIR/ncu-summary.txt"
 }
 
+# stamped NAME CMD...: like timed, with each output line of CMD prefixed by
+# the second it came, so the time between ncu's "==PROF== Profiling" lines
+# is one profiled launch's cost.
+stamped() {
+  local name=$1
+  shift
+  timed "$name" 300 bash -c '"$@" 2>&1 | while IFS= read -r l; do
+    printf "%s %s\n" "$(date +%s.%N)" "$l"; done' _ "$@"
+}
+
+ncu_levers() {
+  local base=(ncu --target-processes all --clock-control none
+    --filter-mode per-launch-config --launch-count 1 -f)
+  local counters="l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+  local lean=(--metrics "$METRICS" --section-folder "$ROOT/src/tools/ncu"
+    --section CoalescingSource --import-source yes)
+  # cuBLAS/cuDNN/CUTLASS matrix kernels: tuned by their vendors, never the
+  # user's to fix; ECMAScript regex, as ncu's --kernel-name reads it.
+  local nolib='regex:^(?!.*(gemm|nvjet|cutlass|xmma|cudnn|cublas|sm90_|sm80_)).*$'
+  timed plain 300 $PY "$NCU_PROGRAM"
+  stamped ncu-stage "${base[@]}" --metrics "$METRICS" --section SourceCounters \
+    --import-source yes -o /tmp/lev-stage $PY "$NCU_PROGRAM"
+  stamped ncu-counters "${base[@]}" --metrics "$counters" -o /tmp/lev-counters $PY "$NCU_PROGRAM"
+  stamped ncu-lean "${base[@]}" "${lean[@]}" -o /tmp/lev-lean $PY "$NCU_PROGRAM"
+  stamped ncu-lean-nolib "${base[@]}" "${lean[@]}" --kernel-name "$nolib" \
+    -o /tmp/lev-nolib $PY "$NCU_PROGRAM"
+  {
+    printf '%-15s %8s %5s %8s %12s %s\n' variant seconds exit kernels passes/kernel \
+      "first-PROF..last (s)"
+    for v in plain ncu-stage ncu-counters ncu-lean ncu-lean-nolib; do
+      local all kernels passes span
+      all=$(cat "$OUTDIR/$v.out" "$OUTDIR/$v.err")
+      kernels=$(grep -c '==PROF== Profiling' <<<"$all")
+      passes=$(grep -o '[0-9]* passes' <<<"$all" |
+        awk '{ s += $1; n++ } END { if (n) printf "%.1f", s / n; else print "-" }')
+      span=$(grep '==PROF== Profiling' <<<"$all" | awk 'NR == 1 { a = $1 } { b = $1 }
+        END { if (NR) printf "%.1f", b - a; else print "-" }')
+      printf '%-15s %8s %5s %8s %12s %s\n' "$v" "$(cat "$OUTDIR/$v.seconds")" \
+        "$(cat "$OUTDIR/$v.exit")" "$kernels" "$passes" "$span"
+    done
+    echo "slowest launches of ncu-lean (seconds to the next line, kernel):"
+    grep -E '==PROF== (Profiling|Disconnected)|==PROF== Report' "$OUTDIR/ncu-lean.out" |
+      awk '{ if (p) printf "%6.2f %s\n", $1 - t, substr(p, 1, 110); t = $1; p = $0 }' |
+      sort -rn | head -8
+    echo "kernels of ncu-lean: $(grep -o 'Profiling "[^"]*"' "$OUTDIR/ncu-lean.out" | sort | uniq -c | sort -rn | head -40 | tr '\n' ';')"
+    # The corpus' strided kernel, built with -lineinfo, under the lean
+    # metrics: do the per-line rows still come, with the same figures?
+    nvcc -lineinfo -arch=sm_90 -o /tmp/lev-coalescing "$ROOT/tests/gpu/coalescing.cu" &&
+      for v in lean stage; do
+        local extra=("${lean[@]}")
+        [ $v = stage ] && extra=(--metrics "$METRICS" --section SourceCounters --import-source yes)
+        "${base[@]}" "${extra[@]}" -o /tmp/lev-co-$v /tmp/lev-coalescing >"$OUTDIR/co-$v.log" 2>&1
+        echo "coalescing.cu, $v: $(grep -o '[0-9]* passes' "$OUTDIR/co-$v.log" | tr '\n' ' ')"
+        ncu --import /tmp/lev-co-$v.ncu-rep --csv --page source --print-source cuda,sass \
+          --print-units base --launch-skip 1 --launch-count 1 >"$OUTDIR/coalescing-source-$v.csv" 2>&1
+        grep -m1 '"Line No"' "$OUTDIR/coalescing-source-$v.csv" | cut -c1-400
+        grep -E '^"[0-9]+"' "$OUTDIR/coalescing-source-$v.csv" | grep -v '"0","0","0"' | head -3 | cut -c1-300
+      done
+  } | tee "$OUTDIR/levers-summary.txt"
+}
+
+# Where the time after the last profiled launch goes: the program's
+# output unbuffered (its lines stamped when printed), with ncu following
+# every process as the stage does and following the program alone; and
+# on TAIL_PROGRAM (ResNet-18's step) too.
+ncu_tail() {
+  local base=(ncu --clock-control none --filter-mode per-launch-config --launch-count 1 -f
+    --metrics "$METRICS" --section-folder "$ROOT/src/tools/ncu" --section CoalescingSource
+    --import-source yes)
+  local tail_program=${TAIL_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
+  export PYTHONUNBUFFERED=1
+  stamped tail-all "${base[@]}" --target-processes all -o /tmp/tail-all $PY "$NCU_PROGRAM"
+  stamped tail-app "${base[@]}" --target-processes application-only -o /tmp/tail-app \
+    $PY "$NCU_PROGRAM"
+  timed tail-plain2 300 $PY "$tail_program"
+  stamped tail-resnet "${base[@]}" --target-processes all -o /tmp/tail-resnet $PY "$tail_program"
+  unset PYTHONUNBUFFERED
+  {
+    for v in tail-all tail-app tail-plain2 tail-resnet; do
+      echo "== $v: $(cat "$OUTDIR/$v.seconds") s, exit $(cat "$OUTDIR/$v.exit"), $(grep -c '==PROF== Profiling' "$OUTDIR/$v.out") launches"
+      grep -v '==PROF== Profiling' "$OUTDIR/$v.out" | awk 'NR == 1 { a = $1 } { printf "%7.2f %s\n", $1 - a, substr($0, index($0, $2), 120) }' | head -30
+      echo "last profiled launch at: $(grep '==PROF== Profiling' "$OUTDIR/$v.out" | tail -1 | awk -v a="$(head -1 "$OUTDIR/$v.out" | cut -d' ' -f1)" '{ printf "%.2f", $1 - a }')"
+    done
+  } | tee "$OUTDIR/tail-summary.txt"
+}
+
 flood_costs() {
   local cs=(compute-sanitizer --tool initcheck --error-exitcode 86 --target-processes all)
   local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$FLOOD_PROGRAM")
@@ -109,6 +205,8 @@ phases=("$@")
 for p in "${phases[@]}"; do
   case $p in
     ncu) ncu_costs ;;
+    ncu-levers) ncu_levers ;;
+    ncu-tail) ncu_tail ;;
     floods) flood_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac

@@ -12,7 +12,7 @@
 # really reads. Every run leaves <run>.cmd, .stdout, .stderr, .exit and
 # .seconds beside its artifacts in OUTDIR/<case>/.
 #
-# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|teardown|variants|ncu|env ...]
+# Usage: scripts/capture-samples.sh OUTDIR [CASE|specials|teardown|variants|ncu|ncu-lean|env ...]
 set -uo pipefail
 
 OUTDIR=$(mkdir -p "${1:?usage: capture-samples.sh OUTDIR [CASE...]}" && cd "$1" && pwd)
@@ -78,13 +78,20 @@ one_case() {
 }
 
 # ncu_case CASE RUN [ncu filter flags...]: profile, then import as CSV pages.
+# NCU_SECTION=lean profiles with cudawatch's CoalescingSource section (the
+# stage's since issue 23) instead of NVIDIA's SourceCounters; NCU_TARGETS
+# is --target-processes (all; the stage's application-only when the plain
+# run saw no other process of the program on the GPU).
 ncu_case() {
   local c=$1 run=$2
   shift 2
   local dir=$OUTDIR/$c
+  local section=(--section SourceCounters)
+  [ "${NCU_SECTION:-}" = lean ] &&
+    section=(--section-folder "$ROOT/src/tools/ncu" --section CoalescingSource)
   # shellcheck disable=SC2046
-  record "$run" "$c" -- ncu --target-processes all --clock-control none \
-    --metrics "$NCU_METRICS" --section SourceCounters --import-source yes "$@" \
+  record "$run" "$c" -- ncu --target-processes "${NCU_TARGETS:-all}" --clock-control none \
+    --metrics "$NCU_METRICS" "${section[@]}" --import-source yes "$@" \
     -f -o "$dir/$run" $(target_of "$c")
   [ -f "$dir/$run.ncu-rep" ] || return 0
   record "$run-raw" "$c" -- ncu --import "$dir/$run.ncu-rep" --csv --page raw --print-units base
@@ -154,6 +161,14 @@ ncu_runs() {
   ncu_case torch_train_clean ncu --filter-mode per-launch-config -c 1
 }
 
+# The stage's profile since issue 23: the lean section, and the program's
+# own process only for the PyTorch program.
+ncu_lean_runs() {
+  NCU_SECTION=lean ncu_case coalescing ncu-lean
+  NCU_SECTION=lean NCU_TARGETS=application-only ncu_case torch_train_clean ncu-lean \
+    --filter-mode per-launch-config -c 1
+}
+
 export -f record target_of stage_env plain sanitize one_case
 export OUTDIR SRC BIN PY RUN_TIMEOUT
 
@@ -167,7 +182,7 @@ for c in "${cases[@]}"; do
     specials) build oob_write; build smem_race; build warp_race; build leak ;;
     teardown) ;;
     variants) build coalescing; build oob_write; build leak ;;
-    ncu) build coalescing ;;
+    ncu|ncu-lean) build coalescing ;;
     *) build "$c"; programs+=("$c") ;;
   esac
 done
@@ -180,6 +195,7 @@ for c in "${cases[@]}"; do
     teardown) teardown ;;
     variants) variants ;;
     ncu) ncu_runs ;;
+    ncu-lean) ncu_lean_runs ;;
   esac
 done
 rm -rf "$BIN"

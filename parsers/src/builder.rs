@@ -307,17 +307,21 @@ impl ReportBuilder {
                 }
             }
         }
+        let worst_line = |kernel: &str| {
+            lines
+                .iter()
+                .find(|l| simple_kernel_name(&l.kernel) == simple_kernel_name(kernel))
+                .map(|l| l.location.clone())
+        };
+        // The launches ncu's own rule judged: the rest are judged here.
+        let mut ruled: Vec<u64> = Vec::new();
         if let Some((name, bytes)) = details {
             match ncu::details::parse(bytes) {
                 Ok(rules) => {
                     self.input(name, InputKind::NcuDetails, Tool::Ncu, rules.len() as u64);
-                    for rule in rules.iter().filter(|r| r.rule == "UncoalescedGlobalAccess") {
-                        let worst = lines
-                            .iter()
-                            .find(|l| {
-                                simple_kernel_name(&l.kernel) == simple_kernel_name(&rule.kernel)
-                            })
-                            .map(|l| l.location.clone());
+                    for rule in rules.iter().filter(|r| r.rule == UNCOALESCED_RULE) {
+                        ruled.push(rule.launch_id);
+                        let worst = worst_line(&rule.kernel);
                         self.folder.add_site(uncoalesced_site(rule, worst));
                     }
                 }
@@ -325,6 +329,17 @@ impl ReportBuilder {
                     let message = format!("could not read ncu details page: {e}");
                     self.unreadable(name, InputKind::NcuDetails, Tool::Ncu, message);
                     evidence.errors.push((name.to_string(), e));
+                }
+            }
+        }
+        // ncu runs its UncoalescedGlobalAccess rule only with NVIDIA's
+        // SourceCounters section; profiled with cudawatch's leaner one, the
+        // same judgement comes from the same totals on the raw page.
+        if raw.is_some_and(|(_, bytes)| ncu::raw::has_source_totals(bytes)) {
+            for kernel in kernels.iter().filter(|k| !ruled.contains(&k.launch_id)) {
+                if let Some(rule) = rule_from_totals(kernel) {
+                    let worst = worst_line(&rule.kernel);
+                    self.folder.add_site(uncoalesced_site(&rule, worst));
                 }
             }
         }
@@ -452,6 +467,30 @@ fn tool_of(tool: Tool, default: Tool) -> Tool {
     } else {
         tool
     }
+}
+
+/// ncu's rule for launches whose global accesses move more sectors than
+/// coalesced ones would.
+const UNCOALESCED_RULE: &str = "UncoalescedGlobalAccess";
+
+/// What ncu's UncoalescedGlobalAccess rule says of a launch, from the
+/// totals it reads (any sector above the ideal), in its own words; no
+/// speedup estimate, which only the rule computes.
+fn rule_from_totals(kernel: &KernelCoalescing) -> Option<ncu::details::RuleResult> {
+    let excessive = kernel.excessive_sectors.filter(|e| *e > 0.0)?;
+    let total = kernel.total_sectors.filter(|t| *t > 0.0)?;
+    Some(ncu::details::RuleResult {
+        launch_id: kernel.launch_id,
+        kernel: kernel.kernel.clone(),
+        rule: UNCOALESCED_RULE.to_string(),
+        rule_type: "WRN".to_string(),
+        description: format!(
+            "This kernel has uncoalesced global accesses resulting in a total of {excessive:.0} \
+             excessive sectors ({:.0}% of the total {total:.0} sectors).",
+            100.0 * excessive / total
+        ),
+        speedup_pct: None,
+    })
 }
 
 fn uncoalesced_site(rule: &ncu::details::RuleResult, location: Option<SourceLocation>) -> Site {

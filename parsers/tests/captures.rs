@@ -224,7 +224,8 @@ fn every_ncu_details_and_source_page_reads() {
         let rules =
             ncu::details::parse(&fs::read(dir.join(format!("{run}-details.stdout"))).unwrap())
                 .unwrap();
-        if dir.ends_with("coalescing") {
+        // cudawatch's lean section has no rules; NVIDIA's SourceCounters has.
+        if dir.ends_with("coalescing") && !run.contains("lean") {
             let rule = rules
                 .iter()
                 .find(|r| r.rule == "UncoalescedGlobalAccess")
@@ -315,4 +316,86 @@ fn details_pages_with_every_detail_still_give_the_coalescing_rule() {
         assert!(rule.kernel.starts_with("gather_strided"), "{page}");
         assert!(rule.description.contains("excessive sectors"), "{page}");
     }
+}
+
+/// The report of one ncu profile as the stage reads it: raw, details and
+/// source pages of `run` in `case`.
+fn ncu_report(case: &str, run: &str) -> cudawatch_model::Report {
+    let dir = samples().join(case);
+    let read = |page: &str| fs::read(dir.join(format!("{run}-{page}.stdout"))).unwrap();
+    let (raw, details) = (read("raw"), read("details"));
+    let sources: Vec<(String, Vec<u8>)> = (0..8)
+        .filter_map(|i| {
+            let name = format!("{run}-source-{i}.stdout");
+            fs::read(dir.join(&name)).ok().map(|b| (name, b))
+        })
+        .collect();
+    let named: Vec<(&str, &[u8])> = sources
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let mut builder = cudawatch_parsers::builder::ReportBuilder::new("test");
+    builder.ncu(
+        Some(("raw", raw.as_slice())),
+        Some(("details", details.as_slice())),
+        &named,
+        None,
+    );
+    builder.finish()
+}
+
+#[test]
+fn the_lean_section_gives_the_uncoalesced_site_that_sourcecounters_rule_gives() {
+    // Profiled with NVIDIA's SourceCounters, ncu's rule names the strided
+    // gather; profiled with cudawatch's CoalescingSource section (one pass
+    // fewer, no rules), the same site comes from the same totals: the same
+    // kernel, line, excessive sectors and share; only ncu's speedup
+    // estimate is missing.
+    let sites = |run: &str| {
+        let report = ncu_report("coalescing", run);
+        report
+            .findings
+            .into_iter()
+            .filter(|f| f.kind == cudawatch_model::FindingKind::UncoalescedAccess)
+            .collect::<Vec<_>>()
+    };
+    let (full, lean) = (sites("ncu"), sites("ncu-lean"));
+    assert_eq!(full.len(), 1);
+    assert_eq!(lean.len(), 1);
+    let (full, lean) = (&full[0], &lean[0]);
+    assert_eq!(lean.id, full.id, "the site keeps its id");
+    assert_eq!(lean.kernel, full.kernel);
+    assert_eq!(lean.location, full.location);
+    assert_eq!(
+        lean.location.as_ref().map(|l| l.line),
+        Some(12),
+        "the strided line"
+    );
+    let without_speedup = full.message.split("; est. speedup").next().unwrap();
+    assert_eq!(lean.message, without_speedup);
+    assert!(
+        lean.message
+            .contains("3670016 excessive sectors (78% of the total 4718592 sectors)"),
+        "{}",
+        lean.message
+    );
+    // The per-line figures and the coalescing table are the same too.
+    let (a, b) = (
+        ncu_report("coalescing", "ncu"),
+        ncu_report("coalescing", "ncu-lean"),
+    );
+    let line = |r: &cudawatch_model::Report| {
+        r.wasteful_lines
+            .iter()
+            .map(|l| (l.location.line, l.excessive_sectors, l.theoretical_sectors))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(line(&a), line(&b));
+    let waste = |r: &cudawatch_model::Report| {
+        r.coalescing
+            .iter()
+            .map(|k| (k.kernel.clone(), k.excessive_sectors, k.total_sectors))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(waste(&a), waste(&b));
 }

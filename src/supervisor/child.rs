@@ -209,7 +209,7 @@ pub async fn supervise(
     }
     die_with_cudawatch(&mut command);
     let started = Instant::now();
-    let mut child = match command.spawn() {
+    let mut child = match super::group::spawn_supervised(|| command.spawn(), |c| c.id()) {
         Ok(child) => child,
         Err(e) => {
             return ChildEnd::not_started(format!(
@@ -219,7 +219,6 @@ pub async fn supervise(
         }
     };
     let pgid = child.id().unwrap_or(0);
-    super::group::supervised(pgid);
     on_spawn(pgid);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();

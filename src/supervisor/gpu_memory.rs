@@ -30,9 +30,18 @@ pub struct Sampler {
     thread: JoinHandle<Sampled>,
 }
 
-/// What sampling gave: the peak (MiB used by the group, MiB total of its
-/// GPUs), and why it stopped early, if it did.
-type Sampled = (Option<(u64, u64)>, Option<String>);
+/// What sampling gave.
+#[derive(Debug, Default)]
+pub struct Sampled {
+    /// The peak: MiB used by the group, MiB total of its GPUs.
+    pub peak: Option<(u64, u64)>,
+    /// Why sampling stopped early (a hung nvidia-smi), if it did.
+    pub note: Option<String>,
+    /// Whether every process of the group seen on a GPU was the group's
+    /// leader, the program itself (`None`: none was seen). ncu need not
+    /// follow the program's children when none of them used the GPU.
+    pub leader_only: Option<bool>,
+}
 
 /// One reading: MiB used per (GPU, process id), and each GPU's total MiB.
 struct Reading {
@@ -55,25 +64,27 @@ impl Sampler {
         self.pgid.store(pgid, Ordering::Relaxed);
     }
 
-    /// Stops and returns (peak MiB used by the group, MiB total of its
-    /// GPUs), and why sampling stopped early (a hung nvidia-smi), if it did.
+    /// Stops and returns what was sampled.
     pub fn stop(self) -> Sampled {
         self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().unwrap_or((None, None))
+        self.thread.join().unwrap_or_default()
     }
 }
 
 fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
     let Some(source) = Source::open() else {
-        return (None, None);
+        return Sampled::default();
     };
-    let mut peak: Option<(u64, u64)> = None;
+    let mut sampled = Sampled::default();
     while !stop.load(Ordering::Relaxed) {
         let group = pgid.load(Ordering::Relaxed);
         if group != 0 {
             let reading = match source.read() {
                 Ok(reading) => reading,
-                Err(why) => return (peak, Some(format!("GPU memory not measured: {why}"))),
+                Err(why) => {
+                    sampled.note = Some(format!("GPU memory not measured: {why}"));
+                    return sampled;
+                }
             };
             let mine: Vec<&(String, u32, u64)> = reading
                 .used
@@ -81,6 +92,8 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
                 .filter(|(_, pid, _)| in_group(*pid, group))
                 .collect();
             if !mine.is_empty() {
+                let leader = mine.iter().all(|(_, pid, _)| *pid == group);
+                sampled.leader_only = Some(sampled.leader_only.unwrap_or(true) && leader);
                 let used: u64 = mine.iter().map(|(_, _, mib)| mib).sum();
                 let gpus: std::collections::HashSet<&String> =
                     mine.iter().map(|(gpu, _, _)| gpu).collect();
@@ -88,7 +101,7 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
                     .iter()
                     .filter_map(|gpu| reading.total_by_gpu.get(*gpu))
                     .sum();
-                peak = Some(match peak {
+                sampled.peak = Some(match sampled.peak {
                     Some((p, t)) => (p.max(used), t.max(total)),
                     None => (used, total),
                 });
@@ -96,7 +109,7 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
         }
         std::thread::sleep(source.interval());
     }
-    (peak, None)
+    sampled
 }
 
 /// Each of `gpus`' free memory now, MiB, in their order (`None`: not

@@ -17,11 +17,19 @@ static SUBREAPER: AtomicBool = AtomicBool::new(false);
 /// the others for orphans.
 static SUPERVISED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
-/// Marks `pid` as a child under supervision until [`released`].
-pub fn supervised(pid: u32) {
-    if let Ok(mut list) = SUPERVISED.lock() {
+/// Starts a child and marks it as under supervision until [`released`],
+/// in one step: [`kill_adopted`] holds the same lock, so a child just
+/// started beside a stage that is ending is never taken for an orphan.
+pub fn spawn_supervised<C>(
+    spawn: impl FnOnce() -> std::io::Result<C>,
+    pid_of: impl Fn(&C) -> Option<u32>,
+) -> std::io::Result<C> {
+    let mut list = SUPERVISED.lock().unwrap_or_else(|e| e.into_inner());
+    let child = spawn()?;
+    if let Some(pid) = pid_of(&child) {
         list.push(pid as i32);
     }
+    Ok(child)
 }
 
 /// `pid` has exited and been reaped.
@@ -66,7 +74,9 @@ pub fn kill_adopted() -> usize {
     let my_group = rustix::process::getpgrp();
     let mut killed = 0;
     for _ in 0..16 {
-        let live = SUPERVISED.lock().map(|l| l.clone()).unwrap_or_default();
+        // Held while the orphans are found and killed: no child starts
+        // unlisted meanwhile.
+        let live = SUPERVISED.lock().unwrap_or_else(|e| e.into_inner());
         let adopted: Vec<Pid> = children_of(me)
             .into_iter()
             .filter(|pid| !live.contains(&pid.as_raw_nonzero().get()))

@@ -1,6 +1,6 @@
 //! The stage loop: the plain run, then the tool stages, as many at once as
 //! fit (`plan::concurrency`), each supervised with the commands its kind
-//! plans after it (`tools::StageKind::follow_up`); events go to the caller,
+//! plans after it (`tools::StageKind::follow_ups`); events go to the caller,
 //! in plan order, which writes the run directory and the report. A first
 //! Ctrl-C stops after the running stages.
 
@@ -48,8 +48,10 @@ async fn run_stages(
 ) -> Result<LoopEnd, ExpectedError> {
     let mut signals = Signals::install();
     super::group::adopt_orphans();
-    let mut plain_seconds: Option<f64> = None;
-    let mut plain_peak_mib: Option<u64> = None;
+    // The plain run as it finished, when it did: its time sets the tool
+    // stages' timeouts, its peak memory how many fit at once, its GPU
+    // processes whom ncu follows.
+    let mut plain: Option<StageRecord> = None;
     let total = plan.stages.len();
     let mut index = 0;
     while index < total {
@@ -64,7 +66,11 @@ async fn run_stages(
                 .iter()
                 .map(|s| s.tool)
                 .collect();
-            let schedule = decide(plan, &tools, plain_peak_mib).await;
+            let peak = plain
+                .as_ref()
+                .and_then(|p| p.gpu_memory_mib)
+                .map(|(peak, _)| peak);
+            let schedule = decide(plan, &tools, peak).await;
             on_event(StageEvent::Scheduled {
                 at_once: schedule.slots.len(),
                 why: &schedule.why,
@@ -72,7 +78,7 @@ async fn run_stages(
             let end = run_batch(
                 plan,
                 index..index + batch,
-                plain_seconds,
+                plain.as_ref(),
                 schedule.slots,
                 &mut signals,
                 &mut on_event,
@@ -84,7 +90,8 @@ async fn run_stages(
             index += batch;
             continue;
         }
-        let record = run_alone(plan, index, plain_seconds, "", &mut signals, &mut on_event).await?;
+        let record =
+            run_alone(plan, index, plain.as_ref(), "", &mut signals, &mut on_event).await?;
         {
             let _busy = Blocking::enter();
             on_event(StageEvent::Finished {
@@ -94,8 +101,7 @@ async fn run_stages(
             })?;
         }
         if stage.tool == Tool::Plain && record.spawn_error.is_none() && !record.timed_out {
-            plain_seconds = Some(record.seconds);
-            plain_peak_mib = record.gpu_memory_mib.map(|(peak, _)| peak);
+            plain = Some(record.clone());
         }
         // A signal during the stage or while it was read in (counted even
         // though nothing was polling then) stops the run before the next.
@@ -151,7 +157,7 @@ async fn decide(plan: &Plan, tools: &[Tool], plain_peak_mib: Option<u64>) -> Sch
 async fn run_batch(
     plan: &Plan,
     range: std::ops::Range<usize>,
-    plain_seconds: Option<f64>,
+    plain: Option<&StageRecord>,
     slots: Vec<Option<String>>,
     signals: &mut Signals,
     mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
@@ -174,7 +180,7 @@ async fn run_batch(
                 return Ok(None);
             }
             let index = first + index;
-            let mut stage = plan.stages[index].clone();
+            let mut stage = stage_after_plain(&plan.stages[index], plain);
             create_stage_dir(&stage)?;
             if let Some(gpu) = slot {
                 stage
@@ -182,7 +188,9 @@ async fn run_batch(
                     .env
                     .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
             }
-            let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
+            let timeout = plan
+                .timeouts
+                .for_stage(stage.tool, plain.map(|p| p.seconds));
             let command = shell_words(&stage.command.argv);
             let shown = match slot {
                 Some(gpu) => format!("{command}  [GPU {gpu}]"),
@@ -226,7 +234,7 @@ async fn run_batch(
         let mut record = run_alone(
             plan,
             index,
-            plain_seconds,
+            plain,
             "  [again, alone]",
             signals,
             &mut on_event,
@@ -254,14 +262,16 @@ async fn run_batch(
 async fn run_alone(
     plan: &Plan,
     index: usize,
-    plain_seconds: Option<f64>,
+    plain: Option<&StageRecord>,
     label: &str,
     signals: &mut Signals,
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
-    let stage = &plan.stages[index];
+    let stage = &stage_after_plain(&plan.stages[index], plain);
     create_stage_dir(stage)?;
-    let timeout = plan.timeouts.for_stage(stage.tool, plain_seconds);
+    let timeout = plan
+        .timeouts
+        .for_stage(stage.tool, plain.map(|p| p.seconds));
     let command = shell_words(&stage.command.argv);
     on_event(StageEvent::Started {
         index,
@@ -308,11 +318,32 @@ fn set_aside(stage: &Stage) -> Option<String> {
     Some(format!("crowded/{}", name.to_string_lossy()))
 }
 
+/// The stage as it runs: its command narrowed by what the plain run showed,
+/// once there was one.
+fn stage_after_plain(stage: &Stage, plain: Option<&StageRecord>) -> Stage {
+    let mut stage = stage.clone();
+    if let Some(plain) = plain
+        && stage.tool != Tool::Plain
+    {
+        crate::tools::kind(stage.tool).after_plain(&mut stage.command, plain);
+    }
+    stage
+}
+
+/// The stage's folder, with the files its command reads.
 fn create_stage_dir(stage: &Stage) -> Result<(), ExpectedError> {
-    std::fs::create_dir_all(&stage.dir).map_err(|e| ExpectedError::RunDir {
-        path: stage.dir.display().to_string(),
+    let failed = |path: &std::path::Path, e: std::io::Error| ExpectedError::RunDir {
+        path: path.display().to_string(),
         message: e.to_string(),
-    })
+    };
+    std::fs::create_dir_all(&stage.dir).map_err(|e| failed(&stage.dir, e))?;
+    for (path, contents) in &stage.command.files {
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(|e| failed(folder, e))?;
+        }
+        std::fs::write(path, contents).map_err(|e| failed(path, e))?;
+    }
+    Ok(())
 }
 
 async fn run_stage(
@@ -353,7 +384,7 @@ async fn run_stage(
             .await
         }
     };
-    let (gpu_memory_mib, sampling_note) = sampler.map_or((None, None), Sampler::stop);
+    let sampled = sampler.map(Sampler::stop).unwrap_or_default();
     let mut env: Vec<String> = command
         .env
         .iter()
@@ -383,9 +414,10 @@ async fn run_stage(
         } else {
             end.spawn_error.clone().or(end.write_error.clone())
         },
-        gpu_memory_mib,
+        gpu_memory_mib: sampled.peak,
+        gpu_leader_only: sampled.leader_only,
         imports: Vec::new(),
-        notes: sampling_note.into_iter().collect(),
+        notes: sampled.note.into_iter().collect(),
     };
     if end.end != ProcessEnd::NotStarted {
         record.imports = follow_ups(plan, stage, timeout, signals).await;
@@ -394,9 +426,10 @@ async fn run_stage(
 }
 
 /// The commands the stage's kind plans after it (ncu's CSV imports, the
-/// memory stage's rerun), one at a time, each supervised like a stage; none
-/// once the user asked to stop. Returns how each ended: one that failed
-/// left an artifact that cannot be trusted.
+/// memory stage's rerun), each batch at once, each command supervised like
+/// a stage; none once the user asked to stop. Returns how each ended, in
+/// the kind's order: one that failed left an artifact that cannot be
+/// trusted.
 async fn follow_ups(
     plan: &Plan,
     stage: &Stage,
@@ -416,30 +449,46 @@ async fn follow_ups(
             break;
         }
         let done: Vec<String> = ends.iter().map(|(name, _)| name.clone()).collect();
-        let Some(next) = kind.follow_up(&context, &done) else {
+        let batch = kind.follow_ups(&context, &done);
+        if batch.is_empty() {
             break;
-        };
-        if let Some(dir) = next.stdout.parent()
-            && std::fs::create_dir_all(dir).is_err()
-        {
-            ends.push((next.name, ProcessEnd::NotStarted));
-            continue;
         }
-        let spec = ChildSpec {
-            argv: next.argv,
-            env: next.env,
-            env_remove: next.env_remove,
-            output: Output::Files {
-                stdout: next.stdout,
-                stderr: next.stderr,
-            },
-            timeout: next.timeout.unwrap_or(timeout),
-            grace: plan.timeouts.grace,
-            stream: false,
-            cwd: None,
-        };
-        let end = supervise(&spec, signals, |_| {}).await;
-        ends.push((next.name, end.end));
+        let mut running = Vec::new();
+        for next in batch {
+            if let Some(dir) = next.stdout.parent()
+                && std::fs::create_dir_all(dir).is_err()
+            {
+                running.push((next.name, None));
+                continue;
+            }
+            let spec = ChildSpec {
+                argv: next.argv,
+                env: next.env,
+                env_remove: next.env_remove,
+                output: Output::Files {
+                    stdout: next.stdout,
+                    stderr: next.stderr,
+                },
+                timeout: next.timeout.unwrap_or(timeout),
+                grace: plan.timeouts.grace,
+                stream: false,
+                cwd: None,
+            };
+            // A task each: they run at once on the loop's thread, each
+            // with its own view of the user's signals.
+            let task = tokio::task::spawn_local(async move {
+                let mut signals = Signals::install();
+                supervise(&spec, &mut signals, |_| {}).await.end
+            });
+            running.push((next.name, Some(task)));
+        }
+        for (name, task) in running {
+            let end = match task {
+                Some(task) => task.await.unwrap_or(ProcessEnd::NotStarted),
+                None => ProcessEnd::NotStarted,
+            };
+            ends.push((name, end));
+        }
     }
     ends
 }

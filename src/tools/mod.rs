@@ -4,7 +4,7 @@
 //!
 //! - its command line and environment ([`StageKind::command`]), and doctor's
 //!   probe of its tool where it has one (`sanitizer::probe_argv`, `ncu::probe_argv`);
-//! - the commands it needs after the stage ([`StageKind::follow_up`]: ncu's
+//! - the commands it needs after the stage ([`StageKind::follow_ups`]: ncu's
 //!   CSV imports, the memory stage's rerun), which the supervisor runs;
 //! - how its artifacts are read into the report and how the stage is
 //!   judged ([`StageKind::read`], with its rules in the module).
@@ -59,11 +59,12 @@ pub trait StageKind: Sync {
     /// The stage's process: argv, environment, and why it cannot run.
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand;
 
-    /// The next command to run after the stage, given the names of those
-    /// already run; `None` when there is nothing more. The supervisor runs
-    /// each one and records how it ended (`StageRecord::imports`).
-    fn follow_up(&self, _stage: &FollowUpContext<'_>, _done: &[String]) -> Option<FollowUp> {
-        None
+    /// The next commands to run after the stage, given the names of those
+    /// already run: independent of each other, so they run at once; none
+    /// when there is nothing more. The supervisor runs them and records how
+    /// each ended (`StageRecord::imports`).
+    fn follow_ups(&self, _stage: &FollowUpContext<'_>, _done: &[String]) -> Vec<FollowUp> {
+        Vec::new()
     }
 
     /// Whether the stage reads an earlier stage's output, so that it cannot
@@ -75,6 +76,11 @@ pub trait StageKind: Sync {
     /// Facts to keep right after the stage, while they still exist (the
     /// memory stage names the processes that held the GPU).
     fn after_stage(&self, _stage_dir: &Path) {}
+
+    /// Narrows the stage's command by what the plain run showed (ncu need
+    /// not follow children that never used the GPU). Called before a tool
+    /// stage starts, when the plain run finished.
+    fn after_plain(&self, _command: &mut StageCommand, _plain: &StageRecord) {}
 
     /// Reads the stage's artifacts into the report and judges the stage.
     fn read(
@@ -130,6 +136,9 @@ pub struct StageCommand {
     pub cannot_start: Option<String>,
     /// Why it does not apply to this program (never run, never clean).
     pub not_applicable: Option<String>,
+    /// Files the stage reads, written before it starts: (path, contents).
+    /// ncu's section file, which must be a file in a folder.
+    pub files: Vec<(PathBuf, &'static str)>,
 }
 
 impl StageCommand {

@@ -45,6 +45,10 @@ pub struct StageRecord {
     /// Peak and total GPU memory in MiB (plain stage).
     #[serde(default)]
     pub gpu_memory_mib: Option<(u64, u64)>,
+    /// Whether the only process of the stage seen on a GPU was the one it
+    /// started (the plain run's says whether ncu must follow children).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_leader_only: Option<bool>,
     /// ncu's imports of its report as CSV pages: (file written, how it ended).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<(String, ProcessEnd)>,
@@ -73,6 +77,7 @@ impl StageRecord {
             unfinished: true,
             not_applicable: None,
             gpu_memory_mib: None,
+            gpu_leader_only: None,
             imports: Vec::new(),
             notes: Vec::new(),
         }

@@ -28,6 +28,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         unfinished: false,
         not_applicable: None,
         gpu_memory_mib: None,
+        gpu_leader_only: None,
         imports: Vec::new(),
         notes: Vec::new(),
     }

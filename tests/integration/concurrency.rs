@@ -135,8 +135,21 @@ fn a_stage_that_ran_out_of_memory_beside_others_runs_again_alone() {
 /// fake nvidia-smi on PATH saying the program holds `held` MiB of a GPU
 /// with 79,000 MiB free.
 fn sampled_run(dir: &Path, held: u64) -> Command {
-    let case = sample("oob_write");
-    let cmd = fake_run("oob_write", dir, STAGES, &[]);
+    sampled_run_of("oob_write", STAGES, dir, held, Holder::Program)
+}
+
+/// Which process of the program the fake nvidia-smi says holds the memory.
+#[derive(Clone, Copy, PartialEq)]
+enum Holder {
+    /// The program's own process.
+    Program,
+    /// A child it starts (as torchrun or a shell script around Python do).
+    Child,
+}
+
+fn sampled_run_of(case: &str, stages: &str, dir: &Path, held: u64, holder: Holder) -> Command {
+    let replay = sample(case);
+    let cmd = fake_run(case, dir, stages, &[]);
     let marker = "cudawatch-test-holds-gpu-memory";
     // Replace the program: the same replay, after a pause, named by a marker.
     let args: Vec<String> = cmd
@@ -151,9 +164,17 @@ fn sampled_run(dir: &Path, held: u64) -> Command {
             None => fresh.env_remove(k),
         };
     }
+    // The child's command line names the marker; the program's spells it
+    // so that it does not.
+    let pause = match holder {
+        Holder::Program => format!("sleep 1.5; : {marker}"),
+        Holder::Child => {
+            "sh -c \"sleep 1.5; : $(printf %s-%s cudawatch-test-holds gpu-memory)\"".to_string()
+        }
+    };
     fresh.args(&args[..cut]).args(["--", "sh", "-c"]).arg(format!(
-        "sleep 1.5; : {marker}; cat '{0}/plain.stdout'; cat '{0}/plain.stderr' >&2; exit $(cat '{0}/plain.exit')",
-        case.display()
+        "{pause}; cat '{0}/plain.stdout'; cat '{0}/plain.stderr' >&2; exit $(cat '{0}/plain.exit')",
+        replay.display()
     ));
     let path = format!(
         "{}:{}",
@@ -165,6 +186,59 @@ fn sampled_run(dir: &Path, held: u64) -> Command {
         .env("FAKE_SMI_FREE", "0, GPU-b0fb79d7, 79000")
         .env("FAKE_SMI_HOLD", format!("{marker}={held}"));
     fresh
+}
+
+#[test]
+fn ncu_follows_the_program_alone_unless_another_of_its_processes_used_the_gpu() {
+    // Following every process made ncu 2.7 times slower on a DataLoader
+    // step (forked workers that never touch the GPU); a program whose
+    // child does the GPU work (torchrun, a shell script) must still be
+    // followed into it.
+    let tmp = tempfile::tempdir().unwrap();
+    let targets = |holder: Holder| -> String {
+        let dir = tmp.path().join(if holder == Holder::Program {
+            "own"
+        } else {
+            "child"
+        });
+        let o = run(sampled_run_of("coalescing", "plain,ncu", &dir, 900, holder));
+        // The strided gather fails the coalescing check, whichever way.
+        assert_eq!(o.code, 1, "{}", o.stderr);
+        let ncu = read_json(&dir.join("ncu/stage.json"));
+        let command: Vec<&str> = ncu["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let at = command
+            .iter()
+            .position(|a| *a == "--target-processes")
+            .unwrap();
+        // The stage's own section, written where the command says.
+        let folder = command[command
+            .iter()
+            .position(|a| *a == "--section-folder")
+            .unwrap()
+            + 1];
+        assert!(
+            Path::new(folder).join("CoalescingSource.section").is_file(),
+            "{folder}"
+        );
+        assert!(folder.starts_with(dir.to_str().unwrap()), "{folder}");
+        let report = read_json(&dir.join("report.json"));
+        let ncu_stage = report["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["tool"] == "ncu")
+            .unwrap()
+            .clone();
+        assert_eq!(ncu_stage["outcome"], "findings", "{ncu_stage}");
+        command[at + 1].to_string()
+    };
+    assert_eq!(targets(Holder::Program), "application-only");
+    assert_eq!(targets(Holder::Child), "all");
 }
 
 #[test]

@@ -33,6 +33,16 @@ pub(super) const METRICS: [&str; 10] = [
     IDEAL,
 ];
 
+/// Whether a raw page carries the source-level sector totals (the
+/// SourceCounters section's, or cudawatch's CoalescingSource section's):
+/// the figures ncu's UncoalescedGlobalAccess rule judges.
+pub fn has_source_totals(input: &[u8]) -> bool {
+    rows(input)
+        .ok()
+        .and_then(|rows| rows.into_iter().next())
+        .is_some_and(|header| header.iter().any(|h| h == EXCESSIVE || h == THEORETICAL))
+}
+
 /// One profiled launch's identity.
 pub(super) struct Launch<'a> {
     pub(super) id: u64,

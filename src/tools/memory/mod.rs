@@ -29,21 +29,10 @@ pub use rules::rule;
 /// The memory stage's kind.
 pub struct Memory;
 
-impl StageKind for Memory {
-    fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
-        super::hook::stage_command(
-            ctx,
-            ("CUDAWATCH_MEMORY", "1"),
-            "the memory stage reads PyTorch's allocator",
-        )
-    }
-
-    fn after_stage(&self, stage_dir: &Path) {
-        // Now, while they may still run: a PID alone names nobody.
-        artifacts::name_other_processes(stage_dir);
-    }
-
-    fn follow_up(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Option<FollowUp> {
+impl Memory {
+    /// The stage's program once more with PyTorch's expandable segments,
+    /// when a recorded out-of-memory error looks like fragmentation; once.
+    fn rerun(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Option<FollowUp> {
         if done.iter().any(|d| d == "expandable") {
             return None;
         }
@@ -63,6 +52,25 @@ impl StageKind for Memory {
             stderr: dir.join("stderr"),
             timeout: None,
         })
+    }
+}
+
+impl StageKind for Memory {
+    fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
+        super::hook::stage_command(
+            ctx,
+            ("CUDAWATCH_MEMORY", "1"),
+            "the memory stage reads PyTorch's allocator",
+        )
+    }
+
+    fn after_stage(&self, stage_dir: &Path) {
+        // Now, while they may still run: a PID alone names nobody.
+        artifacts::name_other_processes(stage_dir);
+    }
+
+    fn follow_ups(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Vec<FollowUp> {
+        self.rerun(stage, done).into_iter().collect()
     }
 
     fn read(

@@ -1,14 +1,14 @@
 //! Nsight Compute's command lines: the profiling run (coalescing metrics
-//! and the SourceCounters section, one launch per kernel and launch
-//! configuration by default) and the imports that turn its report into CSV
-//! pages.
+//! and cudawatch's own CoalescingSource section, one launch per kernel and
+//! launch configuration by default) and the imports that turn its report
+//! into CSV pages.
 
 use std::ffi::OsString;
 use std::path::Path;
 
 /// The metrics ncu collects: requests and 32-byte sectors of global loads
 /// and stores, the share of each sector used, and the kernel's duration.
-/// The SourceCounters section adds the per-line excessive sectors.
+/// The section adds the per-line excessive sectors.
 pub const METRICS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
 l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,\
 l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,\
@@ -16,6 +16,17 @@ l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
 smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,\
 smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct,\
 gpu__time_duration.sum";
+
+/// The source-level counters of NVIDIA's SourceCounters section that the
+/// report reads (per-line sectors, ideal and excessive, and the access),
+/// without its warp-stall sampling: one replay pass fewer per launch, the
+/// same per-line figures (docs/tool-surprises.md, "ncu: passes per kernel").
+pub const SECTION: &str = include_str!("CoalescingSource.section");
+/// The section's identifier, as `--section` names it.
+pub const SECTION_NAME: &str = "CoalescingSource";
+/// The folder, inside the stage's own, that the section is written to and
+/// ncu reads sections from.
+pub const SECTION_FOLDER: &str = "sections";
 
 /// Which launches ncu profiles.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,10 +54,12 @@ pub fn probe_argv(ncu: &Path, program: &[String]) -> Vec<OsString> {
     argv
 }
 
-/// The profiling argv: writes `<report>.ncu-rep`.
+/// The profiling argv: writes `<report>.ncu-rep`, reading the section
+/// from `sections`.
 pub fn profile_argv(
     ncu: &Path,
     options: &NcuOptions,
+    sections: &Path,
     report: &Path,
     program: &[OsString],
 ) -> Vec<OsString> {
@@ -60,8 +73,10 @@ pub fn profile_argv(
         "none".into(),
         "--metrics".into(),
         METRICS.into(),
+        "--section-folder".into(),
+        sections.into(),
         "--section".into(),
-        "SourceCounters".into(),
+        SECTION_NAME.into(),
         "--import-source".into(),
         "yes".into(),
     ];
@@ -84,6 +99,20 @@ pub fn profile_argv(
     argv.extend(["-f".into(), "-o".into(), report.into()]);
     argv.extend(program.iter().cloned());
     argv
+}
+
+/// Makes a profiling argv follow the program's own process only, not its
+/// children (`--target-processes application-only`); false when the argv
+/// had no such option. Following forked processes that never use the GPU
+/// (a DataLoader's workers) made ncu 2.7 times slower on a training step.
+pub fn follow_program_only(argv: &mut [OsString]) -> bool {
+    match argv.iter().position(|a| a == "--target-processes") {
+        Some(i) if i + 1 < argv.len() => {
+            argv[i + 1] = "application-only".into();
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The imports that turn a profile into CSV pages: (file name, argv).
@@ -125,4 +154,59 @@ pub fn source_import(ncu: &Path, profile: &Path, launch: u64) -> (String, Vec<Os
         "1".into(),
     ];
     (format!("source-{launch}.csv"), argv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(argv: &[OsString]) -> Vec<String> {
+        argv.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_profile_reads_the_stages_own_section_and_follows_every_process_until_told() {
+        let options = NcuOptions {
+            launch_cap: 100,
+            all_launches: false,
+            kernel: None,
+        };
+        let mut argv = profile_argv(
+            Path::new("ncu"),
+            &options,
+            Path::new("/run/ncu/sections"),
+            Path::new("/run/ncu/profile"),
+            &["python3".into(), "train.py".into()],
+        );
+        let w = words(&argv);
+        let after = |flag: &str| w[w.iter().position(|a| a == flag).unwrap() + 1].clone();
+        assert_eq!(after("--section-folder"), "/run/ncu/sections");
+        assert_eq!(after("--section"), SECTION_NAME);
+        assert!(!w.iter().any(|a| a == "SourceCounters"));
+        assert_eq!(after("--target-processes"), "all");
+        assert!(follow_program_only(&mut argv));
+        let w = words(&argv);
+        assert_eq!(
+            w[w.iter().position(|a| a == "--target-processes").unwrap() + 1],
+            "application-only"
+        );
+        // The program's own arguments are never touched.
+        assert_eq!(&w[w.len() - 2..], ["python3", "train.py"]);
+        assert!(!follow_program_only(&mut ["python3".into()]));
+    }
+
+    #[test]
+    fn the_section_keeps_the_column_labels_the_source_page_parser_reads() {
+        for label in [
+            "L2 Theoretical Sectors Global Excessive",
+            "L2 Theoretical Sectors Global",
+            "L2 Theoretical Sectors Global Ideal",
+            "Access Operation",
+        ] {
+            assert!(SECTION.contains(&format!("Label: \"{label}\"")), "{label}");
+        }
+        assert!(SECTION.contains(&format!("Identifier: \"{SECTION_NAME}\"")));
+    }
 }

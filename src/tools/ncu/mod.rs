@@ -30,19 +30,34 @@ pub struct Ncu;
 
 impl super::StageKind for Ncu {
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
+        let sections = ctx.stage_dir.join(argv::SECTION_FOLDER);
         let argv = profile_argv(
             &ctx.tools.ncu,
             ctx.ncu,
+            &sections,
             &ctx.stage_dir.join("profile"),
             ctx.program,
         );
-        StageCommand::tool(ctx, argv)
+        let section = sections.join(format!("{}.section", argv::SECTION_NAME));
+        StageCommand {
+            files: vec![(section, argv::SECTION)],
+            ..StageCommand::tool(ctx, argv)
+        }
     }
 
-    fn follow_up(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Option<FollowUp> {
+    fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        // Only when the plain run saw the program's own process alone on
+        // the GPU: a program whose children use it (torchrun, a shell
+        // script around the real program) keeps ncu following them.
+        if plain.gpu_leader_only == Some(true) {
+            argv::follow_program_only(&mut command.argv);
+        }
+    }
+
+    fn follow_ups(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Vec<FollowUp> {
         let profile = stage.stage_dir.join(PROFILE);
         if !profile.exists() {
-            return None;
+            return Vec::new();
         }
         let import = |(name, argv): (String, Vec<std::ffi::OsString>)| FollowUp {
             stdout: stage.stage_dir.join(&name),
@@ -53,11 +68,16 @@ impl super::StageKind for Ncu {
             env_remove: Vec::new(),
             timeout: Some(IMPORT_TIMEOUT),
         };
-        if let Some(page) = imports(&stage.tools.ncu, &profile)
+        let not_done = |(name, _): &(String, Vec<std::ffi::OsString>)| !done.contains(name);
+        // Each import is an ncu process reading the profile (a second or
+        // two each): the pages at once, then the source pages at once.
+        let pages: Vec<FollowUp> = imports(&stage.tools.ncu, &profile)
             .into_iter()
-            .find(|(name, _)| !done.contains(name))
-        {
-            return Some(import(page));
+            .filter(not_done)
+            .map(import)
+            .collect();
+        if !pages.is_empty() {
+            return pages;
         }
         // The raw page says which launches waste sectors: their source
         // pages, worst first.
@@ -73,8 +93,9 @@ impl super::StageKind for Ncu {
             .iter()
             .take(MAX_SOURCE_PAGES)
             .map(|launch| source_import(&stage.tools.ncu, &profile, launch.launch_id))
-            .find(|(name, _)| !done.contains(name))
+            .filter(not_done)
             .map(import)
+            .collect()
     }
 
     fn read(

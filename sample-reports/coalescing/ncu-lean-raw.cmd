@@ -1,0 +1,1 @@
+ncu --import /tmp/cap/coalescing/ncu-lean.ncu-rep --csv --page raw --print-units base 

@@ -1,0 +1,1 @@
+ncu --import /tmp/cap/coalescing/ncu-lean.ncu-rep --csv --page source --print-source cuda\,sass --print-units base --launch-skip 1 --launch-count 1 

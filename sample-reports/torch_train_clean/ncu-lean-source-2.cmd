@@ -1,0 +1,1 @@
+ncu --import /tmp/cap/torch_train_clean/ncu-lean.ncu-rep --csv --page source --print-source cuda\,sass --print-units base --launch-skip 2 --launch-count 1 
