@@ -16,6 +16,9 @@
 #   ncu-tail  where the time after the last profiled launch goes (the
 #           program's output unbuffered and stamped), following every
 #           process and the program alone, and on ResNet-18's step.
+#   ncu-sass  request and sector counts from SASS instrumentation instead
+#           of l1tex hardware counters: passes and figures on the strided
+#           gather.
 #   floods  initcheck on FLOOD_PROGRAM (ResNet-18's step: ~40k records in
 #           cuDNN) as the stage runs it and with each lever on the record
 #           cost: no host backtraces, 8 host frames, text only, a print
@@ -25,9 +28,9 @@
 #           tool's own ERROR SUMMARY, and times `cudawatch parse` of the
 #           full XML when target/release/cudawatch is there.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [floods]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]
 set -uo pipefail
-OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [floods]}" && cd "$1" && pwd)
+OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=$PATH:/usr/local/cuda/bin
@@ -161,6 +164,36 @@ ncu_tail() {
   } | tee "$OUTDIR/tail-summary.txt"
 }
 
+# Whether the per-direction request and sector counts can come from SASS
+# instrumentation (collected with the section's source counters) instead
+# of l1tex hardware counters, which take 4 passes of their own: passes and
+# figures of the corpus' strided gather under each set.
+ncu_sass() {
+  local sass="smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,smsp__sass_sectors_mem_global_op_ld.sum,smsp__sass_sectors_mem_global_op_st.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
+  local base=(ncu --target-processes all --clock-control none -f --section-folder
+    "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes)
+  nvcc -lineinfo -arch=sm_90 -o /tmp/sass-coalescing "$ROOT/tests/gpu/coalescing.cu" || return 1
+  {
+    for v in stage sass sass-duration; do
+      local m=$METRICS
+      [ $v = sass ] && m=$sass
+      [ $v = sass-duration ] && m=$sass,gpu__time_duration.sum
+      "${base[@]}" --metrics "$m" -o /tmp/sass-$v /tmp/sass-coalescing >"$OUTDIR/sass-$v.log" 2>&1
+      echo "== $v: $(grep -o '[0-9]* passes' "$OUTDIR/sass-$v.log" | tr '\n' ' ') $(grep -m2 ERROR "$OUTDIR/sass-$v.log")"
+      ncu --import /tmp/sass-$v.ncu-rep --csv --page raw --print-units base 2>&1 |
+        python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+if not rows: sys.exit()
+h = rows[0]
+for r in rows[2:]:
+    d = dict(zip(h, r))
+    print(d.get("Kernel Name", "?")[:20], {k: v for k, v in d.items()
+        if ("global" in k or "duration" in k or "sectors" in k) and "pct" not in k})'
+    done
+  } | tee "$OUTDIR/sass-summary.txt"
+}
+
 flood_costs() {
   local cs=(compute-sanitizer --tool initcheck --error-exitcode 86 --target-processes all)
   local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$FLOOD_PROGRAM")
@@ -207,6 +240,7 @@ for p in "${phases[@]}"; do
     ncu) ncu_costs ;;
     ncu-levers) ncu_levers ;;
     ncu-tail) ncu_tail ;;
+    ncu-sass) ncu_sass ;;
     floods) flood_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
