@@ -36,6 +36,9 @@ pub struct Facts<'a> {
     pub target_failed: Option<&'a str>,
     /// Checklist items that fail, when failing items fail the gate.
     pub failed_checks: Vec<&'a str>,
+    /// Checklist items that failed where the policy gates on nothing
+    /// (`--fail-on never`): listed, so the run is never called clean.
+    pub failed_checks_not_gating: Vec<&'a str>,
     /// Checklist items that could not be checked (shown, never gating).
     pub unchecked: Vec<&'a str>,
     /// Files of a parsed report that broke off.
@@ -130,6 +133,11 @@ impl<'a> Facts<'a> {
                 titles(CheckStatus::Fail)
             } else {
                 Vec::new()
+            },
+            failed_checks_not_gating: if gates_at_all {
+                Vec::new()
+            } else {
+                titles(CheckStatus::Fail)
             },
             unchecked: titles(CheckStatus::Inconclusive),
             damaged_inputs,

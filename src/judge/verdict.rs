@@ -67,6 +67,12 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
     });
     let checks = (!facts.failed_checks.is_empty())
         .then(|| format!("failed checks: {}", facts.failed_checks.join(", ")));
+    let ungated_checks = (!facts.failed_checks_not_gating.is_empty()).then(|| {
+        format!(
+            "failed checks: {}",
+            facts.failed_checks_not_gating.join(", ")
+        )
+    });
     let join = |parts: Vec<Option<String>>| -> String {
         parts.into_iter().flatten().collect::<Vec<_>>().join("; ")
     };
@@ -88,7 +94,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             join(vec![
                 facts
                     .root_cause
-                    .map(|root| root_cause(root, facts.explained_crash))
+                    .map(|root| root_cause(root, facts.explained_crash, report))
                     .or_else(|| {
                         facts
                             .gating
@@ -126,27 +132,37 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                     plural(facts.open_errors_not_gating as u64, "error site"),
                     policy.fail_on.name()
                 )),
+                ungated_checks,
                 outside,
                 accepted,
             ]),
         );
-    } else if facts.open_warnings_not_gating > 0
+    } else if (facts.open_warnings_not_gating > 0 || ungated_checks.is_some())
         && facts.inconclusive.is_empty()
         && facts.damaged_inputs.is_empty()
         && !facts.interrupted
     {
-        // Findings are listed: the run passed the gate, it was not clean.
+        // Findings or failed checks are listed: the run passed the gate,
+        // it was not clean.
+        let listed = match facts.open_warnings_not_gating {
+            0 => "no sites".to_string(),
+            n => format!(
+                "no error sites; {} listed",
+                plural(n as u64, "warning or note site")
+            ),
+        };
+        let what = if ungated_checks.is_some() {
+            format!(
+                "{listed}; {}; none fails the gate",
+                ungated_checks.unwrap_or_default()
+            )
+        } else {
+            format!("{listed}, none fails the gate")
+        };
         push(
             VerdictLabel::Passed,
             join(vec![
-                Some(format!(
-                    "no error sites; {} listed, none fails the gate (--fail-on {})",
-                    plural(
-                        facts.open_warnings_not_gating as u64,
-                        "warning or note site"
-                    ),
-                    policy.fail_on.name()
-                )),
+                Some(format!("{what} (--fail-on {})", policy.fail_on.name())),
                 outside,
                 accepted,
             ]),
@@ -224,10 +240,16 @@ fn parsed_scope(report: &Report) -> String {
 /// `root cause: memcheck invalid_access at poke.py:11 (launched from
 /// train.py:40): Invalid __global__ write ...; it explains the plain run's
 /// cudaErrorIllegalAddress at train.py:40`.
-fn root_cause(root: &Site, crash: Option<&Site>) -> String {
+fn root_cause(root: &Site, crash: Option<&Site>, report: &Report) -> String {
     let mut line = format!("root cause: {}", describe(root));
     if root.tool == Tool::Plain && super::consequences::is_sticky(root) {
-        line.push_str(" (not reproduced under the sanitizers)");
+        // Only a memcheck that ran can fail to reproduce it; without one
+        // the error's first cause was never looked for.
+        line.push_str(if memcheck_looked(report) {
+            " (not reproduced under the sanitizers)"
+        } else {
+            " (no memcheck ran to find where it started: cudawatch run --stages plain,memcheck)"
+        });
     }
     if let Some(crash) = crash {
         let error = crash.error.as_deref().unwrap_or("its error");
@@ -239,6 +261,18 @@ fn root_cause(root: &Site, crash: Option<&Site>) -> String {
         line.push_str(&format!("; it explains the plain run's {error}{at}"));
     }
     line
+}
+
+/// Whether memcheck's output is part of the report: a memcheck stage that
+/// ran to its end, or memcheck's files given to `parse`.
+fn memcheck_looked(report: &Report) -> bool {
+    use cudawatch_model::Outcome;
+    report.stages.iter().any(|s| {
+        s.tool == Tool::Memcheck && matches!(s.outcome, Outcome::Clean | Outcome::Findings)
+    }) || (report.stages.is_empty()
+        && report.inputs.iter().any(|i| {
+            matches!(i.tool, Tool::Memcheck | Tool::Sanitizer) && i.kind != InputKind::ProgramOutput
+        }))
 }
 
 /// `memcheck invalid_access at poke.py:11 (launched from train.py:40): message`.

@@ -280,3 +280,64 @@ fn parse_applies_the_coalescing_thresholds_it_is_given() {
     let loose = pages(&["--max-wasted-sectors", "90"]);
     assert_eq!(loose.code, 0, "{}", loose.stdout);
 }
+
+#[test]
+fn a_crash_is_said_to_be_not_reproduced_only_when_memcheck_looked() {
+    // Before: "(not reproduced under the sanitizers)" after `--stages
+    // plain`, telling the user the crash was probably no memory error
+    // from a check that never ran.
+    let tmp = tempfile::tempdir().unwrap();
+    let verdict = |stages: &str| -> String {
+        let dir = tmp.path().join(stages.replace(',', "-"));
+        let out = run(crate::run::fake_run("misaligned", &dir, stages, &[]));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        out.stderr
+            .lines()
+            .find(|l| l.starts_with("FINDINGS:"))
+            .unwrap_or_else(|| panic!("{}", out.stderr))
+            .to_string()
+    };
+    let plain = verdict("plain");
+    assert!(
+        plain.contains("cudaErrorMisalignedAddress")
+            && plain.contains(
+                "(no memcheck ran to find where it started: cudawatch run --stages plain,memcheck)"
+            ),
+        "{plain}"
+    );
+    assert!(!plain.contains("not reproduced"), "{plain}");
+    // With memcheck run, its own finding is the root cause.
+    let checked = verdict("plain,memcheck");
+    assert!(!checked.contains("no memcheck ran"), "{checked}");
+    assert!(checked.contains("root cause: memcheck"), "{checked}");
+}
+
+#[test]
+fn a_failed_check_under_fail_on_never_passes_but_is_never_called_clean() {
+    // Before: "CLEAN: no errors found" for a program that exited 3.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(cudawatch().args([
+        "--color",
+        "never",
+        "run",
+        "--out-dir",
+        tmp.path().join("run").to_str().unwrap(),
+        "--stages",
+        "plain",
+        "--fail-on",
+        "never",
+        "--",
+        "sh",
+        "-c",
+        "exit 3",
+    ]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("CLEAN"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "PASSED: no sites; failed checks: plain run exits cleanly; none fails the gate (--fail-on never)"
+        ),
+        "{}",
+        out.stderr
+    );
+}
