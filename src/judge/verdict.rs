@@ -65,14 +65,11 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             plural(facts.out_of_scope as u64, "site")
         )
     });
-    let checks = (!facts.failed_checks.is_empty())
-        .then(|| format!("failed checks: {}", facts.failed_checks.join(", ")));
-    let ungated_checks = (!facts.failed_checks_not_gating.is_empty()).then(|| {
-        format!(
-            "failed checks: {}",
-            facts.failed_checks_not_gating.join(", ")
-        )
-    });
+    let failed = |titles: &[&str]| {
+        (!titles.is_empty()).then(|| format!("failed checks: {}", titles.join(", ")))
+    };
+    let checks = failed(&facts.failed_checks);
+    let ungated_checks = failed(&facts.failed_checks_not_gating);
     let join = |parts: Vec<Option<String>>| -> String {
         parts.into_iter().flatten().collect::<Vec<_>>().join("; ")
     };
@@ -151,13 +148,9 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                 plural(n as u64, "warning or note site")
             ),
         };
-        let what = if ungated_checks.is_some() {
-            format!(
-                "{listed}; {}; none fails the gate",
-                ungated_checks.unwrap_or_default()
-            )
-        } else {
-            format!("{listed}, none fails the gate")
+        let what = match &ungated_checks {
+            Some(checks) => format!("{listed}; {checks}; none fails the gate"),
+            None => format!("{listed}, none fails the gate"),
         };
         push(
             VerdictLabel::Passed,

@@ -4,7 +4,11 @@
 //! of the GPUs it used. A program never seen on a GPU has no figure: "0 MiB"
 //! would pass a headroom check that nothing measured. NVML first (nvml-wrapper loads
 //! libnvidia-ml.so at run time), `nvidia-smi` when NVML cannot be loaded;
-//! without either there is simply no figure.
+//! without either there is simply no figure. The same samples say whether
+//! only the program's own process used a GPU (whom ncu must follow). A
+//! child that used a GPU for less than a sampling interval can be missed,
+//! and ncu then profiles none of its launches: when they were the only
+//! ones, ncu's "No kernels were profiled" keeps the stage inconclusive.
 //!
 //! Sampling runs on its own thread: NVML and nvidia-smi calls block, and the
 //! supervisor's loop must never wait on them.
