@@ -28,7 +28,7 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 {
-  echo "# captured by scripts/capture-first-use.sh: tmux, 80 columns, no GPU, no CUDA tools"
-  tmux capture-pane -p -t first-use -S - -J | grep -v '^DONE' | sed -e 's/[[:space:]]*$//'
+  echo "# scripts/capture-first-use.sh: tmux, 80 columns, no GPU, no CUDA tools"
+  tmux capture-pane -p -t first-use -S - | grep -v '^DONE' | sed -e 's/[[:space:]]*$//'
 } >"$OUT"
 echo "wrote $OUT"

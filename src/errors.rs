@@ -27,6 +27,18 @@ pub enum ExpectedError {
 }
 
 impl ExpectedError {
+    /// The error of reading a file a flag named, naming the flag:
+    /// "cannot read --baseline nope.json: ...".
+    pub fn for_flag(self, flag: &str) -> ExpectedError {
+        match self {
+            ExpectedError::Input { path, message } => ExpectedError::Input {
+                path: format!("{flag} {path}"),
+                message,
+            },
+            other => other,
+        }
+    }
+
     /// The exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {

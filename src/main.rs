@@ -30,7 +30,7 @@ fn main() {
         Err(error) => {
             // Config files and reports may be someone else's: their words
             // reach the terminal neutralised.
-            eprintln!("error: {}", render::untrusted::clean(&error.to_string()));
+            render::stderr::error(&error.to_string());
             std::process::exit(error.exit_code());
         }
     };
@@ -53,7 +53,7 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {}", render::untrusted::clean(&error.to_string()));
+            render::stderr::error(&error.to_string());
             error.exit_code()
         }
     };

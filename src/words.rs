@@ -11,9 +11,38 @@ pub fn plural(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// Whether `typed` is one slip from `word`: at most two letters added,
+/// dropped or changed (Levenshtein), for "did you mean" hints.
+pub fn close(word: &str, typed: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (word.chars().collect(), typed.chars().collect());
+    if a.len().abs_diff(b.len()) > 2 {
+        return false;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            let next = (row[j] + 1).min(row[j + 1] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()] <= 2
+}
+
 #[cfg(test)]
 mod tests {
-    use super::plural;
+    use super::{close, plural};
+
+    #[test]
+    fn a_slip_is_close_and_another_word_is_not() {
+        assert!(close("timeout", "timout"));
+        assert!(close("fail-on", "fial-on"));
+        assert!(!close("timeout", "stages"));
+        assert!(!close("grace", "colour-scheme"));
+    }
 
     #[test]
     fn one_is_singular_and_the_rest_plural() {

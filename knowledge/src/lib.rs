@@ -24,17 +24,16 @@ pub const ENUMS: &str = include_str!("../../sample-reports/error-tables/error-en
 /// What each library's own string function returns for each code.
 pub const STRINGS: &str = include_str!("../../sample-reports/error-tables/error-strings.tsv");
 
-/// Where the explanations live for people: `docs/errors.md`, one anchor
-/// per code and per finding kind. Reports link here.
-pub const DOC_URL: &str = "https://github.com/cudawatch/cudawatch/blob/main/docs/errors.md";
-
 /// The anchor of a topic (an error name or a finding kind) in
 /// `docs/errors.md`: GitHub's, lower case.
 pub fn anchor(topic: &str) -> String {
     topic.to_ascii_lowercase()
 }
 
-/// The link to a topic's explanation.
-pub fn link(topic: &str) -> String {
-    format!("{DOC_URL}#{}", anchor(topic))
+/// The link to a topic's explanation in `docs/errors.md` (one anchor per
+/// code and per finding kind) under a documentation base URL, where the
+/// user or the build published the docs (`CUDAWATCH_DOCS_URL`). There is
+/// no default: a guessed address would send people to a stranger's page.
+pub fn link(base: &str, topic: &str) -> String {
+    format!("{}/errors.md#{}", base.trim_end_matches('/'), anchor(topic))
 }

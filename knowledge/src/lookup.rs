@@ -45,8 +45,9 @@ pub struct Explanation {
     /// What to run next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
-    /// Its explanation in docs/errors.md.
-    pub link: String,
+    /// Its anchor in docs/errors.md (`cudawatch explain --all`); a link
+    /// needs the documentation base the caller knows (`crate::link`).
+    pub anchor: String,
 }
 
 /// The answer to one query.
@@ -119,7 +120,7 @@ impl Knowledge {
                 .unwrap_or_default(),
             stage: advice.map(|a| a.stage.to_string()),
             next: advice.map(|a| a.next.to_string()),
-            link: crate::link(&code.name),
+            anchor: crate::anchor(&code.name),
         }
     }
 
@@ -145,7 +146,7 @@ impl Knowledge {
             causes: k.advice.causes.iter().map(|c| c.to_string()).collect(),
             stage: Some(k.advice.stage.to_string()),
             next: Some(k.advice.next.to_string()),
-            link: crate::link(k.kind),
+            anchor: crate::anchor(k.kind),
         })
     }
 

@@ -365,6 +365,17 @@ impl ReportBuilder {
         self.program_sites(name, Tool::Plain, program::parse(bytes))
     }
 
+    /// As [`Self::program_output`], for a program that cudawatch itself
+    /// stopped with SIGINT (the user's Ctrl-C, passed on): the
+    /// `KeyboardInterrupt` it raised is the stop, not a bug in its code.
+    pub fn interrupted_program_output(&mut self, name: &str, bytes: &[u8]) -> usize {
+        let sites = program::parse(bytes)
+            .into_iter()
+            .filter(|s| !program::is_keyboard_interrupt(s))
+            .collect();
+        self.program_sites(name, Tool::Plain, sites)
+    }
+
     /// Records a program's output as an input of `tool` and folds its sites.
     fn program_sites(&mut self, name: &str, tool: Tool, sites: Vec<Site>) -> usize {
         self.input(name, InputKind::ProgramOutput, tool, sites.len() as u64);

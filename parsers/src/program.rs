@@ -74,6 +74,12 @@ const LIBRARY_PREFIXES: [&str; 7] = [
     "nccl",
 ];
 
+/// Whether a site is Python's `KeyboardInterrupt`: what SIGINT raises.
+pub fn is_keyboard_interrupt(site: &Site) -> bool {
+    site.kind == FindingKind::PythonException
+        && (site.message == "KeyboardInterrupt" || site.message.starts_with("KeyboardInterrupt:"))
+}
+
 /// Reads a program's output (stderr, or stderr and stdout together).
 pub fn parse(input: &[u8]) -> Vec<Site> {
     let text = String::from_utf8_lossy(input);

@@ -28,19 +28,29 @@ pub struct Args {
 const AFTER_HELP: &str = "\
 Exit status (the worst wins):
   0    clean: every stage ran to the end and nothing gates
-  1    findings: a finding at or above --fail-on in the gate's scope, a failed checklist item, or the program failed on its own
+  1    findings: a finding at or above --fail-on in the gate's scope,
+       a failed checklist item, or the program failed on its own
   2    usage: the command line or cudawatch.toml is wrong
-  3    inconclusive: a stage could not really check the program (tool missing, crashed, timed out, truncated output)
-  4    setup error: no program, an unreadable input, a run directory that is not new
+  3    inconclusive: a stage could not really check the program
+       (tool missing, crashed, timed out, truncated output)
+  4    setup error: no program, an unreadable input, a run directory
+       that is not new
   5    write error: a report could not be written
-  130  interrupted: SIGINT or SIGTERM; the report of what finished is written
+  130  interrupted: SIGINT or SIGTERM; the report of what finished is
+       written
 
 Environment:
-  CUDAWATCH_<FLAG>   every setting of `run` (CUDAWATCH_FAIL_ON, CUDAWATCH_TIMEOUT, ...)
-  CUDAWATCH_CONFIG   the settings file (else cudawatch.toml in the working directory or above)
-  NO_COLOR           no colour under --color auto
-  COLUMNS            table width when the output is not a terminal
-  CUDA_HOME          where to look for compute-sanitizer and ncu (after PATH)
+  CUDAWATCH_<FLAG>     every setting of `run` (CUDAWATCH_FAIL_ON,
+                       CUDAWATCH_TIMEOUT, CUDAWATCH_GPUS, ...)
+  CUDAWATCH_CONFIG     the settings file (else cudawatch.toml in the
+                       working directory or above)
+  CUDAWATCH_DOCS_URL   where findings link to (unset: no links, only
+                       `cudawatch explain TOPIC`)
+  NO_COLOR             no colour under --color auto
+  COLUMNS              width of tables and text when the output is not
+                       a terminal
+  CUDA_HOME            where to look for compute-sanitizer and ncu
+                       (after PATH)
   GITHUB_STEP_SUMMARY  a Markdown report is appended to it
 
 Examples:
@@ -50,7 +60,8 @@ Examples:
   cudawatch report cudawatch-runs/<run> --report html=run.html
   cudawatch parse memcheck.xml memcheck.stdout
   python train.py 2>&1 | cudawatch explain
-  cudawatch sweep nightly.toml --out-dir sweeps/today --baseline sweeps/yesterday
+  cudawatch sweep nightly.toml --out-dir sweeps/today \\
+      --baseline sweeps/yesterday
 ";
 
 /// The subcommands.
@@ -93,16 +104,21 @@ pub enum Command {
     /// Re-render a saved run: a run directory, from its raw artifacts, or
     /// a JSON report written earlier.
     ///
-    /// Example: cudawatch report cudawatch-runs/20261122-101500-train --report html=run.html
+    /// Example: cudawatch report cudawatch-runs/<run> --report html=run.html
     Report(ReportArgs),
     /// Compare two cudawatch JSON reports: new, fixed and unchanged sites.
     ///
-    /// Example: cudawatch diff nightly-old/report.json nightly-new/report.json
+    /// Example: cudawatch diff old/report.json new/report.json
+    ///
+    /// Exit status: 0 when NEW has no site OLD lacked at or above
+    /// --fail-on; 1 when it has; 3 when a site may be gone only because
+    /// its tool did not check NEW (inconclusive); 4 when a report cannot
+    /// be read.
     Diff(DiffArgs),
     /// Run many programs, spread over the machine's GPUs, each with
     /// `cudawatch run`, and merge their reports; resumable, shardable.
     ///
-    /// Example: cudawatch sweep nightly.toml --out-dir sweeps/2026-11-22 --baseline sweeps/2026-11-21
+    /// Example: cudawatch sweep nightly.toml --out-dir sweeps/today
     ///
     /// The sweep file has one [[target]] table per program (name, command,
     /// and optionally workdir, env, stages, timeout, stage-timeout, tags,
@@ -116,7 +132,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Append a suppression rule for one finding of a report to a rules file.
     ///
-    /// Example: cudawatch suppress report.json leak-3f2a9c0d11e4b7a2 --reason "freed at exit" --expires 2027-03-31
+    /// Example: cudawatch suppress r.json leak-3f2a9c0d11e4b7a2 --reason "at exit"
     Suppress(SuppressArgs),
     /// Show every setting as resolved from the command line, the
     /// environment (CUDAWATCH_*) and cudawatch.toml, and where each came from.
@@ -226,15 +242,17 @@ pub struct RunArgs {
     /// or new, so that a run only reads what it wrote itself.
     #[arg(help_heading = "Output", long, env = "CUDAWATCH_OUT_DIR")]
     pub out_dir: Option<PathBuf>,
-    /// Per-stage timeout in seconds for tool stages [default: 40 × the plain
-    /// run's time, at least 120 s; 3600 s when the plain run was skipped].
-    #[arg(help_heading = "Timeouts", long, value_parser = seconds, env = "CUDAWATCH_TIMEOUT")]
+    /// Per-stage timeout of tool stages, in seconds or with a unit (600,
+    /// 10m, 2h) [default: 40 × the plain run's time, at least 120 s; 3600 s
+    /// when the plain run was skipped].
+    #[arg(help_heading = "Timeouts", long, value_name = "DURATION", value_parser = time_limit, env = "CUDAWATCH_TIMEOUT")]
     pub timeout: Option<f64>,
-    /// Timeout of the plain run in seconds.
-    #[arg(help_heading = "Timeouts", long, default_value_t = 3600.0, value_parser = seconds, env = "CUDAWATCH_PLAIN_TIMEOUT")]
+    /// Timeout of the plain run, in seconds or with a unit (600, 10m, 2h).
+    #[arg(help_heading = "Timeouts", long, value_name = "DURATION", default_value_t = 3600.0, value_parser = time_limit, env = "CUDAWATCH_PLAIN_TIMEOUT")]
     pub plain_timeout: f64,
-    /// Seconds between SIGTERM and SIGKILL when a stage is stopped.
-    #[arg(help_heading = "Timeouts", long, default_value_t = 5.0, value_parser = seconds, env = "CUDAWATCH_GRACE")]
+    /// Time between SIGTERM and SIGKILL when a stage is stopped (seconds,
+    /// or 30s, 1m).
+    #[arg(help_heading = "Timeouts", long, value_name = "DURATION", default_value_t = 5.0, value_parser = duration, env = "CUDAWATCH_GRACE")]
     pub grace: f64,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -392,8 +410,10 @@ pub struct OutputArgs {
 /// writes one.
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
-    /// `table`: tables on stderr; `json`: also the JSON report on stdout
-    /// (the same as `--report json=-`).
+    /// `table`: the human report (on stderr during `run` and `sweep`, on
+    /// stdout from `report`, `parse`, `merge`); `json`: the JSON report on
+    /// stdout, the human report then on stderr (the same as
+    /// `--report json=-`).
     #[arg(help_heading = "Output", long, value_enum, default_value_t = Format::Table, env = "CUDAWATCH_FORMAT")]
     pub format: Format,
     /// Also write the report as FORMAT (json, sarif, junit, markdown, html) to
@@ -521,7 +541,7 @@ pub struct SweepArgs {
     pub budget: Option<f64>,
     /// Seconds a stopped target's `cudawatch run` gets to stop its stage
     /// and write its report before SIGKILL.
-    #[arg(long, default_value_t = 30.0, value_parser = seconds, env = "CUDAWATCH_SWEEP_GRACE")]
+    #[arg(long, value_name = "DURATION", default_value_t = 30.0, value_parser = duration, env = "CUDAWATCH_SWEEP_GRACE")]
     pub grace: f64,
     /// A history file (JSON lines): the trend, shards balanced by the last
     /// night's durations; a line is appended for this sweep (unsharded; a
@@ -676,9 +696,9 @@ fn stage_parser() -> impl clap::builder::TypedValueParser<Value = Tool> {
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Tables on stderr.
+    /// The human report: tables and text.
     Table,
-    /// The JSON report on stdout (and the tables on stderr).
+    /// The JSON report on stdout.
     Json,
 }
 
@@ -717,10 +737,24 @@ fn duration(text: &str) -> Result<f64, String> {
         Some((i, 'h')) => (&t[..i], 3600.0),
         _ => (t, 1.0),
     };
-    let value = non_negative(number)
-        .map_err(|_| format!("`{text}` is not a duration (e.g. 3600, 90m, 8h)"))?
-        * unit;
+    let value = non_negative(number).map_err(|_| {
+        format!(
+            "`{text}` is not a duration: give seconds (600) or a number with s, m or h (90m, 8h)"
+        )
+    })? * unit;
     seconds(&value.to_string())
+}
+
+/// A time limit: a duration more than zero (a limit of 0 would stop the
+/// stage the moment it starts).
+fn time_limit(text: &str) -> Result<f64, String> {
+    let value = duration(text)?;
+    if value <= 0.0 {
+        return Err(format!(
+            "a time limit of `{text}` would stop the stage at once: give seconds (600) or a duration (10m, 2h)"
+        ));
+    }
+    Ok(value)
 }
 
 /// A percentage from 0 to 100.

@@ -89,32 +89,55 @@ pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError>
     // A first pass only to learn `--config`; the second pass, with the
     // file's defaults, is the one that counts (and prints help or errors).
     // (A first pass that fails, e.g. on `--help`, still honours the variable.)
-    let explicit = match command().try_get_matches_from(&raw) {
-        Ok(m) => config_flag(&m),
+    let first = command().try_get_matches_from(&raw);
+    let explicit = match &first {
+        Ok(m) => config_flag(m),
         Err(_) => std::env::var_os("CUDAWATCH_CONFIG").map(PathBuf::from),
+    };
+    // `explain`, `doctor`, `man`, `completions` take none of the file's
+    // settings but `--color`: a broken file found above the working
+    // directory must not stop them (it is said, and passed over).
+    let needs_settings = match &first {
+        Ok(m) => m.subcommand_name().is_some_and(uses_settings),
+        Err(_) => raw
+            .iter()
+            .skip(1)
+            .map(|w| w.to_string_lossy())
+            .find(|w| !w.starts_with('-'))
+            .is_none_or(|w| uses_settings(&w)),
+    };
+    let load = |path: &Path| match load(path, &command()) {
+        Err(error) if !needs_settings => {
+            crate::render::stderr::warning(&format!("{error}; going on without it"));
+            Ok(None)
+        }
+        other => other.map(Some),
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let chosen = explicit.is_some();
     let file = match locate(explicit, &cwd) {
         Some(path) if !chosen => match distrust(&path) {
             Some(why) => {
-                eprintln!(
-                    "warning: not using {}: {why}; pass --config {} to use it",
-                    untrusted::clean(&path.display().to_string()),
-                    untrusted::clean(&path.display().to_string()),
-                );
+                crate::render::stderr::warning(&format!(
+                    "not using {}: {why}; pass --config {} to use it",
+                    path.display(),
+                    path.display(),
+                ));
                 None
             }
-            None => Some(load(&path, &command())?),
+            None => load(&path)?,
         },
-        Some(path) => Some(load(&path, &command())?),
+        Some(path) => load(&path)?,
         None => None,
     };
     let mut cmd = command();
     if let Some(file) = &file {
         cmd = apply(cmd, file);
     }
-    let matches = cmd.get_matches_from(raw);
+    let matches = match cmd.try_get_matches_from(&raw) {
+        Ok(matches) => matches,
+        Err(error) => with_tip(error, &raw).exit(),
+    };
     if let Some(file) = &file
         && matches!(
             matches.subcommand_name(),
@@ -226,11 +249,69 @@ fn announce(file: &ConfigFile) {
     } else {
         format!(": {}", weighty.join(", "))
     };
-    eprintln!(
+    crate::render::stderr::line(&format!(
         "settings from {}{}",
         untrusted::clean(&file.path.display().to_string()),
         untrusted::clean(&what)
+    ));
+}
+
+/// Whether a subcommand takes settings from `cudawatch.toml`.
+fn uses_settings(name: &str) -> bool {
+    matches!(
+        name,
+        "run" | "report" | "parse" | "sweep" | "merge" | "diff" | "config"
+    )
+}
+
+/// clap's error with a tip for the two mistakes whose clap tip misleads: a
+/// program given without `--` (`cudawatch run python train.py`), and a
+/// negative value read as a flag (`--timeout -5`, where clap suggests
+/// `-- -5`, which would make `-5` the program).
+fn with_tip(mut error: clap::Error, raw: &[OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::String(bad)) = error.get(ContextKind::InvalidArg).cloned() else {
+        return error;
+    };
+    let words: Vec<String> = raw
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    let Some(at) = words.iter().position(|w| *w == bad) else {
+        return error;
+    };
+    let tip = if bad.parse::<f64>().is_ok() && at > 0 && words[at - 1].starts_with("--") {
+        format!(
+            "`{bad}` was read as a flag, not as the value of {}; values cannot be negative",
+            words[at - 1]
+        )
+    } else if !bad.starts_with('-')
+        && let Some(command) = words.iter().skip(1).position(|w| w == "run").map(|i| i + 1)
+        && command < at
+    {
+        let program: Vec<String> = words[at..]
+            .iter()
+            .map(|w| shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned()))
+            .collect();
+        format!(
+            "the program goes after `--`: cudawatch run {}-- {}",
+            words[command + 1..at]
+                .iter()
+                .map(|w| format!("{w} "))
+                .collect::<String>(),
+            program.join(" ")
+        )
+    } else {
+        return error;
+    };
+    error.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![tip.into()]),
     );
+    error
 }
 
 /// Every configurable argument: the flags of `run` (but the program) and
@@ -273,6 +354,14 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
         };
         let Some(arg) = args.iter().find(|a| a.get_long() == Some(key.as_str())) else {
             let known: Vec<&str> = args.iter().filter_map(|a| a.get_long()).collect();
+            let spelled = key.to_ascii_lowercase().replace('_', "-");
+            if let Some(close) = known
+                .iter()
+                .find(|k| **k == spelled)
+                .or_else(|| known.iter().find(|k| crate::words::close(k, &spelled)))
+            {
+                return Err(fail(format!("not a setting; did you mean `{close}`?")));
+            }
             return Err(fail(format!(
                 "not a setting; settings are {}",
                 known.join(", ")
@@ -514,7 +603,15 @@ mod tests {
             ),
             (
                 "fail_on = \"error\"\n",
-                ":1: fail_on: not a setting; settings are",
+                ":1: fail_on: not a setting; did you mean `fail-on`?",
+            ),
+            (
+                "timout = 5\n",
+                ":1: timout: not a setting; did you mean `timeout`?",
+            ),
+            (
+                "colour-scheme = 1\n",
+                ":1: colour-scheme: not a setting; settings are",
             ),
             ("stream = \"yes\"\n", "stream: expects true or false"),
             ("grace = [1, 2]\n", "grace: takes one value, not a list"),

@@ -47,12 +47,12 @@ impl Progress {
             self.bars.push((index, bar));
         } else {
             // The command holds the program's arguments: shown, never obeyed.
-            eprintln!(
+            crate::render::stderr::line(&format!(
                 "({}/{total}) {}: {}",
                 index + 1,
                 tool.name(),
                 crate::render::untrusted::clean(command)
-            );
+            ));
         }
     }
 
@@ -89,7 +89,7 @@ impl Progress {
             Some(multi) if !self.bars.is_empty() => {
                 let _ = multi.println(text);
             }
-            _ => eprintln!("{text}"),
+            _ => crate::render::stderr::line(text),
         }
     }
 }

@@ -72,7 +72,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
 pub fn gpus(spec: Option<&str>) -> Vec<String> {
     let choice = crate::supervisor::gpus::choose(spec);
     if let Some(warning) = &choice.warning {
-        eprintln!("warning: {warning}");
+        crate::render::stderr::warning(warning);
     }
     choice.gpus
 }
@@ -84,7 +84,8 @@ pub fn policy(output: &OutputArgs) -> Result<Policy, ExpectedError> {
         .baseline
         .as_deref()
         .map(judge::baseline::load)
-        .transpose()?;
+        .transpose()
+        .map_err(|e| e.for_flag("--baseline"))?;
     gate_policy(&output.gate, baseline)
 }
 
@@ -117,7 +118,8 @@ fn gate_policy(
             .suppressions
             .as_deref()
             .map(judge::suppress::load)
-            .transpose()?,
+            .transpose()
+            .map_err(|e| e.for_flag("--suppressions"))?,
         today: judge::suppress::today(),
         racecheck_warnings: match gate.racecheck_warnings {
             RacecheckWarningsArg::Gate => judge::RacecheckWarnings::Gate,

@@ -125,7 +125,7 @@ impl SweepProgress {
     fn line(&self, text: String) {
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => eprintln!("[{}] {text}", self.status()),
+            None => crate::render::stderr::line(&format!("[{}] {text}", self.status())),
         }
     }
 

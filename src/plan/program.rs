@@ -21,13 +21,26 @@ pub fn check(program: &[OsString], workdir: &Path) -> Result<(), ExpectedError> 
         crate::executables::on_path(&shown).is_some()
     };
     if !found {
-        return Err(ExpectedError::ProgramNotFound(format!(
-            "cannot run `{shown}`: {}",
-            if shown.contains('/') {
-                "no executable file there"
+        let there = workdir.join(path);
+        let why = if !shown.contains('/') {
+            "no executable of that name on PATH".to_string()
+        } else if there.is_file() {
+            // The usual case: a script saved without its executable bit.
+            let interpreter = if shown.ends_with(".py") {
+                format!(" or run it with python3: cudawatch run -- python3 {shown}")
+            } else if shown.ends_with(".sh") {
+                format!(" or run it with bash: cudawatch run -- bash {shown}")
             } else {
-                "no executable of that name on PATH"
-            }
+                String::new()
+            };
+            format!("not executable: chmod +x {shown}{interpreter}")
+        } else if there.is_dir() {
+            "a directory, not a program".to_string()
+        } else {
+            "no such file".to_string()
+        };
+        return Err(ExpectedError::ProgramNotFound(format!(
+            "cannot run `{shown}`: {why}"
         )));
     }
     if super::is_python(program)

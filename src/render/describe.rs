@@ -41,19 +41,39 @@ pub fn launched_from(site: &Site) -> Option<Frame> {
         .or_else(|| site.launch_frame.clone())
 }
 
-/// `text` cut to `max` characters, with `…` where it was cut.
 /// What explains a site (`cudawatch explain TOPIC`) and the link to it
 /// in docs/errors.md; a report judged before explanations existed has
 /// its kind.
-pub fn explanation(site: &Site) -> (String, String) {
+pub fn explanation(site: &Site) -> (String, Option<String>) {
     let topic = site
         .explain
         .clone()
         .unwrap_or_else(|| site.kind.id().to_string());
-    let link = cudawatch_knowledge::link(&topic);
+    let link = topic_link(&topic);
     (topic, link)
 }
 
+/// The link to a topic's explanation, when a documentation base is set.
+pub fn topic_link(topic: &str) -> Option<String> {
+    docs_base().map(|base| cudawatch_knowledge::link(base, topic))
+}
+
+/// Where cudawatch's docs are published: `CUDAWATCH_DOCS_URL` when
+/// cudawatch runs, else the same variable when it was built (a packager's
+/// choice), else none: reports then name `cudawatch explain TOPIC` only.
+pub fn docs_base() -> Option<&'static str> {
+    static BASE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        std::env::var("CUDAWATCH_DOCS_URL")
+            .ok()
+            .or_else(|| option_env!("CUDAWATCH_DOCS_URL").map(str::to_string))
+            .map(|b| b.trim().to_string())
+            .filter(|b| b.starts_with("https://") || b.starts_with("http://"))
+    })
+    .as_deref()
+}
+
+/// `text` cut to `max` characters, with `…` where it was cut.
 pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();

@@ -81,7 +81,10 @@ fn explanation(out: &mut String, e: &Explanation, style: Style) {
             .unwrap_or_default();
         row(out, "next:", &format!("{next}{stage}"));
     }
-    row(out, "more:", &e.link);
+    match super::describe::docs_base() {
+        Some(base) => row(out, "more:", &format!("{base}/errors.md#{}", e.anchor)),
+        None => row(out, "more:", "docs/errors.md, or cudawatch explain --all"),
+    }
 }
 
 /// Every code of every table, and every finding kind: `docs/errors.md`.

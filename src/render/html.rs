@@ -368,12 +368,15 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
     let (topic, link) = super::describe::explanation(site);
     row(
         "explain",
-        format!(
-            "<a href=\"{}\">{}</a> (<code>cudawatch explain {}</code>)",
-            escape_markup(&link),
-            escape_markup(&topic),
-            escape_markup(&topic)
-        ),
+        match link {
+            Some(link) => format!(
+                "<a href=\"{}\">{}</a> (<code>cudawatch explain {}</code>)",
+                escape_markup(&link),
+                escape_markup(&topic),
+                escape_markup(&topic)
+            ),
+            None => format!("<code>cudawatch explain {}</code>", escape_markup(&topic)),
+        },
     );
     out.push_str("</dl>\n");
     if site.host_frames.len() > 1 {

@@ -169,6 +169,9 @@ fn details(site: &Site) -> String {
         let _ = write!(text, "\nlaunched from {frame}");
     }
     let (topic, link) = super::describe::explanation(site);
-    let _ = write!(text, "\nexplain: cudawatch explain {topic} ({link})");
+    let _ = write!(text, "\nexplain: cudawatch explain {topic}");
+    if let Some(link) = link {
+        let _ = write!(text, " ({link})");
+    }
     text
 }

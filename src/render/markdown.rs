@@ -58,12 +58,14 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
         } else {
             out.push_str("| tool | kind | owner | kernel | where | count | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
             for s in &report.findings {
-                let link = super::describe::explanation(s).1;
+                let kind = match super::describe::explanation(s).1 {
+                    Some(link) => format!("[{}]({link})", s.kind.id()),
+                    None => s.kind.id().to_string(),
+                };
                 let _ = writeln!(
                     out,
-                    "| {} | [{}]({link}) | {} | {} | {} | {} | {} |",
+                    "| {} | {kind} | {} | {} | {} | {} | {} |",
                     s.tool.name(),
-                    s.kind.id(),
                     s.owner
                         .as_ref()
                         .map_or_else(String::new, |o| cell(&o.component)),

@@ -12,9 +12,11 @@ pub mod junit;
 pub mod markdown;
 pub mod memory;
 pub mod sarif;
+pub mod stderr;
 pub mod style;
 pub mod sweep;
 pub mod terminal;
+pub mod text;
 pub mod untrusted;
 
 use std::io::Write;
@@ -68,6 +70,17 @@ pub enum ReportFormat {
 }
 
 impl ReportFormat {
+    /// The name `--report` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportFormat::Json => "json",
+            ReportFormat::Sarif => "sarif",
+            ReportFormat::Junit => "junit",
+            ReportFormat::Markdown => "markdown",
+            ReportFormat::Html => "html",
+        }
+    }
+
     fn exporter(self) -> Box<dyn for<'a> Exporter<Judged<'a>>> {
         match self {
             ReportFormat::Json => Box::new(json::JsonExporter),
@@ -120,6 +133,9 @@ pub struct OutputSettings {
     /// product, `cudawatch report r.json > r.txt`) unless a machine format
     /// claims it; stderr during a run, beside its progress lines.
     pub human_on_stdout: bool,
+    /// Whether doctor's problems were already said above the report (a
+    /// live run warns before its stages): the report then names them only.
+    pub environment_said: bool,
 }
 
 impl OutputSettings {
@@ -149,6 +165,7 @@ impl OutputSettings {
         Ok(OutputSettings {
             reports: specs,
             human_on_stdout: false,
+            environment_said: false,
         })
     }
 
@@ -167,7 +184,7 @@ pub fn render(
     styles: style::Styles,
 ) -> Result<(), ExpectedError> {
     write_human(output, styles, |style, width| {
-        terminal::render(report, judgement, style, width)
+        terminal::render(report, judgement, style, width, output.environment_said)
     })?;
     let doc = Judged { report, judgement };
     write_exports(output, |format| format.exporter().render(&doc))
@@ -183,9 +200,11 @@ pub fn write_human(
     text: impl FnOnce(style::Style, Option<usize>) -> String,
 ) -> Result<(), ExpectedError> {
     if output.human_on_stdout {
-        write_stdout(text(styles.stdout, width_of(&std::io::stdout())).as_bytes())
+        let width = width_of(&std::io::stdout());
+        write_stdout(text::fit(&text(styles.stdout, width), width).as_bytes())
     } else {
-        let rendered = text(styles.stderr, width_of(&std::io::stderr()));
+        let width = width_of(&std::io::stderr());
+        let rendered = text::fit(&text(styles.stderr, width), width);
         let _ = std::io::stderr().lock().write_all(rendered.as_bytes());
         Ok(())
     }
@@ -204,7 +223,13 @@ pub fn write_exports(
         let bytes = bytes_of(spec.format);
         let written = match &spec.target {
             Destination::Stdout => write_stdout(&bytes),
-            Destination::File(path) => write_file(path, &bytes),
+            Destination::File(path) => write_file(path, &bytes).inspect(|()| {
+                stderr::line(&format!(
+                    "wrote the {} report: {}",
+                    spec.format.name(),
+                    untrusted::clean(&path.display().to_string())
+                ));
+            }),
         };
         let summary = if spec.format == ReportFormat::Markdown {
             append_step_summary(&bytes)
@@ -238,12 +263,13 @@ pub fn width_of<S: std::io::IsTerminal + std::os::fd::AsFd>(stream: &S) -> Optio
     }
 }
 
-/// Checks before a long run that every file target can be written
-/// (creating missing parent directories, as writing it will).
+/// Checks before a long run that every file target can be written: its
+/// directory exists (cudawatch does not create directories a typo named,
+/// as a shell redirection does not) and the file can be opened.
 pub fn check_targets(output: &OutputSettings) -> Result<(), ExpectedError> {
     for spec in &output.reports {
         if let Destination::File(path) = &spec.target {
-            create_parent(path)?;
+            check_parent(path)?;
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -255,15 +281,20 @@ pub fn check_targets(output: &OutputSettings) -> Result<(), ExpectedError> {
 }
 
 fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ExpectedError> {
-    create_parent(path)?;
+    check_parent(path)?;
     std::fs::write(path, bytes).map_err(|e| write_error(path, e))
 }
 
-fn create_parent(path: &std::path::Path) -> Result<(), ExpectedError> {
+fn check_parent(path: &std::path::Path) -> Result<(), ExpectedError> {
     match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => {
-            std::fs::create_dir_all(dir).map_err(|e| write_error(dir, e))
-        }
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(ExpectedError::Write {
+            target: path.display().to_string(),
+            message: format!(
+                "the directory {} does not exist: create it first (mkdir -p {})",
+                dir.display(),
+                dir.display()
+            ),
+        }),
         _ => Ok(()),
     }
 }
@@ -302,6 +333,12 @@ pub fn relative_to_cwd(path: &str) -> (String, bool) {
         return (rel.to_string_lossy().into_owned(), true);
     }
     (path.to_string(), !path.starts_with('/'))
+}
+
+/// Writes human text to stdout, fitted to its width when it is a
+/// terminal (or `$COLUMNS` is set): `explain`, `doctor`, `diff`, `config`.
+pub fn write_text(text: &str) -> Result<(), ExpectedError> {
+    write_stdout(text::fit(text, width_of(&std::io::stdout())).as_bytes())
 }
 
 /// Writes machine output to stdout. A closed pipe (`| head`) is the

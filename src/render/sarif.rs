@@ -46,6 +46,7 @@ impl Exporter<Judged<'_>> for SarifExporter {
                 .collect();
             log["properties"] = json!({ "checklist": items });
         }
+        drop_nulls(&mut log);
         let mut bytes = serde_json::to_vec_pretty(&log).unwrap_or_default();
         bytes.push(b'\n');
         bytes
@@ -66,7 +67,7 @@ fn run(report: &Report, judgement: &Judgement, tool: Tool, sites: &[&Site]) -> V
                 // (`leak` vs `Leak` still counts as identical), hence the tool.
                 "name": format!("{}{}", pascal_case(tool.name()), pascal_case(k.id())),
                 "shortDescription": { "text": description(k) },
-                "helpUri": cudawatch_knowledge::link(k.id()),
+                "helpUri": super::describe::topic_link(k.id()),
                 "defaultConfiguration": { "level": if **k == FindingKind::UncoalescedAccess { "warning" } else { "error" } },
             })
         })
@@ -76,7 +77,7 @@ fn run(report: &Report, judgement: &Judgement, tool: Tool, sites: &[&Site]) -> V
         "tool": { "driver": {
             "name": format!("cudawatch-{}", tool.name()),
             "version": report.cudawatch_version,
-            "informationUri": "https://github.com/cudawatch/cudawatch",
+            "informationUri": super::describe::docs_base(),
             "rules": rules,
         }},
         "automationDetails": { "id": format!("cudawatch/{}/", tool.name()) },
@@ -227,4 +228,17 @@ fn pascal_case(id: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// Removes every `null` member: SARIF has no null values (an absent
+/// `helpUri` is left out, never `null`), and its validators reject them.
+pub fn drop_nulls(value: &mut Value) {
+    match value {
+        Value::Object(members) => {
+            members.retain(|_, v| !v.is_null());
+            members.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }

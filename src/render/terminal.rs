@@ -4,14 +4,10 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::{Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel};
-use tabled::builder::Builder;
-use tabled::settings::Style as TableStyle;
-use tabled::settings::Width;
-use tabled::settings::peaker::PriorityMax;
-
 use super::describe::{self, shorten};
 use super::style::Style;
+use super::text::Table;
+use cudawatch_model::{Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel};
 
 /// How many findings get a detailed paragraph under the table.
 const DETAILED: usize = 5;
@@ -30,11 +26,13 @@ pub fn render(
     judgement: &Judgement,
     style: Style,
     width: Option<usize>,
+    environment_said: bool,
 ) -> String {
     // Everything below prints text from tools and captures: cleaned once.
     let (report, judgement) = super::untrusted::neutralise(report, judgement);
     let (report, judgement) = (&report, &judgement);
     let mut out = String::new();
+    let mut notes = Notes::default();
     if !report.target.is_empty() {
         let _ = writeln!(
             out,
@@ -51,7 +49,7 @@ pub fn render(
     }
     if !report.stages.is_empty() {
         let _ = writeln!(out, "\n{}", style.bold("Stages"));
-        out.push_str(&stages_table(report, width));
+        out.push_str(&stages_table(report, width, &mut notes));
     }
     // What the user can act on first; library and framework internals
     // outside the gate's scope are folded into one line per component.
@@ -75,7 +73,7 @@ pub fn render(
             out.push_str(&findings_table(&shown, width));
         }
         for (i, site) in shown.iter().take(DETAILED).enumerate() {
-            out.push_str(&site_details(i + 1, site, style));
+            out.push_str(&site_details(i + 1, site, style, width));
             out.push_str(&followers(report, site));
         }
         if shown.len() > DETAILED {
@@ -126,16 +124,15 @@ pub fn render(
     }
     if !judgement.checklist.is_empty() {
         let _ = writeln!(out, "\n{}", style.bold("Pre-deployment checklist"));
-        let mut b = Builder::default();
-        b.push_record(["check", "status", "evidence"]);
+        let mut t = Table::new(["check", "status", "evidence"]);
         for item in &judgement.checklist {
-            b.push_record([
+            t.row([
                 item.title.clone(),
                 item.status.name().to_string(),
-                shorten(&item.evidence, 80),
+                shorten(&notes.refer(&item.evidence), 80),
             ]);
         }
-        out.push_str(&table(b, width));
+        out.push_str(&t.render(width));
     }
     if !report.warnings.is_empty() {
         let _ = writeln!(out, "\n{}", style.warn("Warnings"));
@@ -151,17 +148,37 @@ pub fn render(
             style.bold("Environment:"),
             super::doctor::summary(env)
         );
+        // A live run said its problems as warnings before the stages:
+        // they are named here, not repeated.
+        let said = |c: &&cudawatch_model::EnvCheck| {
+            environment_said && c.status == cudawatch_model::EnvStatus::Problem
+        };
+        let titles: Vec<&str> = env
+            .checks
+            .iter()
+            .filter(said)
+            .map(|c| c.title.as_str())
+            .collect();
+        if !titles.is_empty() {
+            let _ = writeln!(out, "  - said above: {}", titles.join(", "));
+        }
         for c in env
             .checks
             .iter()
-            .filter(|c| c.status >= cudawatch_model::EnvStatus::Warning)
+            .filter(|c| c.status >= cudawatch_model::EnvStatus::Warning && !said(c))
         {
-            let _ = writeln!(out, "  - {} {}: {}", c.status.name(), c.title, c.detail);
+            let _ = writeln!(
+                out,
+                "  - {} {}: {}",
+                c.status.name(),
+                c.title,
+                notes.refer(&c.detail)
+            );
         }
     }
     out.push('\n');
     out.push_str(&verdict(judgement, style));
-    out
+    super::text::fit(&out, width)
 }
 
 /// `    followed by: memcheck api_error: cudaDeviceSynchronize returned ... ×1`
@@ -223,25 +240,6 @@ fn folded_lines(sites: &[&Site]) -> String {
     out
 }
 
-/// A table fitted to `width` columns (unlimited when `None`): the one
-/// table style of every terminal report.
-pub fn table(builder: Builder, width: Option<usize>) -> String {
-    let mut table = builder.build();
-    table.with(TableStyle::sharp());
-    if let Some(width) = width {
-        // Widest columns give way first, words kept whole where they fit;
-        // display width, not chars, is what tabled measures.
-        table.with(
-            Width::wrap(width)
-                .priority(PriorityMax::right())
-                .keep_words(true),
-        );
-    }
-    let mut s = table.to_string();
-    s.push('\n');
-    s
-}
-
 /// The findings as a list, for a narrow terminal: one block per site.
 fn findings_list(sites: &[&Site]) -> String {
     let mut out = String::new();
@@ -276,17 +274,61 @@ fn findings_list(sites: &[&Site]) -> String {
     out
 }
 
-/// Widest reason in the stages table; a longer one is given whole below it.
-const REASON: usize = 70;
+/// Widest reason in the stages table; a longer one is a numbered note
+/// under it, said once, and referred to by its number after.
+const REASON: usize = 60;
 
-fn stages_table(report: &Report, width: Option<usize>) -> String {
-    let mut b = Builder::default();
-    b.push_record(["stage", "outcome", "why", "exit", "time"]);
+/// Stage reasons too long for a table cell: said once under the stages
+/// table, referred to by number in the checklist and the environment.
+#[derive(Default)]
+struct Notes {
+    reasons: Vec<String>,
+}
+
+impl Notes {
+    /// The note's number for `reason`, added if new.
+    fn number(&mut self, reason: &str) -> usize {
+        match self.reasons.iter().position(|r| r == reason) {
+            Some(i) => i + 1,
+            None => {
+                self.reasons.push(reason.to_string());
+                self.reasons.len()
+            }
+        }
+    }
+
+    /// `text` with every noted reason in it replaced by its number.
+    fn refer(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (i, reason) in self.reasons.iter().enumerate() {
+            out = out.replace(reason.as_str(), &format!("see [{}] above", i + 1));
+        }
+        out
+    }
+}
+
+fn stages_table(report: &Report, width: Option<usize>, notes: &mut Notes) -> String {
+    let mut t = Table::new(["stage", "outcome", "why", "exit", "time"]);
+    // The remedy is usually the reason's second half ("install the CUDA
+    // toolkit or pass --compute-sanitizer"): never cut off, but said once.
+    let mut noted: Vec<(usize, Vec<&str>)> = Vec::new();
     for stage in &report.stages {
-        b.push_record([
+        let why = stage_why(stage);
+        let cell =
+            if why.chars().count() > REASON && stage.outcome != cudawatch_model::Outcome::Clean {
+                let n = notes.number(&stage.reason);
+                match noted.iter_mut().find(|(m, _)| *m == n) {
+                    Some((_, tools)) => tools.push(stage.tool.name()),
+                    None => noted.push((n, vec![stage.tool.name()])),
+                }
+                format!("{} [{n}]", head(&why))
+            } else {
+                shorten(&why, REASON)
+            };
+        t.row([
             stage.tool.name().to_string(),
             stage.shown_outcome().to_string(),
-            shorten(&stage_why(stage), REASON),
+            cell,
             stage.end.map(|e| e.to_string()).unwrap_or_default(),
             stage
                 .seconds
@@ -294,7 +336,7 @@ fn stages_table(report: &Report, width: Option<usize>) -> String {
                 .unwrap_or_default(),
         ]);
     }
-    let mut out = table(b, width);
+    let mut out = t.render(width);
     for stage in report.stages.iter().filter(|s| !s.stderr_tail.is_empty()) {
         let _ = writeln!(
             out,
@@ -305,21 +347,13 @@ fn stages_table(report: &Report, width: Option<usize>) -> String {
             let _ = writeln!(out, "    | {line}");
         }
     }
-    // The remedy is usually the reason's second half ("install the CUDA
-    // toolkit or pass --compute-sanitizer"): never cut it off. Stages that
-    // share a reason share its line.
-    let mut long: Vec<(Vec<&str>, &str)> = Vec::new();
-    for stage in &report.stages {
-        if stage.reason.chars().count() > REASON && stage.outcome != cudawatch_model::Outcome::Clean
-        {
-            match long.iter_mut().find(|(_, r)| *r == stage.reason) {
-                Some((tools, _)) => tools.push(stage.tool.name()),
-                None => long.push((vec![stage.tool.name()], &stage.reason)),
-            }
-        }
-    }
-    for (tools, reason) in long {
-        let _ = writeln!(out, "  {}: {reason}", tools.join(", "));
+    for (n, tools) in noted {
+        let _ = writeln!(
+            out,
+            "  [{n}] {}: {}",
+            tools.join(", "),
+            notes.reasons[n - 1]
+        );
     }
     out
 }
@@ -336,8 +370,7 @@ fn stage_why(stage: &cudawatch_model::StageReport) -> String {
 }
 
 fn findings_table(sites: &[&Site], width: Option<usize>) -> String {
-    let mut b = Builder::default();
-    b.push_record([
+    let mut t = Table::new([
         "#",
         "tool",
         "kind",
@@ -359,7 +392,7 @@ fn findings_table(sites: &[&Site], width: Option<usize>) -> String {
         if site.in_baseline {
             kind.push_str(" (baseline)");
         }
-        b.push_record([
+        t.row([
             (i + 1).to_string(),
             site.tool.name().to_string(),
             kind,
@@ -378,7 +411,7 @@ fn findings_table(sites: &[&Site], width: Option<usize>) -> String {
                 .unwrap_or_else(|| "-".into()),
         ]);
     }
-    table(b, width)
+    t.render(width)
 }
 
 fn sample(site: &Site) -> String {
@@ -404,7 +437,7 @@ fn short_frame(frame: &Frame) -> String {
     }
 }
 
-fn site_details(n: usize, site: &Site, style: Style) -> String {
+fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> String {
     let mut out = String::new();
     let label = match site.severity {
         Severity::Error => style.bad(&format!("[{n}]")),
@@ -471,15 +504,20 @@ fn site_details(n: usize, site: &Site, style: Style) -> String {
     if let (Some(location), Some(snippet)) = (&site.location, &site.snippet) {
         for (n, content) in (snippet.first_line..).zip(&snippet.lines) {
             let marker = if n == location.line { ">" } else { " " };
-            let _ = writeln!(out, "    {marker} {n:>5} | {content}");
+            // Source is cut, not wrapped: a wrapped line of code reads as two.
+            let line = format!("    {marker} {n:>5} | {content}");
+            let line = match width {
+                Some(w) => shorten(&line, w),
+                None => line,
+            };
+            let _ = writeln!(out, "{line}");
         }
     }
     out
 }
 
 fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> String {
-    let mut b = Builder::default();
-    b.push_record([
+    let mut t = Table::new([
         "kernel",
         "grid x block",
         "ld sect/req",
@@ -504,9 +542,9 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
         } else {
             shorten(&k.kernel, CELL)
         };
-        b.push_record([
+        t.row([
             kernel,
-            format!("{} x {}", k.grid, k.block),
+            format!("{} x {}", dims(&k.grid), dims(&k.block)),
             num(k.load.sectors_per_request(), 1),
             num(k.store.sectors_per_request(), 1),
             num(k.ideal_sectors_per_request, 1),
@@ -525,12 +563,11 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
                 .unwrap_or_else(|| "-".into()),
         ]);
     }
-    table(b, width)
+    t.render(width)
 }
 
 fn lines_table(report: &Report, width: Option<usize>) -> String {
-    let mut b = Builder::default();
-    b.push_record([
+    let mut t = Table::new([
         "where",
         "kernel",
         "excessive sectors",
@@ -542,7 +579,7 @@ fn lines_table(report: &Report, width: Option<usize>) -> String {
         let share = l
             .excessive_pct()
             .map_or_else(|| "-".into(), |p| format!("{p:.0}%"));
-        b.push_record([
+        t.row([
             short_path(&l.location.file, l.location.line),
             shorten(&l.kernel, 32),
             format!("{:.0}", l.excessive_sectors),
@@ -551,7 +588,7 @@ fn lines_table(report: &Report, width: Option<usize>) -> String {
             shorten(&l.source, 50),
         ]);
     }
-    table(b, width)
+    t.render(width)
 }
 
 fn verdict(judgement: &Judgement, style: Style) -> String {
@@ -583,4 +620,37 @@ fn short_path(file: &str, line: u32) -> String {
     } else {
         format!("{file}:{line}")
     }
+}
+
+/// `(256, 1, 1)` as `256`, `(16, 16, 1)` as `16,16`: trailing ones
+/// dropped and no spaces, so a launch shape stays one word in a table.
+fn dims(shape: &str) -> String {
+    let inner = shape.trim().trim_start_matches('(').trim_end_matches(')');
+    let mut parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    while parts.len() > 1 && parts.last() == Some(&"1") {
+        parts.pop();
+    }
+    parts.join(",")
+}
+
+/// The start of a reason that is said whole in a note: its first clause
+/// when short, else its first words.
+fn head(reason: &str) -> String {
+    const MOST: usize = 44;
+    let clause = reason.split([';', ',']).next().unwrap_or(reason).trim();
+    if clause.chars().count() <= MOST {
+        return clause.to_string();
+    }
+    let mut out = String::new();
+    for word in clause.split(' ') {
+        if out.chars().count() + word.chars().count() + 1 > MOST - 1 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.push('…');
+    out
 }

@@ -130,8 +130,18 @@ impl SweepFile {
             };
             ExpectedError::Setup(format!("{place}: {message}"))
         };
-        let raw: RawFile =
-            toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim().to_string();
+            // toml names the type, not the key: the key is the line's, and
+            // the right form is said beside it.
+            let key = e.span().and_then(|s| key_at(text, s.start));
+            match key.as_deref().and_then(|k| Some((k, right_form(k)?))) {
+                Some((key, form)) if message.starts_with("invalid type") => {
+                    at(e.span(), format!("`{key}`: {message}; write it as {form}"))
+                }
+                _ => at(e.span(), message),
+            }
+        })?;
         let base = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -256,6 +266,36 @@ impl SweepFile {
 }
 
 /// The 1-based line of byte `offset`.
+/// The key of the `key = value` line holding `offset`.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let start = text[..offset.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_string())
+}
+
+/// How each key of a target is written, for a type mistake's message.
+fn right_form(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "name" => "name = \"resnet-step\"",
+        "command" => {
+            "command = [\"python\", \"train.py\"] (the program and its arguments, one string each)"
+        }
+        "workdir" => "workdir = \"models/resnet\"",
+        "env" => "env = { CUDA_VISIBLE_DEVICES = \"0\" }",
+        "stages" => "stages = [\"plain\", \"memcheck\"]",
+        "timeout" => "timeout = 3600 (seconds, a number)",
+        "stage-timeout" => "stage-timeout = 600 (seconds, a number)",
+        "tags" => "tags = [\"nightly\"]",
+        "expect" => "expect = \"clean\" (or \"findings\", \"conclusive\")",
+        "run-args" => "run-args = [\"--fail-on\", \"warning\"]",
+        _ => return None,
+    })
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()
@@ -347,6 +387,17 @@ mod tests {
         let e = error("[[target]]\nname = \"a\"\ncommand = [\"true\"]\nstages = [\"memchek\"]\n");
         assert!(
             e.contains(":4: target \"a\": `stages`: unknown stage \"memchek\""),
+            "{e}"
+        );
+        let e = error("[[target]]\nname = \"a\"\ncommand = \"python train.py\"\n");
+        assert!(
+            e.starts_with("sweep.toml:3: `command`: invalid type")
+                && e.contains("write it as command = [\"python\", \"train.py\"]"),
+            "{e}"
+        );
+        let e = error("[[target]]\nname = \"a\"\ncommand = [\"true\"]\ntimeout = \"10m\"\n");
+        assert!(
+            e.contains(":4: `timeout`: invalid type") && e.contains("timeout = 3600"),
             "{e}"
         );
         let e = error("[[target]]\nname = \"../x\"\ncommand = [\"true\"]\n");

@@ -232,7 +232,7 @@ pub fn run_shard(
         Ok(())
     })?;
     if let Some(e) = write_error {
-        eprintln!("warning: {e}; a resume will run that target again");
+        crate::render::stderr::warning(&format!("{e}; a resume will run that target again"));
     }
     manifest.seconds = Some(started.elapsed().as_secs_f64());
     dir.write_manifest(shard, &manifest)?;

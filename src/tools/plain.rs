@@ -30,7 +30,11 @@ impl StageKind for Plain {
     ) -> StageJudged {
         let mut output = files.read("stderr");
         output.extend(files.read("stdout"));
-        let found = builder.program_output(&files.rel("stderr"), &output);
+        let found = if record.interrupted {
+            builder.interrupted_program_output(&files.rel("stderr"), &output)
+        } else {
+            builder.program_output(&files.rel("stderr"), &output)
+        };
         let (outcome, reason) = rule(record, found);
         StageJudged {
             outcome,

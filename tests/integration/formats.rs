@@ -206,11 +206,12 @@ fn markdown_goes_to_stdout_and_to_the_github_step_summary() {
     let oob = sample("oob_write");
     let out = run(cudawatch()
         .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("CUDAWATCH_DOCS_URL", "https://docs.example.org/cudawatch/")
         .args(["parse", "--report", "markdown"])
         .arg(oob.join("memcheck.xml")));
     assert!(
         out.stdout
-            .contains("| memcheck | [invalid_access](https://github.com/cudawatch/cudawatch/blob/main/docs/errors.md#invalid_access) | user | oob\\_write |"),
+            .contains("| memcheck | [invalid_access](https://docs.example.org/cudawatch/errors.md#invalid_access) | user | oob\\_write |"),
         "{}",
         out.stdout
     );
@@ -218,6 +219,53 @@ fn markdown_goes_to_stdout_and_to_the_github_step_summary() {
     assert!(
         appended.starts_with("earlier step\n## cudawatch"),
         "{appended}"
+    );
+}
+
+#[test]
+fn without_a_documentation_base_no_format_links_to_a_guessed_address() {
+    let oob = sample("oob_write");
+    for format in ["markdown", "html", "sarif", "junit", "json"] {
+        let out = run(cudawatch()
+            .env_remove("CUDAWATCH_DOCS_URL")
+            .args(["parse", "--report", format])
+            .arg(oob.join("memcheck.xml")));
+        assert_eq!(out.code, 1, "{format}: {}", out.stderr);
+        assert!(
+            !out.stdout.contains("github.com"),
+            "{format}: {}",
+            out.stdout
+        );
+        assert!(
+            !out.stdout.contains("errors.md#"),
+            "{format}: {}",
+            out.stdout
+        );
+        if format != "json" && format != "sarif" {
+            assert!(
+                out.stdout.contains("invalid_access"),
+                "{format} still names the topic"
+            );
+        }
+    }
+    let explain = run(cudawatch()
+        .env_remove("CUDAWATCH_DOCS_URL")
+        .args(["explain", "700"]));
+    assert!(
+        explain.stdout.contains("cudawatch explain --all"),
+        "{}",
+        explain.stdout
+    );
+    let sarif = run(cudawatch()
+        .env("CUDAWATCH_DOCS_URL", "https://docs.example.org/cw")
+        .args(["parse", "--report", "sarif"])
+        .arg(oob.join("memcheck.xml")));
+    assert!(
+        sarif
+            .stdout
+            .contains("\"helpUri\": \"https://docs.example.org/cw/errors.md#invalid_access\""),
+        "{}",
+        sarif.stdout
     );
 }
 
@@ -247,9 +295,23 @@ fn an_unwritable_report_fails_before_the_run_and_never_costs_the_other_reports()
     assert!(!marker.exists(), "the program must not have run");
     assert!(out.stderr.contains("cannot write"), "{}", out.stderr);
 
-    // Rendering: the good reports are written (their missing directory
-    // created) though the bad one fails.
-    let good = tmp.path().join("reports/deep/cudawatch.html");
+    // A directory that is not there is not created (a typo would make
+    // directories anywhere): the error says how to make it.
+    let missing = tmp.path().join("reports/deep/cudawatch.html");
+    let out = parse_captures(&["--report", &format!("html={}", missing.display())]);
+    assert_eq!(out.code, 5, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("does not exist: create it first (mkdir -p"),
+        "{}",
+        out.stderr
+    );
+    assert!(!tmp.path().join("reports").exists());
+
+    // Rendering: the good reports are written, and said, though the bad
+    // one fails.
+    std::fs::create_dir_all(tmp.path().join("reports/deep")).unwrap();
+    let good = missing;
     let out = parse_captures(&[
         "--report",
         &bad,
@@ -258,6 +320,12 @@ fn an_unwritable_report_fails_before_the_run_and_never_costs_the_other_reports()
     ]);
     assert_eq!(out.code, 5, "{}", out.stderr);
     assert!(good.is_file(), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("wrote the html report: {}", good.display())),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -156,6 +156,7 @@ fn an_interrupted_run_whose_report_cannot_be_written_still_exits_130() {
     // SARIF fails. Before: exit 5, the interruption lost.
     let tmp = tempfile::tempdir().unwrap();
     let reports = tmp.path().join("reports");
+    std::fs::create_dir(&reports).unwrap();
     let mut cmd = cudawatch();
     cmd.arg("run")
         .args(["--stages", "plain,memcheck", "--grace", "0.5"])

@@ -24,6 +24,7 @@ mod parse_evidence;
 mod precision;
 mod real_programs;
 mod run;
+mod second_contact;
 mod slurm;
 mod snapshots;
 mod speed;

@@ -76,6 +76,7 @@ fn a_sweep_runs_every_target_over_the_gpus_and_folds_their_sites() {
     );
     let out = tmp.path().join("night");
     let reports = tmp.path().join("reports");
+    std::fs::create_dir(&reports).unwrap();
     let o = run(sweep_cmd(&file, &out, &["--gpus", "0,1"]).args([
         "--report",
         &format!("junit={}", reports.join("j.xml").display()),

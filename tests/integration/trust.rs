@@ -471,17 +471,20 @@ fn the_remedy_of_a_long_reason_is_never_cut_off_and_a_file_that_cannot_run_is_no
         out.stderr
     );
     assert!(!out.stderr.contains("Permission denied"), "{}", out.stderr);
-    // Said once, up front, before the stages.
+    // Warned up front, before the stages; the remedy said once, in the
+    // report, and referred to after.
     let warned = out
         .stderr
-        .find("warning: compute-sanitizer was not found")
+        .find("warning: compute-sanitizer not found: memcheck will be inconclusive")
         .expect("warned");
     assert!(warned < out.stderr.find("(1/1)").unwrap(), "{}", out.stderr);
     assert_eq!(
         out.stderr
-            .matches("warning: compute-sanitizer was not found")
+            .matches("install the CUDA toolkit or pass --compute-sanitizer")
             .count(),
-        1
+        1,
+        "{}",
+        out.stderr
     );
 }
 

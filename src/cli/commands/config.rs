@@ -2,8 +2,6 @@
 
 use clap::CommandFactory;
 use serde::Serialize;
-use tabled::settings::Style as TableStyle;
-use tabled::{Table, Tabled};
 
 use crate::cli::args::{Args, ConfigArgs};
 use crate::cli::config_file::{self as config, Resolved};
@@ -11,11 +9,10 @@ use crate::errors::ExpectedError;
 use crate::exit_codes;
 
 /// One resolved setting.
-#[derive(Debug, Serialize, Tabled)]
+#[derive(Debug, Serialize)]
 struct Row {
     setting: String,
     value: String,
-    #[tabled(rename = "from")]
     origin: String,
 }
 
@@ -101,17 +98,13 @@ pub fn run(_args: &ConfigArgs, resolved: &Resolved) -> Result<i32, ExpectedError
             })
             .collect();
         let file = clean(&file);
-        let mut table = Table::new(&rows);
-        table.with(TableStyle::sharp());
-        if let Some(width) = crate::render::width_of(&std::io::stdout()) {
-            table.with(
-                tabled::settings::Width::wrap(width)
-                    .priority(tabled::settings::peaker::PriorityMax::right())
-                    .keep_words(true),
-            );
+        let mut table = crate::render::text::Table::new(["setting", "value", "from"]);
+        for r in rows {
+            table.row([r.setting, r.value, r.origin]);
         }
+        let table = table.render(crate::render::width_of(&std::io::stdout()));
         let text = format!(
-            "config file: {file}\n{table}\nprecedence: command line > environment > config file > default\n"
+            "config file: {file}\n{table}precedence: command line > environment > config file > default\n"
         );
         crate::render::write_stdout(text.as_bytes())?;
     }

@@ -21,14 +21,14 @@ pub fn run(args: &DiffArgs, styles: Styles) -> Result<i32, ExpectedError> {
     };
     let diff = diff::compare(&old, &new);
     // The diff is the product: on stdout, as JSON or as text.
-    let bytes = if args.format == Format::Json {
-        DiffJson.render(&diff)
+    if args.format == Format::Json {
+        crate::render::write_stdout(&DiffJson.render(&diff))?;
     } else {
-        DiffText {
+        let text = DiffText {
             style: styles.stdout,
         }
-        .render(&diff)
-    };
-    crate::render::write_stdout(&bytes)?;
+        .render(&diff);
+        crate::render::write_text(&String::from_utf8_lossy(&text))?;
+    }
     Ok(diff::exit_code(&diff, &policy))
 }

@@ -14,8 +14,8 @@ use crate::tools::ToolPaths;
 /// Runs `cudawatch doctor`; returns the exit code.
 pub fn run(args: &DoctorArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if !args.quick && args.format == Format::Table {
-        eprintln!(
-            "doctor: checking; the probes run compute-sanitizer and ncu on a tiny program (--quick skips them)"
+        render::stderr::line(
+            "doctor: checking; the probes run compute-sanitizer and ncu on a tiny program (--quick skips them)",
         );
     }
     let environment = doctor::diagnose(&DoctorOptions {
@@ -31,7 +31,7 @@ pub fn run(args: &DoctorArgs, styles: Styles) -> Result<i32, ExpectedError> {
             render::write_stdout(&bytes)?;
         }
         Format::Table => {
-            render::write_stdout(render::doctor::terminal(&environment, styles.stdout).as_bytes())?
+            render::write_text(&render::doctor::terminal(&environment, styles.stdout))?
         }
     }
     Ok(

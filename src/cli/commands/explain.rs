@@ -15,10 +15,17 @@ use crate::render::{self, style::Styles};
 /// explained, 1 when nothing matched.
 pub fn run(args: &ExplainArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if args.all {
-        render::write_stdout(render::explain::reference(knowledge()).as_bytes())?;
+        render::write_text(&render::explain::reference(knowledge()))?;
         return Ok(exit_codes::CLEAN);
     }
     let query = if args.query.is_empty() || args.query == ["-"] {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            // Not a silent wait: say what it waits for.
+            render::stderr::line(
+                "paste the error message or traceback, then press Ctrl-D \
+                 (or give it as an argument: cudawatch explain 700)",
+            );
+        }
         let mut text = String::new();
         std::io::stdin()
             .take(16 << 20)
@@ -39,12 +46,12 @@ pub fn run(args: &ExplainArgs, styles: Styles) -> Result<i32, ExpectedError> {
             render::write_stdout(&bytes)?;
         }
         Format::Table => {
-            render::write_stdout(render::explain::terminal(&answer, styles.stdout).as_bytes())?;
+            render::write_text(&render::explain::terminal(&answer, styles.stdout))?;
         }
     }
     if answer.explanations.is_empty() {
-        eprintln!(
-            "nothing matched: give a number (700), a name (cudaErrorIllegalAddress, CUBLAS_STATUS_EXECUTION_FAILED), a finding kind (invalid_access), or paste the message"
+        render::stderr::line(
+            "nothing matched: give a number (700), a name (cudaErrorIllegalAddress, CUBLAS_STATUS_EXECUTION_FAILED), a finding kind (invalid_access), or paste the message",
         );
         return Ok(exit_codes::FINDINGS);
     }

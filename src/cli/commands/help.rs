@@ -35,9 +35,12 @@ pub fn man(args: &ManArgs) -> Result<i32, ExpectedError> {
         None => root,
         Some(name) => {
             let sub = root.find_subcommand(name).cloned().ok_or_else(|| {
-                ExpectedError::Usage(format!(
-                    "no subcommand `{name}`: try run, report, parse, diff, suppress, config, completions or man"
-                ))
+                let names: Vec<&str> = root
+                    .get_subcommands()
+                    .map(|c| c.get_name())
+                    .filter(|n| *n != "help")
+                    .collect();
+                ExpectedError::Usage(format!("no subcommand `{name}`: try {}", names.join(", ")))
             })?;
             sub.name(format!("cudawatch-{name}"))
         }

@@ -42,7 +42,7 @@ pub fn judge_and_render(
     match render::render(&report, &judgement, output, styles) {
         Ok(()) => judgement.exit_code,
         Err(error) => {
-            eprintln!("error: {error}");
+            crate::render::stderr::error(&error.to_string());
             exit_codes::worst(judgement.exit_code, error.exit_code())
         }
     }

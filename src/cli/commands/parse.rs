@@ -25,7 +25,7 @@ pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let inputs = classify_all(&expand(&args.files)?)?;
     let report = parse_classified(&inputs);
     if args.explain_detection {
-        eprint!("{}", explain(&inputs, &report));
+        crate::render::stderr::line(explain(&inputs, &report).trim_end());
     }
     let root = settings::source_root(&args.output);
     Ok(super::judge_and_render(
@@ -101,6 +101,11 @@ fn explain(inputs: &[Classified], report: &Report) -> String {
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExpectedError> {
     let mut files = Vec::new();
     for path in paths {
+        if path.as_os_str() == "-" {
+            // `-` is stdin, as for every Unix filter; read once, whole.
+            files.push(PathBuf::from("/dev/stdin"));
+            continue;
+        }
         let meta = std::fs::metadata(path).map_err(|e| input_error(path, e.to_string()))?;
         if meta.is_dir() {
             let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
@@ -173,6 +178,41 @@ fn scan(reader: impl std::io::BufRead) -> InputKind {
         .map_while(Result::ok)
         .find_map(|line| tool_line(String::from_utf8_lossy(&line).trim_end()))
         .unwrap_or(InputKind::ProgramOutput)
+}
+
+/// A sanitizer run's XML and its log, paired by their names' stems
+/// (`memcheck-a.xml` with `memcheck-a.stdout`, not with `memcheck-b.stdout`):
+/// a log's warning (cut off, a tool failure) belongs to its own XML. One
+/// XML and one log left with different stems are one run's; anything
+/// else left is read on its own.
+fn pair_by_stem<'a>(
+    xmls: &[&'a Classified],
+    texts: &[&'a Classified],
+) -> Vec<(Option<&'a Classified>, Option<&'a Classified>)> {
+    let stem = |c: &Classified| {
+        let name = c
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        name.split('.').next().unwrap_or_default().to_string()
+    };
+    let mut texts_left: Vec<&Classified> = texts.to_vec();
+    let mut pairs = Vec::new();
+    let mut xmls_left = Vec::new();
+    for xml in xmls {
+        match texts_left.iter().position(|t| stem(t) == stem(xml)) {
+            Some(at) => pairs.push((Some(*xml), Some(texts_left.remove(at)))),
+            None => xmls_left.push(*xml),
+        }
+    }
+    if let ([xml], [text]) = (xmls_left.as_slice(), texts_left.as_slice()) {
+        pairs.push((Some(*xml), Some(*text)));
+    } else {
+        pairs.extend(xmls_left.into_iter().map(|x| (Some(x), None)));
+        pairs.extend(texts_left.into_iter().map(|t| (None, Some(t))));
+    }
+    pairs
 }
 
 /// A file, what it is, and which tool it belongs to.
@@ -250,14 +290,11 @@ fn parse_classified(classified: &[Classified]) -> Report {
                 }
             }
             _ => {
-                let xmls: Vec<&&Classified> = of(InputKind::SanitizerXml).collect();
-                let texts: Vec<&&Classified> = of(InputKind::SanitizerText).collect();
-                // Pair the first XML with the first log; any extra file of the
-                // same tool in the same directory is read on its own.
-                let pairs = xmls.len().max(texts.len());
-                for i in 0..pairs {
-                    let text = texts.get(i).and_then(|c| load(c, &mut builder));
-                    let xml = match xmls.get(i) {
+                let xmls: Vec<&Classified> = of(InputKind::SanitizerXml).copied().collect();
+                let texts: Vec<&Classified> = of(InputKind::SanitizerText).copied().collect();
+                for (xml, text) in pair_by_stem(&xmls, &texts) {
+                    let text = text.and_then(|c| load(c, &mut builder));
+                    let xml = match xml {
                         Some(c) => match open_stream(c) {
                             Ok(reader) => Some((c.path.to_string_lossy().into_owned(), reader)),
                             Err(e) => {

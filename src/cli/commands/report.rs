@@ -9,16 +9,95 @@ use crate::judge::baseline;
 use crate::render::style::Styles;
 use crate::rundir;
 
+/// What `cudawatch report` was given.
+enum Input {
+    /// A JSON report.
+    Report,
+    /// A run directory (it has `run.json`).
+    RunDir,
+    /// Neither, with what to do instead.
+    Wrong(String),
+}
+
+/// Tells a run directory and a JSON report from the usual mistakes: a
+/// path that is not there, a sweep's directory, tool output (for `parse`).
+fn what_it_is(path: &std::path::Path) -> Input {
+    let shown = path.display();
+    if path.is_dir() {
+        if path.join("run.json").is_file() {
+            Input::RunDir
+        } else if path.join("sweep.toml").is_file() {
+            Input::Wrong(format!(
+                "a sweep directory, not a run's: cudawatch merge {shown} renders it"
+            ))
+        } else {
+            Input::Wrong(format!(
+                "not a run directory (it has no run.json); for a folder of compute-sanitizer \
+                 or ncu output use cudawatch parse {shown}"
+            ))
+        }
+    } else if !path.exists() {
+        Input::Wrong(
+            "no such file or directory: give a run directory (cudawatch-runs/<run>) or its report.json"
+                .into(),
+        )
+    } else if looks_like_tool_output(path) {
+        Input::Wrong(format!(
+            "tool output, not a cudawatch report: cudawatch parse {shown} reads it"
+        ))
+    } else {
+        Input::Report
+    }
+}
+
+/// XML, CSV or text from the tools rather than a JSON report.
+fn looks_like_tool_output(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let first = head[..n].iter().find(|b| !b.is_ascii_whitespace());
+    first.is_some_and(|b| *b != b'{')
+}
+
+/// Whether a JSON file is a sweep's `report.json` (it has a `sweep_id`).
+fn is_sweep_report(path: &std::path::Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .is_some_and(|v| v.get("sweep_id").is_some())
+}
+
 /// Runs `cudawatch report`; returns the exit code.
 pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
     let output = settings::output(&args.output)?.human_on_stdout();
     // A JSON report from someone else is rendered as it is: it names files,
     // and nothing it names is read.
-    let report = if args.dir.is_file() {
-        baseline::read_report(&args.dir)?
-    } else {
-        rundir::assemble(&args.dir, &settings::source_root(&args.output))?
+    let report = match what_it_is(&args.dir) {
+        Input::Report => baseline::read_report(&args.dir).map_err(|e| match e {
+            ExpectedError::Input { path, .. } if is_sweep_report(&args.dir) => {
+                ExpectedError::Input {
+                    path,
+                    message: format!(
+                        "a sweep's report, not a run's: cudawatch merge {} renders it",
+                        args.dir
+                            .parent()
+                            .filter(|p| !p.as_os_str().is_empty())
+                            .map_or_else(|| ".".to_string(), |p| p.display().to_string())
+                    ),
+                }
+            }
+            other => other,
+        })?,
+        Input::RunDir => rundir::assemble(&args.dir, &settings::source_root(&args.output))?,
+        Input::Wrong(why) => {
+            return Err(ExpectedError::Input {
+                path: args.dir.display().to_string(),
+                message: why,
+            });
+        }
     };
     Ok(super::judge_and_render(
         report, &policy, &output, styles, None,

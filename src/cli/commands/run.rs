@@ -45,7 +45,8 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         });
     }
     let policy = settings::policy(&args.output)?;
-    let output = settings::output(&args.output)?;
+    let mut output = settings::output(&args.output)?;
+    output.environment_said = true;
     // A report that cannot be written must fail now, not after an hour of
     // sanitizers.
     render::check_targets(&output)?;
@@ -77,20 +78,21 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         .iter()
         .filter(|c| c.status == cudawatch_model::EnvStatus::Problem && !c.id.starts_with("tool_"))
     {
-        eprintln!(
-            "warning: {}: {}{}",
-            render::untrusted::clean(&check.title),
-            render::untrusted::clean(&check.detail),
+        render::stderr::warning(&format!(
+            "{}: {}{}",
+            check.title,
+            check.detail,
             check
                 .fix
                 .as_deref()
-                .map(|f| format!(" (fix: {})", render::untrusted::clean(f)))
+                .map(|f| format!(" (fix: {f})"))
                 .unwrap_or_default()
-        );
+        ));
     }
     let plan = plan::plan(&run_settings, &run_dir);
-    // Said once, up front, before an hour of stages that cannot check.
-    for (name, why) in &run_settings.tools.missing {
+    // Said up front, before an hour of stages that cannot check; the
+    // remedy is said once, in the report's note on those stages.
+    for (name, _) in &run_settings.tools.missing {
         let affected: Vec<&str> = plan
             .stages
             .iter()
@@ -103,10 +105,11 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             .map(|s| s.tool.name())
             .collect();
         if !affected.is_empty() {
-            eprintln!(
-                "warning: {why} (stages {} will be inconclusive)",
+            render::stderr::warning(&format!(
+                "{} not found: {} will be inconclusive (the report says how to fix it)",
+                name.to_string_lossy(),
                 affected.join(", ")
-            );
+            ));
         }
     }
     // The Python hook goes into the run directory (never the user's tree),
@@ -134,9 +137,9 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     }
     let mut assembler = Assembler::new(&run_dir, run.clone(), &settings::source_root(&args.output));
     if run_settings.stream && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        eprintln!(
-            "note: --stream passes the program's and the tools' output to this terminal raw, \
-             escape sequences included; the report below is neutralised"
+        render::stderr::note(
+            "--stream passes the program's and the tools' output to this terminal raw, \
+             escape sequences included; the report below is neutralised",
         );
     }
     let mut progress = Progress::new(run_settings.stream);
@@ -170,10 +173,10 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             Ok(())
         }
         StageEvent::Interrupted { after } => {
-            eprintln!(
+            render::stderr::line(&format!(
                 "interrupted: stopping after {}; the report covers what finished",
                 after.name()
-            );
+            ));
             run.interrupted = true;
             rundir::write_json(&run_dir.join("run.json"), &run)?;
             assembler.set_interrupted();
@@ -186,7 +189,10 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         let _busy = supervisor::signals::Blocking::enter();
         super::judge_and_render(assembler.report(), &policy, &output, styles, None)
     };
-    eprintln!("raw artifacts and report.json: {}", run_dir.display());
+    render::stderr::line(&format!(
+        "raw artifacts and report.json: {}",
+        render::untrusted::clean(&run_dir.display().to_string())
+    ));
     Ok(code)
 }
 

@@ -105,7 +105,7 @@ pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
     // Check that the file still reads and the rule matches its site.
     let rules = load(&args.file)?;
     let matched = rules.suppress.iter().any(|r| matches(r, site));
-    eprintln!(
+    crate::render::stderr::line(&format!(
         "added a rule for {} to {}{}",
         site.id,
         args.file.display(),
@@ -114,7 +114,7 @@ pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
         } else {
             " (warning: it does not match the site)"
         }
-    );
+    ));
     Ok(exit_codes::CLEAN)
 }
 

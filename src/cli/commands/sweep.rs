@@ -33,6 +33,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     render::check_targets(&output)?;
     let (baseline, history) = earlier(&args.gate, args.history.as_deref())?;
     let gpus = settings::gpus(Some(&args.gpus));
+    warn_missing_tools();
     let dir = SweepDir::open(&args.sweep_dir, &file)?;
     let exe = std::env::current_exe().map_err(|e| {
         ExpectedError::Setup(format!(
@@ -45,7 +46,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
         grace: std::time::Duration::from_secs_f64(args.grace),
         exe,
     };
-    eprintln!(
+    render::stderr::line(&format!(
         "sweep {} shard {shard}: {} targets in the file, {}",
         file.id(),
         file.targets.len(),
@@ -54,7 +55,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
         } else {
             format!("GPUs {}: one target per GPU at a time", gpus.join(","))
         }
-    );
+    ));
     let mut progress = SweepProgress::new();
     let ran = sweep_run::run_shard(
         &file,
@@ -89,11 +90,32 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     )?;
     crate::rundir::write_json(&dir.path.join("report.json"), &report)?;
     let code = render_sweep(&report, &output, styles);
-    eprintln!(
+    render::stderr::line(&format!(
         "sweep directory: {} (run again on it to resume)",
         dir.path.display()
-    );
+    ));
     Ok(code)
+}
+
+/// A tool the targets' `cudawatch run` will not find is said before the
+/// night is spent, with its remedy: otherwise every target ends "exit 3"
+/// and the cause is only in `targets/*/attempt-1.err`.
+fn warn_missing_tools() {
+    let given = |name: &str| std::env::var_os(name).map(PathBuf::from);
+    let tools = crate::tools::ToolPaths::resolve(
+        given("CUDAWATCH_COMPUTE_SANITIZER").as_deref(),
+        given("CUDAWATCH_NCU").as_deref(),
+    );
+    for (name, why) in &tools.missing {
+        let stages = if name.as_os_str() == "ncu" {
+            "ncu stage"
+        } else {
+            "memcheck, racecheck, initcheck and synccheck stages"
+        };
+        render::stderr::warning(&format!(
+            "{why}: every target's {stages} will be inconclusive"
+        ));
+    }
 }
 
 /// Runs `cudawatch merge`; returns the exit code.
@@ -136,7 +158,7 @@ fn earlier(
         Some(path) => {
             let (entries, warnings) = compare::read_history(path)?;
             for w in warnings {
-                eprintln!("warning: {w}");
+                render::stderr::warning(&w);
             }
             entries
         }
@@ -184,7 +206,7 @@ fn render_sweep(report: &SweepReport, output: &render::OutputSettings, styles: S
     match render::sweep::render(report, output, styles) {
         Ok(()) => report.exit_code,
         Err(error) => {
-            eprintln!("error: {error}");
+            render::stderr::error(&error.to_string());
             exit_codes::worst(report.exit_code, error.exit_code())
         }
     }

@@ -79,11 +79,13 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
         for s in &sites {
             let site = &s.site;
             let place = super::place(site);
-            let link = esc(&crate::render::describe::explanation(site).1);
+            let kind = match crate::render::describe::explanation(site).1 {
+                Some(link) => format!("<a href=\"{}\">{}</a>", esc(&link), site.kind.id()),
+                None => site.kind.id().to_string(),
+            };
             let _ = writeln!(
                 out,
-                "<tr><td><a href=\"{link}\">{}</a></td><td>{}</td><td><code>{}</code></td><td>{}: {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                site.kind.id(),
+                "<tr><td>{kind}</td><td>{}</td><td><code>{}</code></td><td>{}: {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&site
                     .owner
                     .as_ref()

@@ -58,11 +58,13 @@ fn render(report: &SweepReport) -> String {
         for s in &sites {
             let site = &s.site;
             let place = super::place(site);
-            let link = crate::render::describe::explanation(site).1;
+            let kind = match crate::render::describe::explanation(site).1 {
+                Some(link) => format!("[{}]({link})", site.kind.id()),
+                None => site.kind.id().to_string(),
+            };
             let _ = writeln!(
                 out,
-                "| [{}]({link}) | {} | {} | {} ({}) | {} | {} | {} |",
-                site.kind.id(),
+                "| {kind} | {} | {} | {} ({}) | {} | {} | {} |",
                 cell(
                     &site
                         .owner

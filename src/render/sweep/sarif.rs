@@ -61,6 +61,7 @@ fn render(report: &SweepReport) -> Vec<u8> {
         }
     }
     log["properties"] = json!({ "sweepId": report.sweep_id, "targets": report.targets.len() });
+    crate::render::sarif::drop_nulls(&mut log);
     let mut out = serde_json::to_vec_pretty(&log).unwrap_or(bytes);
     out.push(b'\n');
     out

@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 
 use cudawatch_model::{SweepReport, VerdictLabel};
-use tabled::builder::Builder;
 
 use crate::render::describe::shorten;
 use crate::render::style::Style;
+use crate::render::text::Table;
 
 /// How many sites the table shows; the JSON has them all.
 const SITES_SHOWN: usize = 25;
@@ -26,8 +26,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
         "\n{}",
         style.bold(&format!("Targets ({})", report.targets.len()))
     );
-    let mut b = Builder::default();
-    b.push_record([
+    let mut t = Table::new([
         "target",
         "outcome",
         "expectation",
@@ -37,27 +36,27 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
         "change",
         "why",
     ]);
-    for t in &report.targets {
-        b.push_record([
-            t.name.clone(),
-            super::outcome(t),
-            super::expectation(t),
+    for target in &report.targets {
+        t.row([
+            target.name.clone(),
+            super::outcome(target),
+            super::expectation(target),
             format!(
                 "{} gating / {}",
-                t.counts.gating,
-                t.counts.errors + t.counts.warnings + t.counts.notes
+                target.counts.gating,
+                target.counts.errors + target.counts.warnings + target.counts.notes
             ),
-            t.gpu.clone().unwrap_or_else(|| "-".into()),
-            if t.seconds > 0.0 {
-                format!("{:.1} s", t.seconds)
+            target.gpu.clone().unwrap_or_else(|| "-".into()),
+            if target.seconds > 0.0 {
+                format!("{:.1} s", target.seconds)
             } else {
                 "-".into()
             },
-            super::change(t.change).to_string(),
-            shorten(&t.summary, 70),
+            super::change(target.change).to_string(),
+            shorten(&target.summary, 70),
         ]);
     }
-    out.push_str(&crate::render::terminal::table(b, width));
+    out.push_str(&t.render(width));
     let (sites, followers) = super::listed(report);
     let _ = writeln!(
         out,
@@ -70,8 +69,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
     if sites.is_empty() {
         out.push_str("  none\n");
     } else {
-        let mut b = Builder::default();
-        b.push_record([
+        let mut t = Table::new([
             "kind", "owner", "where", "programs", "gates in", "change", "message",
         ]);
         for s in sites.iter().take(SITES_SHOWN) {
@@ -88,7 +86,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
                 })
                 .or_else(|| site.kernel.as_deref().map(|k| shorten(k, 40)))
                 .unwrap_or_else(|| "-".into());
-            b.push_record([
+            t.row([
                 site.kind.id().to_string(),
                 site.owner
                     .as_ref()
@@ -108,7 +106,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
                 shorten(&site.message, 60),
             ]);
         }
-        out.push_str(&crate::render::terminal::table(b, width));
+        out.push_str(&t.render(width));
         if sites.len() > SITES_SHOWN {
             let _ = writeln!(
                 out,
@@ -173,5 +171,5 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
     if let Some(summary) = super::comparison(report) {
         let _ = writeln!(out, "{}", style.dim(&summary));
     }
-    out
+    crate::render::text::fit(&out, width)
 }
