@@ -167,7 +167,12 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         // Clean as far as it was checked: say what was not.
         let mut line = String::from("no errors found");
         if !report.warnings.is_empty() {
-            line.push_str(", with the warnings above");
+            // Placement-free: the terminal says warnings above the
+            // verdict, the HTML page below it.
+            line.push_str(&format!(
+                ", with {} (see Warnings)",
+                crate::words::plural(report.warnings.len() as u64, "warning")
+            ));
         }
         if !facts.unchecked.is_empty() {
             line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));

@@ -33,6 +33,13 @@ pub fn sample_line(s: &Sample) -> String {
     line.trim().to_string()
 }
 
+/// Whether a site is listed on its own: a root cause (not one that follows
+/// another) inside the gate's scope. The terminal, HTML and Markdown count
+/// and list these, and fold the rest.
+pub fn is_listed(site: &Site, out_of_scope: &[String]) -> bool {
+    site.consequence_of.is_none() && !out_of_scope.contains(&site.id)
+}
+
 /// The Python frame of the user's code if there is one, else the native
 /// frame that launched the kernel.
 pub fn launched_from(site: &Site) -> Option<Frame> {

@@ -50,7 +50,7 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; 
 .verdict.fail { background: #fdecea; color: var(--fail); } .verdict.inconclusive { background: #fff4e0; color: var(--warn); }
 .verdict.pass { background: #e8f5e9; color: var(--pass); }
 table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid var(--line); vertical-align: top; }
-td { overflow-wrap: anywhere; } th { background: var(--bg); }
+td { overflow-wrap: break-word; } td code, td .mono { overflow-wrap: anywhere; } th { background: var(--bg); }
 .badge { display: inline-block; white-space: nowrap; min-width: 6.5em; text-align: center; border-radius: 4px; padding: .05em .5em; font-size: .85em; font-weight: 600; color: #fff; }
 .badge.pass, .badge.clean { background: var(--pass); } .badge.fail, .badge.error, .badge.findings, .badge.target_failed { background: var(--fail); }
 .badge.inconclusive, .badge.warning, .badge.tool_failed { background: var(--warn); } .badge.note, .badge.skipped { background: #757575; }
@@ -182,6 +182,7 @@ fn findings(out: &mut String, sites: &[Site], judgement: &Judgement) {
         }
     }
     let outside = |s: &Site| outside_ids.contains(s.id.as_str());
+    // `outside` by the set above; the rule is describe::is_listed's.
     let shown: Vec<&Site> = sites
         .iter()
         .filter(|s| s.consequence_of.is_none() && !outside(s))

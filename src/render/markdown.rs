@@ -52,12 +52,25 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
             }
             out.push('\n');
         }
-        let _ = writeln!(out, "### Findings by site ({})\n", report.findings.len());
-        if report.findings.is_empty() {
+        // Counted and listed as the terminal and the HTML page do: root
+        // causes in the gate's scope; the others are folded into one line.
+        let listed: Vec<&cudawatch_model::Site> = report
+            .findings
+            .iter()
+            .filter(|s| super::describe::is_listed(s, &judgement.out_of_scope))
+            .collect();
+        let following = report
+            .findings
+            .iter()
+            .filter(|s| s.consequence_of.is_some())
+            .count();
+        let outside = report.findings.len() - listed.len() - following;
+        let _ = writeln!(out, "### Findings by site ({})\n", listed.len());
+        if listed.is_empty() {
             out.push_str("None.\n\n");
         } else {
             out.push_str("| tool | kind | owner | kernel | where | count | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
-            for s in &report.findings {
+            for s in listed {
                 let kind = match super::describe::explanation(s).1 {
                     Some(link) => format!("[{}]({link})", s.kind.id()),
                     None => s.kind.id().to_string(),
@@ -79,6 +92,22 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
                 );
             }
             out.push('\n');
+        }
+        let mut folded = Vec::new();
+        if following > 0 {
+            folded.push(format!("{following} following from a root cause"));
+        }
+        if outside > 0 {
+            folded.push(format!(
+                "{outside} inside framework and library code, not gating"
+            ));
+        }
+        if !folded.is_empty() {
+            let _ = writeln!(
+                out,
+                "Folded: {} (the JSON report lists them).\n",
+                folded.join("; ")
+            );
         }
         if let Some(memory) = report.memory.as_ref() {
             let lines = super::memory::cleaned_lines(memory);

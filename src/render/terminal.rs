@@ -58,7 +58,7 @@ pub fn render(
         .findings
         .iter()
         .filter(|s| s.consequence_of.is_none())
-        .partition(|s| !judgement.out_of_scope.contains(&s.id));
+        .partition(|s| describe::is_listed(s, &judgement.out_of_scope));
     let _ = writeln!(
         out,
         "\n{}",
@@ -516,35 +516,55 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
     out
 }
 
+/// Launches the coalescing table shows on a terminal, worst first; the
+/// JSON and HTML reports have them all.
+const LAUNCHES_SHOWN: usize = 20;
+
 fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> String {
-    let mut t = Table::new([
-        "kernel",
-        "grid x block",
-        "ld sect/req",
-        "st sect/req",
-        "ideal",
-        "ld bytes used",
-        "wasted sectors",
-        "time",
-    ]);
+    // On a narrow terminal: short headers, no time column, the kernel's
+    // simple name (templates kept, parameters dropped), which still tells
+    // kernels apart; one line a launch.
+    let narrow = width.is_some_and(|w| w < NARROW);
+    let mut t = if narrow {
+        Table::new([
+            "kernel", "launch", "ld/req", "st/req", "ideal", "used", "wasted",
+        ])
+    } else {
+        Table::new([
+            "kernel",
+            "grid x block",
+            "ld sect/req",
+            "st sect/req",
+            "ideal",
+            "ld bytes used",
+            "wasted sectors",
+            "time",
+        ])
+    };
     let mut sorted: Vec<&KernelCoalescing> = kernels.iter().collect();
     sorted.sort_by(|a, b| {
         b.excessive_pct()
             .unwrap_or(0.0)
             .total_cmp(&a.excessive_pct().unwrap_or(0.0))
     });
-    let narrow = width.is_some_and(|w| w < NARROW);
-    for k in sorted {
-        // On a narrow terminal the simple name (templates kept, parameters
-        // dropped) is what fits and still tells kernels apart.
+    let shown = if width.is_some() {
+        LAUNCHES_SHOWN
+    } else {
+        usize::MAX
+    };
+    for k in sorted.iter().take(shown) {
         let kernel = if narrow {
-            shorten(cudawatch_parsers::site::simple_kernel_name(&k.kernel), 24)
+            shorten(cudawatch_parsers::site::simple_kernel_name(&k.kernel), 18)
         } else {
             shorten(&k.kernel, CELL)
         };
-        t.row([
+        let mut row = vec![
             kernel,
-            format!("{} x {}", dims(&k.grid), dims(&k.block)),
+            if narrow {
+                format!("{}×{}", dims(&k.grid), dims(&k.block))
+            } else {
+                format!("{} x {}", dims(&k.grid), dims(&k.block))
+            },
             num(k.load.sectors_per_request(), 1),
             num(k.store.sectors_per_request(), 1),
             num(k.ideal_sectors_per_request, 1),
@@ -558,12 +578,25 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
             k.excessive_pct()
                 .map(|p| format!("{p:.0}%"))
                 .unwrap_or_else(|| "-".into()),
-            k.duration_ns
-                .map(|d| format!("{:.1} µs", d / 1000.0))
-                .unwrap_or_else(|| "-".into()),
-        ]);
+        ];
+        if !narrow {
+            row.push(
+                k.duration_ns
+                    .map(|d| format!("{:.1} µs", d / 1000.0))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        t.row(row);
     }
-    t.render(width)
+    let mut out = t.render(width);
+    if sorted.len() > shown {
+        let _ = writeln!(
+            out,
+            "  … {} more launches, less wasteful, in the JSON and HTML reports",
+            sorted.len() - shown
+        );
+    }
+    out
 }
 
 fn lines_table(report: &Report, width: Option<usize>) -> String {

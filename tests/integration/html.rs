@@ -14,15 +14,22 @@ use crate::helpers::{cudawatch, read_json, require_tool, root, run};
 
 /// What html-check.mjs saw of the page in headless Chromium.
 fn in_chromium(html: &Path, screenshot: Option<&Path>) -> serde_json::Value {
+    in_chromium_at(html, screenshot, 1200)
+}
+
+/// The same, in a viewport `width` pixels wide.
+fn in_chromium_at(html: &Path, screenshot: Option<&Path>, width: u32) -> serde_json::Value {
     let dir = root().join("tests/node");
     let chromium = std::env::var("CHROMIUM").unwrap_or("/usr/bin/chromium".into());
     require_tool("chromium", Path::new(&chromium));
     require_tool("playwright-core", &dir.join("node_modules/playwright-core"));
     let mut cmd = Command::new("node");
     cmd.current_dir(&dir).arg("html-check.mjs").arg(html);
-    if let Some(png) = screenshot {
-        cmd.arg(png);
-    }
+    match screenshot {
+        Some(png) => cmd.arg(png),
+        None => cmd.arg("-"),
+    };
+    cmd.arg(width.to_string());
     let out = cmd.output().expect("node runs");
     assert!(
         out.status.success(),
@@ -152,4 +159,27 @@ fn a_kernel_named_script_renders_as_text() {
     );
     assert_eq!(shown["chart"][0]["label"], evil);
     assert!(shown["title"].as_str().unwrap().contains(evil));
+}
+
+#[test]
+#[ignore = "needs headless Chromium and tests/node (npm ci), then cargo test -- --include-ignored"]
+fn stage_and_check_names_are_never_broken_mid_word_on_a_narrow_screen() {
+    // Before: `td { overflow-wrap: anywhere }` let the table squeeze its
+    // first column until "memcheck" was drawn as "memche" / "ck".
+    let tmp = tempfile::tempdir().unwrap();
+    for case in ["coalescing", "torch_train_clean"] {
+        let (html, _) = render(
+            &root().join(format!("docs/examples/{case}.report.json")),
+            tmp.path(),
+        );
+        for width in [400, 800] {
+            let shown = in_chromium_at(&html, None, width);
+            assert_eq!(
+                shown["split_words"],
+                serde_json::json!([]),
+                "{case} at {width}px"
+            );
+            assert!(!shown["stages"].as_array().unwrap().is_empty());
+        }
+    }
 }

@@ -60,6 +60,41 @@ fn every_line_fits_80_columns_and_no_identifier_or_file_line_is_split() {
             );
         }
     }
+    // Every committed report, the real corpus's among them: no line over
+    // 80, the coalescing table a table (not a list) of at most 20 launches.
+    let mut reports: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["docs/examples", "docs/examples/real"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.to_string_lossy().ends_with(".report.json") {
+                reports.push(path);
+            }
+        }
+    }
+    assert!(reports.len() > 20);
+    for path in &reports {
+        let out = run(cudawatch().env("COLUMNS", "80").arg("report").arg(path));
+        assert_fits(&path.display().to_string(), &out.stdout, 80);
+        if let Some(at) = out
+            .stdout
+            .find("Global-memory coalescing per kernel launch")
+        {
+            let section = &out.stdout[at..];
+            let next = section.lines().nth(1).unwrap_or_default();
+            assert!(next.starts_with('┌'), "{}: {next}", path.display());
+        }
+    }
+    let resnet = run(cudawatch()
+        .env("COLUMNS", "80")
+        .arg("report")
+        .arg(root().join("docs/examples/real/resnet_step.report.json")));
+    assert!(
+        resnet
+            .stdout
+            .contains("… 70 more launches, less wasteful, in the JSON and HTML reports"),
+        "{}",
+        resnet.stdout
+    );
     // The other commands' prose too.
     let example = root().join("docs/examples/oob_write.report.json");
     for (what, args) in [

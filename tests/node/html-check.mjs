@@ -3,12 +3,12 @@
 // coalescing chart's bars, and every request or console message the page
 // made. tests/integration/html.rs asserts on it.
 //
-//   node check.mjs REPORT.html [SCREENSHOT.png]
+//   node check.mjs REPORT.html [SCREENSHOT.png|-] [VIEWPORT-WIDTH]
 import { chromium } from "playwright-core";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 
-const [file, screenshot] = process.argv.slice(2);
+const [file, screenshot, width] = process.argv.slice(2);
 const url = pathToFileURL(resolve(file)).href;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
@@ -20,7 +20,7 @@ const browser = await chromium.launch({
   ],
 });
 try {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: Number(width || 1200), height: 900 } });
   const requests = [];
   const console_messages = [];
   const dialogs = [];
@@ -55,11 +55,29 @@ try {
         wasted_width: g.querySelector("rect.wasted")?.getBoundingClientRect().width ?? null,
         wasted_pct: g.querySelector("rect.wasted")?.dataset.pct ?? null,
       })),
+      // Words of the stage and check names drawn over two lines: a name
+      // broken mid-word ("memche" / "ck") reads as two.
+      split_words: [...document.querySelectorAll("#stages tbody td:first-child, #checklist tbody td:first-child")]
+        .flatMap((td) => {
+          const node = td.firstChild;
+          if (!node || node.nodeType !== Node.TEXT_NODE) return [];
+          const split = [];
+          let at = 0;
+          for (const word of node.textContent.split(" ")) {
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + word.length);
+            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+            if (word && lines.size > 1) split.push(word);
+            at += word.length + 1;
+          }
+          return split;
+        }),
       scripts: document.querySelectorAll("script").length,
       body_text: document.body.innerText,
     };
   });
-  if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
+  if (screenshot && screenshot !== "-") await page.screenshot({ path: screenshot, fullPage: true });
   console.log(JSON.stringify({ url, requests, console: console_messages, dialogs, ...shown }));
 } finally {
   await browser.close();
