@@ -467,3 +467,69 @@ fn help_examples_fit_80_columns_and_man_names_every_subcommand() {
         assert!(out.stderr.contains(sub), "{sub}: {}", out.stderr);
     }
 }
+
+#[test]
+fn explain_on_a_terminal_says_what_it_waits_for() {
+    // Before: `cudawatch explain` with no argument waited on the terminal
+    // in silence. util-linux's `script` gives it a terminal as stdin (at
+    // once at end of input, as Ctrl-D would).
+    crate::helpers::require_tool("script (util-linux)", Path::new("/usr/bin/script"));
+    let bin = env!("CARGO_BIN_EXE_cudawatch");
+    let out = run(std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &format!("{bin} explain"), "/dev/null"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null()));
+    assert!(
+        out.stdout
+            .contains("paste the error message or traceback, then press Ctrl-D"),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+    // From a pipe it reads at once, without the prompt.
+    let mut piped = cudawatch();
+    piped
+        .arg("explain")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = piped.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"700\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("paste the error"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cudaErrorIllegalAddress"));
+}
+
+#[test]
+fn a_closed_stderr_is_never_a_panic() {
+    // Before: `cudawatch run ... 2>&1 | head -1` exited 101 (a panic in
+    // eprintln!) once head had gone; `report` already handled it.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("night.toml");
+    std::fs::write(&file, "[[target]]\nname = \"t\"\ncommand = [\"true\"]\n").unwrap();
+    let commands: [&[&str]; 2] = [
+        &[
+            "run",
+            "--stages",
+            "plain,memcheck",
+            "--out-dir",
+            "r",
+            "--",
+            "true",
+        ],
+        &["sweep", "night.toml", "--out-dir", "night"],
+    ];
+    for args in commands {
+        let mut cmd = cudawatch();
+        no_tools(&mut cmd, tmp.path());
+        let mut child = cmd
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(3), "{args:?}: {status}");
+    }
+}
