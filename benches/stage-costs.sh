@@ -19,6 +19,16 @@
 #   ncu-sass  request and sector counts from SASS instrumentation instead
 #           of l1tex hardware counters: passes and figures on the strided
 #           gather.
+#   ncu-bytes  per-direction sectors from SASS alone: the available
+#           smsp__sass_*global* metrics, then the strided gather and
+#           SASS_PROGRAM (the MLP step) profiled with the stage's metrics
+#           and with SASS requests + bytes + bytes-per-sector (sectors =
+#           bytes / (32 x pct)), each with the lean section: passes,
+#           seconds, and both sets of figures side by side.
+#   backtraces  racecheck and synccheck on BT_PROGRAM (ViT-tiny's step)
+#           as the stages run them and with `--show-backtrace device`
+#           (no host unwinding per record), the four AT ONCE under
+#           BT_TIMEOUT: seconds, records, the tool's summary.
 #   floods  initcheck on FLOOD_PROGRAM (ResNet-18's step: ~40k records in
 #           cuDNN) as the stage runs it and with each lever on the record
 #           cost: no host backtraces, 8 host frames, text only, a print
@@ -28,7 +38,7 @@
 #           tool's own ERROR SUMMARY, and times `cudawatch parse` of the
 #           full XML when target/release/cudawatch is there.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [backtraces] [floods]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -194,6 +204,88 @@ for r in rows[2:]:
   } | tee "$OUTDIR/sass-summary.txt"
 }
 
+SASS_PROGRAM=${SASS_PROGRAM:-$ROOT/tests/gpu/torch_train_clean.py}
+SASS_METRICS="smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,smsp__sass_data_bytes_mem_global_op_ld.sum,smsp__sass_data_bytes_mem_global_op_st.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct,gpu__time_duration.sum"
+
+ncu_bytes() {
+  ncu --query-metrics --chip gh100 2>&1 | grep -E '^smsp__sass_(inst_executed_op_global|data_bytes_mem_global|sectors_mem_global|average_data_bytes_per_sector_mem_global)' \
+    >"$OUTDIR/bytes-metrics.txt"
+  local base=(ncu --target-processes application-only --clock-control none -f --section-folder
+    "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes
+    --filter-mode per-launch-config --launch-count 1)
+  nvcc -lineinfo -arch=sm_90 -o /tmp/bytes-coalescing "$ROOT/tests/gpu/coalescing.cu" || return 1
+  timed bytes-plain 300 $PY "$SASS_PROGRAM"
+  for v in l1tex sass; do
+    local m=$METRICS
+    [ $v = sass ] && m=$SASS_METRICS
+    "${base[@]}" --metrics "$m" -o /tmp/bytes-gather-$v /tmp/bytes-coalescing >"$OUTDIR/bytes-gather-$v.log" 2>&1
+    timed bytes-step-$v 300 "${base[@]}" --metrics "$m" -o /tmp/bytes-step-$v $PY "$SASS_PROGRAM"
+  done
+  {
+    echo "== available:"; cat "$OUTDIR/bytes-metrics.txt"
+    for v in l1tex sass; do
+      echo "== $v: gather $(grep -o '[0-9]* passes' "$OUTDIR/bytes-gather-$v.log" | sort -u | tr '\n' ' ')" \
+        "step $(cat "$OUTDIR/bytes-step-$v.seconds") s (plain $(cat "$OUTDIR/bytes-plain.seconds") s)," \
+        "$(grep -o '[0-9]* passes' "$OUTDIR/bytes-step-$v.err" "$OUTDIR/bytes-step-$v.out" 2>/dev/null | awk -F: '{print $2}' | sort | uniq -c | tr '\n' ' ')"
+      for what in gather step; do
+        ncu --import /tmp/bytes-$what-$v.ncu-rep --csv --page raw --print-units base 2>/dev/null |
+          python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+if not rows: sys.exit()
+h = rows[0]
+for r in rows[2:]:
+    d = dict(zip(h, r))
+    f = lambda k: float(d.get(k, "nan").replace(",", "") or "nan")
+    out = {}
+    for op in ("ld", "st"):
+        if "l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum" in d:
+            req = f("l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum")
+            sec = f("l1tex__t_sectors_pipe_lsu_mem_global_op_" + op + ".sum")
+        else:
+            req = f("smsp__sass_inst_executed_op_global_" + op + ".sum")
+            by = f("smsp__sass_data_bytes_mem_global_op_" + op + ".sum")
+            pct = f("smsp__sass_average_data_bytes_per_sector_mem_global_op_" + op + ".pct")
+            sec = by / (32 * pct / 100) if pct == pct and pct > 0 else 0.0
+        out[op] = "req %.0f sect %.0f" % (req, sec)
+    print("  ", d.get("Kernel Name", "?")[:40], d.get("Grid Size", ""), out)'
+      done
+    done
+  } | tee "$OUTDIR/bytes-summary.txt"
+}
+
+BT_PROGRAM=${BT_PROGRAM:-$ROOT/tests/gpu/real/vit_tiny_step.py}
+BT_TIMEOUT=${BT_TIMEOUT:-400}
+
+backtrace_costs() {
+  mkdir -p "$OUTDIR/bt"
+  local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$BT_PROGRAM")
+  for tool in racecheck synccheck; do
+    local cs=(compute-sanitizer --tool $tool --error-exitcode 86 --target-processes all
+      --destroy-on-device-error kernel --print-limit 0)
+    timed bt/$tool-stage "$BT_TIMEOUT" "${cs[@]}" --xml --save "$OUTDIR/bt/$tool-stage.xml" "${run[@]}" &
+    timed bt/$tool-device "$BT_TIMEOUT" "${cs[@]}" --xml --save "$OUTDIR/bt/$tool-device.xml" \
+      --show-backtrace device "${run[@]}" &
+  done
+  wait
+  {
+    printf '%-18s %8s %5s %9s %9s  %s\n' variant seconds exit records xml-MB summary
+    for v in racecheck-stage racecheck-device synccheck-stage synccheck-device; do
+      local f=$OUTDIR/bt/$v
+      printf '%-18s %8s %5s %9s %9s  %s\n' "$v" "$(cat "$f.seconds")" "$(cat "$f.exit")" \
+        "$(grep -c '<record>' "$f.xml" 2>/dev/null)" \
+        "$(du -m "$f.xml" 2>/dev/null | cut -f1)" \
+        "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tail -1)"
+    done
+    # What the records are: the kernels they name, most first.
+    for v in racecheck-device synccheck-device; do
+      echo "== $v kernels:"
+      grep -o '<name>[^<]*</name>' "$OUTDIR/bt/$v.xml" 2>/dev/null | sort | uniq -c | sort -rn | head -5
+    done
+    rm -f "$OUTDIR"/bt/*.xml
+  } | tee "$OUTDIR/backtraces-summary.txt"
+}
+
 flood_costs() {
   local cs=(compute-sanitizer --tool initcheck --error-exitcode 86 --target-processes all)
   local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$FLOOD_PROGRAM")
@@ -241,6 +333,8 @@ for p in "${phases[@]}"; do
     ncu-levers) ncu_levers ;;
     ncu-tail) ncu_tail ;;
     ncu-sass) ncu_sass ;;
+    ncu-bytes) ncu_bytes ;;
+    backtraces) backtrace_costs ;;
     floods) flood_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac

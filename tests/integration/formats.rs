@@ -46,8 +46,11 @@ fn the_official_sarif_validator_passes_every_real_run_without_a_warning() {
             continue;
         };
         let sarif = tmp.path().join(format!("{case}.sarif"));
+        // With a documentation base, as a team that publishes the docs
+        // sets it: the tool's informationUri and each rule's helpUri.
         let mut cmd = cudawatch();
         cmd.current_dir(tmp.path())
+            .env("CUDAWATCH_DOCS_URL", "https://docs.example.org/cudawatch")
             .arg("report")
             .arg(&path)
             .args(["--report", &format!("sarif={}", sarif.display())]);
@@ -56,6 +59,33 @@ fn the_official_sarif_validator_passes_every_real_run_without_a_warning() {
         files.push(sarif);
     }
     assert_eq!(files.len(), 18, "every example run");
+    // Without one: no guessed address; the validator's only remark is the
+    // missing informationUri (SARIF2005), never an error.
+    let bare = tmp.path().join("bare.sarif");
+    let out = run(cudawatch()
+        .current_dir(tmp.path())
+        .arg("report")
+        .arg(root().join("docs/examples/oob_write.report.json"))
+        .args(["--report", &format!("sarif={}", bare.display())]));
+    assert!(bare.is_file(), "{}", out.stderr);
+    let checked = Command::new(&validator)
+        .arg("validate")
+        .arg(&bare)
+        .arg("--output")
+        .arg(tmp.path().join("bare-validation.sarif"))
+        .output()
+        .expect("Sarif.Multitool runs");
+    let text = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success(), "{text}");
+    let remarks: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(": error ") || l.contains(": warning "))
+        .collect();
+    assert!(
+        !remarks.is_empty() && remarks.iter().all(|l| l.contains("warning SARIF2005")),
+        "{}",
+        remarks.join("\n")
+    );
     let log = tmp.path().join("validation.sarif");
     let out = Command::new(&validator)
         .arg("validate")
