@@ -185,6 +185,22 @@ hog() {
   wait "$holder"
 }
 
+# The GPU almost full after the program's warm-up (tests/gpu/beyond/
+# crowded_gpu.py: another process takes all but MARGIN_MIB once the
+# program has its tensors and cuBLAS's workspace): the step fits plainly;
+# does each sanitizer still find room for its own tracking?
+crowded() {
+  local c=crowded margin
+  for margin in ${CROWDED_MARGINS:-96 48}; do
+    record plain-$margin $c -- env MARGIN_MIB=$margin HOLDER=other \
+      PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$SRC/crowded_gpu.py"
+    for t in memcheck synccheck racecheck initcheck; do
+      SAN_ENV="PYTORCH_NO_CUDA_MEMORY_CACHING=1 MARGIN_MIB=$margin HOLDER=other" RUN_TIMEOUT=90 \
+        PROGRAM=$SRC/crowded_gpu.py sanitize $c "$t" "$t-$margin"
+    done
+  done
+}
+
 # initcheck as the stage now runs it, without host call stacks
 # (`--show-backtrace device`), beside the full captures of the same
 # programs: the planted uninitialised read, the unrolled one, and
@@ -246,6 +262,7 @@ for p in "${phases[@]}"; do
     corpus-recover) corpus_recover ;;
     ncu) ncu_runs ;;
     hog) hog ;;
+    crowded) crowded ;;
     two_bugs) two_bugs ;;
     launch-signs) launch_signs ;;
     ncu-live) ncu_live ;;

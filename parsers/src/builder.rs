@@ -33,6 +33,10 @@ pub struct SanitizerEvidence {
     pub xml_broken: Option<ParseError>,
     /// Records folded into the report from this run.
     pub folded: u64,
+    /// The tool's own failures among its records ("Internal Sanitizer
+    /// Error: ... didn't track the launch"), each message with how many
+    /// records said it: what it did not check, never a finding.
+    pub tool_errors: Vec<(String, u64)>,
 }
 
 /// What one ncu run's outputs showed.
@@ -181,6 +185,12 @@ impl ReportBuilder {
         stage.enrich_allocations(&hints);
         stage.enrich_signatures(&signatures);
         evidence.folded = stage.record_count();
+        evidence.tool_errors = stage.tool_errors().to_vec();
+        for (message, _) in &evidence.tool_errors {
+            if !evidence.summary.failures.iter().any(|f| f == message) {
+                evidence.summary.failures.push(message.clone());
+            }
+        }
         let source =
             xml_name.unwrap_or_else(|| text.map(|(n, _)| n.to_string()).unwrap_or_default());
         // The log's own totals go beside its records in the report.

@@ -232,6 +232,9 @@ pub fn note_pc(site: &mut Site, pc: Option<&str>) {
 pub struct Folder {
     sites: Vec<Site>,
     by_id: HashMap<u64, usize>,
+    /// The tool's own failures among the records, each message once with
+    /// how many records said it: not sites.
+    tool_errors: Vec<(String, u64)>,
 }
 
 impl Folder {
@@ -276,6 +279,22 @@ impl Folder {
         for site in other.sites {
             self.merge(site, "");
         }
+        for (message, n) in other.tool_errors {
+            self.tool_error(&message, n);
+        }
+    }
+
+    /// Counts `n` records of the tool's own failure `message`.
+    pub fn tool_error(&mut self, message: &str, n: u64) {
+        match self.tool_errors.iter_mut().find(|(m, _)| m == message) {
+            Some((_, count)) => *count += n,
+            None => self.tool_errors.push((message.to_string(), n)),
+        }
+    }
+
+    /// The tool's own failures, each message with its count.
+    pub fn tool_errors(&self) -> &[(String, u64)] {
+        &self.tool_errors
     }
 
     /// Folds a ready-made site in (program output, ncu rules).

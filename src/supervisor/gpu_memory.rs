@@ -45,6 +45,10 @@ pub struct Sampled {
     /// leader, the program itself (`None`: none was seen). ncu need not
     /// follow the program's children when none of them used the GPU.
     pub leader_only: Option<bool>,
+    /// The other processes seen on the GPUs meanwhile: pid, command (read
+    /// from /proc when first seen) and their peak MiB. What held the memory
+    /// when a tool ran out of it.
+    pub others: Vec<crate::tools::OtherProcess>,
 }
 
 /// One reading: MiB used per (GPU, process id), and each GPU's total MiB.
@@ -95,6 +99,16 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
                 .iter()
                 .filter(|(_, pid, _)| in_group(*pid, group))
                 .collect();
+            for (_, pid, mib) in reading.used.iter().filter(|(_, p, _)| !in_group(*p, group)) {
+                match sampled.others.iter_mut().find(|o| o.pid == *pid) {
+                    Some(other) => other.mib = other.mib.max(*mib),
+                    None => sampled.others.push(crate::tools::OtherProcess {
+                        pid: *pid,
+                        command: command_of(*pid),
+                        mib: *mib,
+                    }),
+                }
+            }
             if !mine.is_empty() {
                 let leader = mine.iter().all(|(_, pid, _)| *pid == group);
                 sampled.leader_only = Some(sampled.leader_only.unwrap_or(true) && leader);
@@ -130,6 +144,25 @@ pub fn free_mib(gpus: &[String]) -> Vec<Option<u64>> {
                 .map(|(_, _, mib)| *mib)
         })
         .collect()
+}
+
+/// A process's command line, its first words, from /proc (empty when it
+/// is gone or not ours to read).
+fn command_of(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|bytes| {
+            bytes
+                .split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .take(4)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(160)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn in_group(pid: u32, pgid: u32) -> bool {

@@ -418,6 +418,7 @@ async fn run_stage(
         gpu_leader_only: sampled.leader_only,
         imports: Vec::new(),
         notes: sampled.note.into_iter().collect(),
+        gpu_others: sampled.others,
     };
     if end.end != ProcessEnd::NotStarted {
         record.imports = follow_ups(plan, stage, timeout, signals).await;

@@ -36,7 +36,7 @@ use cudawatch_model::{Outcome, Tool, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 pub use lookup::ToolPaths;
-pub use record::StageRecord;
+pub use record::{OtherProcess, StageRecord};
 pub use stage_files::StageFiles;
 
 /// The module of `tool`'s kind. No `_ =>`: a new [`Tool`] does not build

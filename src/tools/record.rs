@@ -56,6 +56,21 @@ pub struct StageRecord {
     /// report (a hung nvidia-smi while measuring GPU memory).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Other processes that used the GPU while the stage ran, with their
+    /// peak memory: named when a tool ran out of GPU memory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_others: Vec<OtherProcess>,
+}
+
+/// A process outside the stage seen using GPU memory while it ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OtherProcess {
+    /// Its process id.
+    pub pid: u32,
+    /// Its command line's first words, when they could be read.
+    pub command: String,
+    /// The most GPU memory it held, MiB.
+    pub mib: u64,
 }
 
 impl StageRecord {
@@ -80,6 +95,7 @@ impl StageRecord {
             gpu_leader_only: None,
             imports: Vec::new(),
             notes: Vec::new(),
+            gpu_others: Vec::new(),
         }
     }
 }

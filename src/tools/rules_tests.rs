@@ -31,6 +31,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         gpu_leader_only: None,
         imports: Vec::new(),
         notes: Vec::new(),
+        gpu_others: Vec::new(),
     }
 }
 

@@ -480,3 +480,78 @@ fn independent_bugs_are_all_found_in_one_run_by_kernel_level_recovery() {
     );
     assert!(!command.contains("--destroy-on-device-error"), "{command}");
 }
+
+#[test]
+fn a_sanitizer_that_ran_out_of_gpu_memory_is_a_tool_failure_naming_who_held_it() {
+    // Before: synccheck's "Internal Sanitizer Error ... Unable to allocate
+    // enough memory" (15 records, one per untracked launch) was a
+    // user-owned error finding ×15, the verdict's first line, and 15
+    // identical warnings. Captured on the H100 with another process
+    // holding all but 128 MiB (sample-reports/beyond/crowded).
+    let (out, report) = parse_json(
+        &["crowded/synccheck-128.xml", "crowded/synccheck-128.stdout"],
+        &[],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 0, "{report}");
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|w| w["message"]
+                .as_str()
+                .unwrap()
+                .contains("Internal Sanitizer Error"))
+            .count(),
+        1,
+        "said once: {warnings:?}"
+    );
+
+    // In a run: the stage is inconclusive with the tool's cause, the
+    // launches it did not track, and the process that held the memory.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = crate::helpers::sample("beyond/crowded");
+    let marker = "cudawatch-test-other-job-holds-the-gpu";
+    let mut holder = std::process::Command::new("bash")
+        .args(["-c", &format!("exec -a {marker} sleep 30")])
+        .spawn()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        crate::helpers::root().join("tests/fakes").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = run(crate::helpers::cudawatch()
+        .env("PATH", path)
+        .env("FAKE_CASE", &case)
+        .env("FAKE_RUN", "synccheck-128")
+        .env("FAKE_SLEEP", "2")
+        .env("FAKE_SMI_FREE", "0, GPU-b0fb79d7, 128")
+        .env("FAKE_SMI_HOLD", format!("{marker}=79464"))
+        .arg("run")
+        .args(["--out-dir", tmp.path().join("r").to_str().unwrap()])
+        .args(["--stages", "plain,synccheck", "--compute-sanitizer"])
+        .arg(crate::helpers::root().join("tests/fakes/compute-sanitizer"))
+        .args(["--", "sh", "-c"])
+        .arg(format!("cat '{}/plain-128.stdout'", case.display())));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("r/report.json"));
+    assert_eq!(report["findings"].as_array().unwrap().len(), 0, "{report}");
+    let synccheck = crate::run::stage(&report, "synccheck");
+    assert_eq!(synccheck["outcome"], "inconclusive");
+    let reason = synccheck["reason"].as_str().unwrap();
+    for part in [
+        "synccheck ran out of GPU memory for its own bookkeeping",
+        "did not track 15 launches of nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
+        "other processes held the GPU's memory: pid",
+        "79464 MiB",
+    ] {
+        assert!(reason.contains(part), "{part}: {reason}");
+    }
+    assert!(
+        reason.contains(marker),
+        "the holder named by its command: {reason}"
+    );
+}

@@ -42,6 +42,10 @@ pub fn add_raw(folder: &mut Folder, tool: Tool, raw: &RawView<'_>) {
 /// (one record per faulting thread), so the identity is computed first and
 /// a known site only gains a count and perhaps a sample.
 pub fn add_record(folder: &mut Folder, tool: Tool, record: Record) {
+    if record.kind == RecordKind::ToolError {
+        folder.tool_error(record.text.trim(), 1);
+        return;
+    }
     let tool = if tool == Tool::Sanitizer {
         record.kind.tool().unwrap_or(tool)
     } else {
@@ -127,6 +131,8 @@ fn identity(record: &Record) -> (FindingKind, String) {
             (kind, discriminator)
         }
         RecordKind::Other(name) => (FindingKind::Unrecognised, name.clone()),
+        // Never folded (add_record counts it apart); named for completeness.
+        RecordKind::ToolError => (FindingKind::Unrecognised, "Sanitizer".into()),
     }
 }
 
@@ -175,7 +181,7 @@ fn message_of(record: &Record) -> String {
                 )
             }
         }
-        RecordKind::Initcheck | RecordKind::Other(_) => record.text.clone(),
+        RecordKind::Initcheck | RecordKind::ToolError | RecordKind::Other(_) => record.text.clone(),
     }
 }
 

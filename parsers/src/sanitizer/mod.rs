@@ -34,6 +34,10 @@ pub enum RecordKind {
     Analysis,
     /// racecheck `hazard` report: one hazard between two threads.
     Hazard,
+    /// The tool's own failure (`<kind>Sanitizer</kind>`, "Internal
+    /// Sanitizer Error: ... didn't track the launch"): what it could not
+    /// check, never a finding in the program.
+    ToolError,
     /// A kind this version of cudawatch does not know.
     Other(String),
 }
@@ -51,6 +55,7 @@ impl RecordKind {
             "Synccheck" => RecordKind::Synccheck,
             "Analysis" => RecordKind::Analysis,
             "Hazard" => RecordKind::Hazard,
+            "Sanitizer" => RecordKind::ToolError,
             other => RecordKind::Other(other.to_string()),
         }
     }
@@ -63,7 +68,7 @@ impl RecordKind {
             RecordKind::Initcheck | RecordKind::UnusedMemory => Some(Tool::Initcheck),
             RecordKind::Synccheck => Some(Tool::Synccheck),
             RecordKind::Analysis | RecordKind::Hazard => Some(Tool::Racecheck),
-            RecordKind::Api | RecordKind::Other(_) => None,
+            RecordKind::Api | RecordKind::ToolError | RecordKind::Other(_) => None,
         }
     }
 }

@@ -176,7 +176,10 @@ fn summary_line(body: &str, summary: &mut ToolSummary) -> bool {
         return true;
     }
     if FAILURE_MARKERS.iter().any(|m| body.contains(m)) {
-        summary.failures.push(body.to_string());
+        // Said once per launch it could not track: kept once.
+        if !summary.failures.iter().any(|f| f == body) {
+            summary.failures.push(body.to_string());
+        }
         return true;
     }
     false

@@ -219,6 +219,65 @@ fn exit_disagrees(end: ProcessEnd, evidence: &SanitizerEvidence) -> Option<Strin
     }
 }
 
+/// compute-sanitizer's own allocation failed ("Internal Sanitizer Error:
+/// ... didn't track the launch ... Unable to allocate enough memory"): the
+/// launches it names went unchecked. The stage is inconclusive with the
+/// tool's cause and what held the GPU's memory, never a finding (issue 21,
+/// sample-reports/beyond/crowded). `None` for any other stage.
+pub fn tool_out_of_memory(record: &StageRecord, evidence: &SanitizerEvidence) -> Option<String> {
+    const SIGN: &str = "Unable to allocate enough memory";
+    let line = evidence
+        .summary
+        .failures
+        .iter()
+        .find(|f| f.contains(SIGN))?;
+    let launches: u64 = evidence
+        .tool_errors
+        .iter()
+        .filter(|(m, _)| m.contains(SIGN))
+        .map(|(_, n)| n)
+        .sum();
+    let kernel = line
+        .split("while launching ")
+        .nth(1)
+        .and_then(|rest| rest.split(" and didn't").next())
+        .map(|k| format!(" of {k}"))
+        .unwrap_or_default();
+    let untracked = if launches > 0 {
+        format!("did not track {}{kernel}", plural(launches, "launch"))
+    } else {
+        format!("did not track every launch{kernel}")
+    };
+    let mut holders: Vec<&crate::tools::OtherProcess> = record.gpu_others.iter().collect();
+    holders.sort_by_key(|o| std::cmp::Reverse(o.mib));
+    let held = if holders.is_empty() {
+        "free GPU memory for the tool (it needs more than the program alone) and run it again"
+            .to_string()
+    } else {
+        let named: Vec<String> = holders
+            .iter()
+            .take(3)
+            .map(|o| {
+                let command = if o.command.is_empty() {
+                    "exited".to_string()
+                } else {
+                    o.command.clone()
+                };
+                format!("pid {} ({command}) {} MiB", o.pid, o.mib)
+            })
+            .collect();
+        format!(
+            "other processes held the GPU's memory: {}; run it again when they are done",
+            named.join(", ")
+        )
+    };
+    Some(format!(
+        "{} ran out of GPU memory for its own bookkeeping and {untracked}, so errors in them \
+         would go unseen; {held}",
+        record.tool.name()
+    ))
+}
+
 /// Whether the only thing that went wrong is a crash after the program's
 /// work: "did not terminate successfully" is the one tool complaint, the
 /// summary line and a complete XML are there, and the program printed all

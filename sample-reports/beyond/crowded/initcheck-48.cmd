@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 MARGIN_MIB=48 HOLDER=other CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/cb/crowded/initcheck-48.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/beyond/crowded_gpu.py 

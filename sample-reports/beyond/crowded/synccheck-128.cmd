@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 MARGIN_MIB=128 HOLDER=other CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /tmp/cb/crowded/synccheck-128.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/beyond/crowded_gpu.py 
