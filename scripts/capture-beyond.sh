@@ -185,6 +185,38 @@ hog() {
   wait "$holder"
 }
 
+# ncu's call stacks as its text prints them (the CSV pages carry none):
+# the library-kernel program (Python stacks into cuBLAS, cuDNN, ATen) and
+# the strided gather (a C++ host stack, -g), each profiled as the stage
+# profiles (metrics and the lean section) plus --call-stack native and
+# python, then imported as the details page with every detail, as text.
+ncu_stack_text() {
+  local metrics
+  metrics=$(sed -n '/^pub const METRICS/,/";/p' "$ROOT/src/tools/ncu/argv.rs" |
+    tr -d '\\\n' | sed 's/.*= *"//; s/";.*//; s/ //g')
+  nvcc -lineinfo -g -arch=sm_90 -o "$BIN/coalescing-g" "$ROOT/tests/gpu/coalescing.cu" >/dev/null 2>&1
+  local c program
+  for c in library_kernels coalescing_stack; do
+    program=$PY\ $SRC/library_kernels.py
+    [ $c = coalescing_stack ] && program=$BIN/coalescing-g
+    local d=$OUTDIR/$c
+    mkdir -p "$d"
+    # shellcheck disable=SC2086
+    record ncu-stack-lean $c -- ncu --target-processes application-only --clock-control none \
+      --metrics "$metrics" --section-folder "$ROOT/src/tools/ncu" --section CoalescingSource \
+      --import-source yes --filter-mode per-launch-config --launch-count 1 \
+      --call-stack --call-stack-type native --call-stack-type python \
+      -f -o "$d/ncu-stack-lean" $program
+    if [ -f "$d/ncu-stack-lean.ncu-rep" ]; then
+      record ncu-stack-text $c -- ncu --import "$d/ncu-stack-lean.ncu-rep" --page details \
+        --print-details all --print-units base
+      record ncu-stack-raw-lean $c -- ncu --import "$d/ncu-stack-lean.ncu-rep" --csv --page raw \
+        --print-units base
+      rm -f "$d/ncu-stack-lean.ncu-rep"
+    fi
+  done
+}
+
 # The GPU almost full after the program's warm-up (tests/gpu/beyond/
 # crowded_gpu.py: another process takes all but MARGIN_MIB once the
 # program has its tensors and cuBLAS's workspace): the step fits plainly;
@@ -263,6 +295,7 @@ for p in "${phases[@]}"; do
     ncu) ncu_runs ;;
     hog) hog ;;
     crowded) crowded ;;
+    ncu-stack-text) ncu_stack_text ;;
     two_bugs) two_bugs ;;
     launch-signs) launch_signs ;;
     ncu-live) ncu_live ;;

@@ -7,6 +7,7 @@
 # Usage: scripts/gpu-real.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
 #   STAGE_TIMEOUT  per tool stage, seconds (default 150)
 #   PARALLEL       programs at once on the one GPU (default 4)
+#   RUN_FLAGS      more `cudawatch run` flags (e.g. "-j 1": one stage at a time)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: gpu-real.sh OUTDIR}" && cd "$1" && pwd)
 shift
@@ -26,11 +27,11 @@ done
 one() {
   local c=$1
   cd "$SRC" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
-    --timeout "${STAGE_TIMEOUT:-150}" --format json -- python3 "$c.py" \
+    --timeout "${STAGE_TIMEOUT:-150}" ${RUN_FLAGS:-} --format json -- python3 "$c.py" \
     >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
   echo "$c exit=$?" >>"$OUTDIR/exits.txt"
 }
 export -f one
-export CW SRC OUTDIR
+export CW SRC OUTDIR RUN_FLAGS
 printf '%s\n' "${cases[@]}" | xargs -P "${PARALLEL:-4}" -I{} bash -c 'one {}'
 sort "$OUTDIR/exits.txt"
