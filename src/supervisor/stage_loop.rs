@@ -211,9 +211,18 @@ async fn run_batch(
         Step::Done { index, output, .. } => {
             let index = first + index;
             let stage = &plan.stages[index];
+            let plain_ok = plain.is_some_and(|p| p.end == ProcessEnd::Exited(0));
             if shared_gpu
                 && let Some(why) =
                     crate::tools::starved::of_memory(stage.tool, &stage.dir, plain_dir.as_deref())
+                        .or_else(|| {
+                            crate::tools::starved::crashed(
+                                stage.tool,
+                                &stage.dir,
+                                plain_dir.as_deref(),
+                                plain_ok,
+                            )
+                        })
             {
                 again.push((index, why));
                 return Ok(None);
@@ -241,7 +250,7 @@ async fn run_batch(
         )
         .await?;
         record.notes.push(format!(
-            "ran out of GPU memory beside other stages ({why}) and was run again alone{}",
+            "{why} beside other stages, and was run again alone{}",
             kept.map(|k| format!("; the first try is in {k}"))
                 .unwrap_or_default()
         ));

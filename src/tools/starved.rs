@@ -38,7 +38,44 @@ pub fn of_memory(tool: Tool, stage_dir: &Path, plain_dir: Option<&Path>) -> Opti
     if plain_dir.and_then(sign_in).is_some() {
         return None;
     }
-    Some(format!("it printed \"{sign}\", the plain run did not"))
+    Some(format!(
+        "ran out of GPU memory (it printed \"{sign}\", the plain run did not)"
+    ))
+}
+
+/// Why a sanitizer stage that ran beside others is to be run again alone
+/// though no allocation failed: the program crashed under the tool
+/// ("didn't terminate successfully") before the end of its work, where the
+/// plain run (`plain_ok`) finished cleanly. Seen on the H100 with ten
+/// programs' stages sharing one machine: a DataLoader step's initcheck
+/// crashed halfway beside the others and ran to its end alone. A crash
+/// after all the work (at teardown) is not rerun: alone it crashes too.
+pub fn crashed(
+    tool: Tool,
+    stage_dir: &Path,
+    plain_dir: Option<&Path>,
+    plain_ok: bool,
+) -> Option<String> {
+    if !plain_ok
+        || !matches!(
+            tool,
+            Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck
+        )
+    {
+        return None;
+    }
+    let stdout = tail(&stage_dir.join("stdout"))?;
+    if !stdout.contains("didn't terminate successfully") {
+        return None;
+    }
+    let plain = std::fs::read(plain_dir?.join("stdout")).unwrap_or_default();
+    if crate::tools::sanitizer::output_complete(&plain, stdout.as_bytes()) {
+        return None;
+    }
+    Some(
+        "the program crashed under the tool before the end of its work (the plain run finished it)"
+            .into(),
+    )
 }
 
 fn sign_in(dir: &Path) -> Option<&'static str> {
@@ -77,7 +114,10 @@ mod tests {
         let stage = dir_with(&captured);
         let plain = dir_with("loss 2.3\n");
         let why = of_memory(Tool::Memcheck, stage.path(), Some(plain.path())).unwrap();
-        assert_eq!(why, "it printed \"out of memory\", the plain run did not");
+        assert_eq!(
+            why,
+            "ran out of GPU memory (it printed \"out of memory\", the plain run did not)"
+        );
         // The same sign in the plain run: the program's own failure.
         let plain = dir_with("torch.OutOfMemoryError: CUDA out of memory.\n");
         assert_eq!(
