@@ -1,1 +1,1 @@
-ncu --import /tmp/beyond/library_kernels/ncu-stack.ncu-rep --page details --print-details all -c 3 
+ncu --import /tmp/st/library_kernels/ncu-stack-lean.ncu-rep --page details --print-details all --print-units base 

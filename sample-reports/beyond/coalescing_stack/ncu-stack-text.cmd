@@ -1,0 +1,1 @@
+ncu --import /tmp/st/coalescing_stack/ncu-stack-lean.ncu-rep --page details --print-details all --print-units base 
