@@ -37,6 +37,19 @@ const LIBRARY_KERNELS: &[(&str, &str)] = &[
     ("fft_", "cuFFT"),
     ("cusparse", "cuSPARSE"),
     ("cusolver", "cuSOLVER"),
+    // cuDNN's runtime-fusion kernels of its attention backward (seen under
+    // ViT-tiny's initcheck, issue 21): no `cudnn` in their names.
+    ("fusion::compute_dot_do_o", "cuDNN"),
+    ("fusion::convert_dq_to_16bits", "cuDNN"),
+    // CUB and Thrust, and PyTorch's bundled CUB (`at_cuda_detail::`,
+    // sample-reports/beyond/library_kernels: torch.sort's radix sort).
+    ("at_cuda_detail::", "CUB (PyTorch's copy)"),
+    ("cub::", "CUB"),
+    ("deviceradixsort", "CUB"),
+    ("devicereduce", "CUB"),
+    ("devicescan", "CUB"),
+    ("devicesegmented", "CUB"),
+    ("thrust::", "Thrust"),
 ];
 
 /// Kernel-name fragments of framework kernels.
@@ -251,6 +264,13 @@ mod tests {
                 Owner::Framework,
             ),
             ("triton_per_fused_sum_0", Owner::Framework),
+            (
+                "void at_cuda_detail::DeviceRadixSortHistogramKernel<at_cuda_detail::policy_hub<long, cub::OpaqueType<8>, unsigned long long>::Policy1000, 0, long, unsigned long long, at_cuda_detail::identity_decomposer_t>(T4 *, const T3 *, T4, int, int, T5)",
+                Owner::Library,
+            ),
+            ("DeviceRadixSortOnesweepKernel", Owner::Library),
+            ("fusion::compute_dot_do_o_specialized", Owner::Library),
+            ("fusion::convert_dq_to_16bits", Owner::Library),
             ("reduce_kernel", Owner::Framework),
             ("scaled_relu", Owner::User),
             ("block_sum", Owner::User),
