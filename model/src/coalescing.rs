@@ -65,6 +65,11 @@ pub struct KernelCoalescing {
     pub excessive_sectors: Option<f64>,
     /// All global sectors the kernel moved (SourceCounters).
     pub total_sectors: Option<f64>,
+    /// The host frame that launched it, when ncu recorded call stacks: the
+    /// innermost Python frame of the user's code, else the innermost
+    /// native frame with a source line outside CUDA's own code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launched_from: Option<crate::Frame>,
 }
 
 impl KernelCoalescing {

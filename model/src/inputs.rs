@@ -93,6 +93,9 @@ pub enum InputKind {
     NcuSource,
     /// ncu's own console output (`==PROF==` lines).
     NcuLog,
+    /// `ncu --import --page details --print-details all` as text: each
+    /// launch's host call stacks (profiled with `--call-stack`).
+    NcuStacks,
     /// A program's stderr or stdout.
     ProgramOutput,
 }

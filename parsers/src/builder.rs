@@ -246,6 +246,58 @@ impl ReportBuilder {
         evidence
     }
 
+    /// Reads ncu's call stacks (the details page as text, `--call-stack`)
+    /// into the launches already read from its raw page, in the report's
+    /// order: each launch gets the frame that launched it, and each ncu
+    /// site of that kernel its frames (so its owner and the user's line
+    /// come from the call stack, not the kernel's name). Returns how many
+    /// launches got a frame.
+    pub fn ncu_stacks(&mut self, name: &str, text: &[u8]) -> usize {
+        let launches = ncu::stacks::parse(&String::from_utf8_lossy(text));
+        self.input(name, InputKind::NcuStacks, Tool::Ncu, launches.len() as u64);
+        let mut next = 0;
+        let mut placed = 0;
+        let rows = &mut self.report.coalescing;
+        for row in rows.iter_mut() {
+            // In order; a launch of another shape is skipped, never paired.
+            let Some(at) = launches[next.min(launches.len())..]
+                .iter()
+                .position(|l| {
+                    // The text and the CSV spell long signatures apart at
+                    // times; the simple name and the shape must agree.
+                    l.grid == row.grid
+                        && l.block == row.block
+                        && crate::site::simple_kernel_name(&l.kernel)
+                            == crate::site::simple_kernel_name(&row.kernel)
+                })
+                .map(|i| i + next)
+            else {
+                continue;
+            };
+            next = at + 1;
+            let launch = &launches[at];
+            let frames = host_frames(launch);
+            row.launched_from = launching_frame(&frames, &row.kernel);
+            placed += usize::from(row.launched_from.is_some());
+            for site in self
+                .folder
+                .sites_mut()
+                .filter(|s| s.tool == Tool::Ncu && s.kernel.as_deref() == Some(row.kernel.as_str()))
+            {
+                if site.host_frames.is_empty() {
+                    site.python_frame = frames
+                        .iter()
+                        .find(|f| f.is_python() && !f.is_runtime())
+                        .cloned();
+                    site.launch_frame =
+                        launching_frame(&frames, &row.kernel).filter(|f| !f.is_python());
+                    site.host_frames = frames.clone();
+                }
+            }
+        }
+        placed
+    }
+
     /// Folds one ncu run: raw page (coalescing per kernel), details page
     /// (rule results), source pages (per-line waste) and ncu's console log.
     pub fn ncu(
@@ -546,4 +598,38 @@ fn uncoalesced_site(rule: &ncu::details::RuleResult, location: Option<SourceLoca
     site.location = location;
     site.id = site_id(&site, &rule.rule);
     site
+}
+
+/// A launch's frames innermost first, as compute-sanitizer lists them: the
+/// native ones, then the Python ones from the most recent call out.
+fn host_frames(launch: &ncu::stacks::LaunchStacks) -> Vec<crate::model::Frame> {
+    let mut frames = launch.native.clone();
+    frames.extend(launch.python.iter().rev().cloned());
+    frames
+}
+
+/// The frame that launched `kernel`: the innermost Python frame of the
+/// user's code, else the innermost native frame with a source line that is
+/// neither CUDA's (runtime, stubs, headers) nor the kernel's own host stub
+/// (`gather_coalesced(...)` at the kernel's definition).
+fn launching_frame(frames: &[crate::model::Frame], kernel: &str) -> Option<crate::model::Frame> {
+    let stub = crate::site::simple_kernel_name(kernel);
+    frames
+        .iter()
+        .find(|f| f.is_python() && !f.is_runtime())
+        .or_else(|| {
+            frames.iter().find(|f| {
+                let file = f.file.as_deref().unwrap_or("");
+                !f.is_python()
+                    && !f.is_runtime()
+                    && f.line.is_some()
+                    && !file.contains("/cuda/")
+                    && !file.contains(".stub.c")
+                    && !f
+                        .func
+                        .as_deref()
+                        .is_some_and(|func| func.starts_with(&format!("{stub}(")))
+            })
+        })
+        .cloned()
 }

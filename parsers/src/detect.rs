@@ -40,6 +40,12 @@ pub fn detect(head: &[u8]) -> InputKind {
         return InputKind::NcuSource;
     }
     let lines = || trimmed.lines();
+    if lines().take(400).any(|l| {
+        let l = l.trim();
+        l == "CPU Call Stack:" || l.starts_with("Python CPU Call Stack")
+    }) {
+        return InputKind::NcuStacks;
+    }
     if lines().any(|l| tool_line(l) == Some(InputKind::SanitizerText)) {
         return InputKind::SanitizerText;
     }
@@ -79,9 +85,11 @@ pub fn tool_hint(path: &str, kind: InputKind) -> Tool {
         }
     }
     match kind {
-        InputKind::NcuRaw | InputKind::NcuDetails | InputKind::NcuSource | InputKind::NcuLog => {
-            Tool::Ncu
-        }
+        InputKind::NcuRaw
+        | InputKind::NcuDetails
+        | InputKind::NcuSource
+        | InputKind::NcuLog
+        | InputKind::NcuStacks => Tool::Ncu,
         InputKind::ProgramOutput => Tool::Plain,
         InputKind::SanitizerXml | InputKind::SanitizerText => Tool::Sanitizer,
     }

@@ -370,7 +370,12 @@ impl Folder {
         }
     }
 
-    /// The sites so far, in arrival order.
+    /// The sites folded so far, to be completed in place.
+    pub fn sites_mut(&mut self) -> impl Iterator<Item = &mut Site> {
+        self.sites.iter_mut()
+    }
+
+    /// The sites folded so far.
     pub fn sites(&self) -> &[Site] {
         &self.sites
     }

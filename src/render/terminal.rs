@@ -541,6 +541,22 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
             "time",
         ])
     };
+    // The launching line, where ncu recorded call stacks: what a model
+    // author can act on (issue 21).
+    let stacks = !narrow && kernels.iter().any(|k| k.launched_from.is_some());
+    if stacks {
+        t = Table::new([
+            "kernel",
+            "grid x block",
+            "ld sect/req",
+            "st sect/req",
+            "ideal",
+            "ld bytes used",
+            "wasted sectors",
+            "time",
+            "launched from",
+        ]);
+    }
     let mut sorted: Vec<&KernelCoalescing> = kernels.iter().collect();
     sorted.sort_by(|a, b| {
         b.excessive_pct()
@@ -584,6 +600,13 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
                 k.duration_ns
                     .map(|d| format!("{:.1} µs", d / 1000.0))
                     .unwrap_or_else(|| "-".into()),
+            );
+        }
+        if stacks {
+            row.push(
+                k.launched_from
+                    .as_ref()
+                    .map_or_else(|| "-".into(), |f| shorten(&short_frame(f), 40)),
             );
         }
         t.row(row);

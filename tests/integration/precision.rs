@@ -555,3 +555,71 @@ fn a_sanitizer_that_ran_out_of_gpu_memory_is_a_tool_failure_naming_who_held_it()
         "the holder named by its command: {reason}"
     );
 }
+
+#[test]
+fn ncus_call_stacks_give_each_launch_the_line_that_launched_it() {
+    // ncu's call stacks are only in the text of its details page; with it
+    // beside the raw page, each coalescing row and each ncu site has the
+    // user's line (issue 21, class 6). Real captures: PyTorch's sort and
+    // attention kernels, and a C++ program built with -g.
+    let (out, report) = parse_json(
+        &[
+            "library_kernels/ncu-stack-raw-lean.stdout",
+            "library_kernels/ncu-stack-text.stdout",
+        ],
+        &[],
+    );
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    let rows = report["coalescing"].as_array().unwrap();
+    let sort = rows
+        .iter()
+        .find(|r| {
+            r["kernel"]
+                .as_str()
+                .unwrap()
+                .contains("DeviceRadixSortOnesweepKernel")
+        })
+        .unwrap();
+    assert_eq!(sort["launched_from"]["func"], "sort_step");
+    assert_eq!(sort["launched_from"]["line"], 10);
+    let site = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["kernel"]
+                .as_str()
+                .unwrap_or("")
+                .contains("DeviceRadixSortOnesweepKernel")
+        })
+        .unwrap();
+    assert_eq!(site["python_frame"]["line"], 10, "{site}");
+    assert_eq!(site["owner"]["owner"], "library", "{site}");
+    // A kernel launched by the autograd engine's own thread has no Python
+    // frame and no source line: none is made up.
+    let backward = rows
+        .iter()
+        .find(|r| r["kernel"].as_str().unwrap().contains("compute_dot_do_o"))
+        .unwrap();
+    assert!(backward.get("launched_from").is_none(), "{backward}");
+
+    let (_, report) = parse_json(
+        &[
+            "coalescing_stack/ncu-stack-raw-lean.stdout",
+            "coalescing_stack/ncu-stack-text.stdout",
+        ],
+        &[],
+    );
+    for row in report["coalescing"].as_array().unwrap() {
+        // main's launch line (coalescing.cu:22 and :24), not the kernel's
+        // host stub at its definition.
+        let kernel = row["kernel"].as_str().unwrap();
+        let line = if kernel.starts_with("gather_coalesced") {
+            22
+        } else {
+            24
+        };
+        assert_eq!(row["launched_from"]["func"], "main", "{row}");
+        assert_eq!(row["launched_from"]["line"], line, "{row}");
+    }
+}

@@ -12,6 +12,7 @@ pub mod details;
 pub mod log;
 pub mod raw;
 pub mod source;
+pub mod stacks;
 
 use crate::error::{ParseError, ParseErrorKind};
 

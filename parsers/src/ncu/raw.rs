@@ -98,6 +98,7 @@ pub(super) fn launch(l: Launch<'_>, value: impl Fn(&str) -> Option<f64>) -> Kern
         // the ideal, or what the l1tex figures imply.
         excessive_sectors,
         total_sectors,
+        launched_from: None,
     }
 }
 

@@ -267,6 +267,13 @@ fn parse_classified(classified: &[Classified]) -> Report {
                     .collect();
                 let evidence =
                     builder.ncu(as_ref(&raw), as_ref(&details), &source_refs, as_ref(&log));
+                // Call stacks (the details page as text) go into the
+                // launches just read.
+                for c in of(InputKind::NcuStacks) {
+                    if let Some((name, bytes)) = load(c, &mut builder) {
+                        builder.ncu_stacks(&name, &bytes);
+                    }
+                }
                 if let Some((name, _)) = &raw
                     && evidence.kernels == 0
                 {
