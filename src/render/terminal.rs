@@ -525,27 +525,15 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
     // simple name (templates kept, parameters dropped), which still tells
     // kernels apart; one line a launch.
     let narrow = width.is_some_and(|w| w < NARROW);
-    let mut t = if narrow {
-        Table::new([
-            "kernel", "launch", "ld/req", "st/req", "ideal", "used", "wasted",
-        ])
-    } else {
-        Table::new([
-            "kernel",
-            "grid x block",
-            "ld sect/req",
-            "st sect/req",
-            "ideal",
-            "ld bytes used",
-            "wasted sectors",
-            "time",
-        ])
-    };
     // The launching line, where ncu recorded call stacks: what a model
     // author can act on (issue 21).
     let stacks = !narrow && kernels.iter().any(|k| k.launched_from.is_some());
-    if stacks {
-        t = Table::new([
+    let mut header: Vec<&str> = if narrow {
+        vec![
+            "kernel", "launch", "ld/req", "st/req", "ideal", "used", "wasted",
+        ]
+    } else {
+        vec![
             "kernel",
             "grid x block",
             "ld sect/req",
@@ -554,9 +542,12 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
             "ld bytes used",
             "wasted sectors",
             "time",
-            "launched from",
-        ]);
+        ]
+    };
+    if stacks {
+        header.push("launched from");
     }
+    let mut t = Table::new(header);
     let mut sorted: Vec<&KernelCoalescing> = kernels.iter().collect();
     sorted.sort_by(|a, b| {
         b.excessive_pct()
