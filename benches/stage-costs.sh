@@ -25,6 +25,9 @@
 #           and with SASS requests + bytes + bytes-per-sector (sectors =
 #           bytes / (32 x pct)), each with the lean section: passes,
 #           seconds, and both sets of figures side by side.
+#   ncu-stacks  the stage's profile (application-only, lean section) with
+#           and without --call-stack (native and Python) on SASS_PROGRAM
+#           and NCU_PROGRAM, one after another: seconds, launches.
 #   backtraces  racecheck and synccheck on BT_PROGRAM (ViT-tiny's step)
 #           as the stages run them and with `--show-backtrace device`
 #           (no host unwinding per record), the four AT ONCE under
@@ -38,7 +41,7 @@
 #           tool's own ERROR SUMMARY, and times `cudawatch parse` of the
 #           full XML when target/release/cudawatch is there.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [backtraces] [floods]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -254,6 +257,26 @@ for r in rows[2:]:
   } | tee "$OUTDIR/bytes-summary.txt"
 }
 
+ncu_stacks() {
+  local base=(ncu --target-processes application-only --clock-control none --metrics "$METRICS"
+    -f --section-folder "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes
+    --filter-mode per-launch-config --launch-count 1)
+  local stacks=(--call-stack --call-stack-type native --call-stack-type python)
+  {
+    for p in "$SASS_PROGRAM" "$NCU_PROGRAM"; do
+      local n
+      n=$(basename "$p" .py)
+      timed stacks-$n-plain 300 $PY "$p"
+      timed stacks-$n-without 300 "${base[@]}" -o /tmp/stacks-$n-without $PY "$p"
+      timed stacks-$n-with 300 "${base[@]}" "${stacks[@]}" -o /tmp/stacks-$n-with $PY "$p"
+      echo "$n: plain $(cat "$OUTDIR/stacks-$n-plain.seconds") s," \
+        "without stacks $(cat "$OUTDIR/stacks-$n-without.seconds") s," \
+        "with stacks $(cat "$OUTDIR/stacks-$n-with.seconds") s," \
+        "launches $(grep -c '==PROF== Profiling' "$OUTDIR/stacks-$n-with.err" "$OUTDIR/stacks-$n-with.out" | awk -F: '{ s += $2 } END { print s + 0 }')"
+    done
+  } | tee "$OUTDIR/stacks-summary.txt"
+}
+
 BT_PROGRAM=${BT_PROGRAM:-$ROOT/tests/gpu/real/vit_tiny_step.py}
 BT_TIMEOUT=${BT_TIMEOUT:-400}
 
@@ -334,6 +357,7 @@ for p in "${phases[@]}"; do
     ncu-tail) ncu_tail ;;
     ncu-sass) ncu_sass ;;
     ncu-bytes) ncu_bytes ;;
+    ncu-stacks) ncu_stacks ;;
     backtraces) backtrace_costs ;;
     floods) flood_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;

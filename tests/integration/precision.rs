@@ -623,3 +623,57 @@ fn ncus_call_stacks_give_each_launch_the_line_that_launched_it() {
         assert_eq!(row["launched_from"]["line"], line, "{row}");
     }
 }
+
+#[test]
+fn the_ncu_stage_records_call_stacks_and_reads_them_into_its_report() {
+    // The stage profiles with --call-stack (native and Python) and imports
+    // the details page as text beside the CSV pages; the fake ncu replays
+    // the H100 captures of the library-kernel program made that way.
+    let tmp = tempfile::tempdir().unwrap();
+    let captured = crate::helpers::sample("beyond/library_kernels");
+    let case = tmp.path().join("case");
+    std::fs::create_dir(&case).unwrap();
+    for (from, to) in [
+        ("ncu-stack-lean.stdout", "ncu.stdout"),
+        ("ncu-stack-raw-lean.stdout", "ncu-raw.stdout"),
+        ("ncu-stack-text.stdout", "ncu-stack-text.stdout"),
+    ] {
+        std::fs::copy(captured.join(from), case.join(to)).unwrap();
+    }
+    // The program of the run: a plain run that prints nothing and exits 0.
+    std::fs::write(case.join("ncu-details.stdout"), "").unwrap();
+    std::fs::write(case.join("plain.stdout"), "").unwrap();
+    std::fs::write(case.join("plain.stderr"), "").unwrap();
+    std::fs::write(case.join("plain.exit"), "0\n").unwrap();
+    let out_dir = tmp.path().join("r");
+    let mut cmd = fake_run("clean", &out_dir, "plain,ncu", &[]);
+    cmd.env("FAKE_CASE", &case);
+    let out = run(cmd);
+    // The capture has no source pages to replay: that stage is not clean
+    // (exit 3); what is asserted here is the stacks.
+    assert!([0, 1, 3].contains(&out.code), "{}", out.stderr);
+    let report = read_json(&out_dir.join("report.json"));
+    let ncu = stage(&report, "ncu");
+    let command = ncu["command"].to_string();
+    assert!(
+        command.contains("--call-stack") && command.contains("\"native\""),
+        "{command}"
+    );
+    assert!(
+        ncu["artifacts"].to_string().contains("ncu/stacks.txt"),
+        "{ncu}"
+    );
+    let sort = report["coalescing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["kernel"]
+                .as_str()
+                .unwrap()
+                .contains("DeviceRadixSortOnesweepKernel")
+        })
+        .unwrap()
+        .clone();
+    assert_eq!(sort["launched_from"]["func"], "sort_step", "{sort}");
+}

@@ -657,10 +657,10 @@ fn a_ctrl_c_during_the_ncu_imports_stops_the_remaining_imports() {
         out.stderr
     );
     assert_eq!(out.code, 130, "{}", out.stderr);
-    // The raw and details pages are imported at once; the source pages,
-    // which come after them, never start.
+    // The raw and details pages and the call stacks are imported at once;
+    // the source pages, which come after them, never start.
     let imports = std::fs::read_to_string(&log).unwrap();
-    assert!(imports.matches("ncu import").count() <= 2, "{imports}");
+    assert!(imports.matches("ncu import").count() <= 3, "{imports}");
     assert!(!imports.contains("page=source"), "{imports}");
     assert_eq!(read_json(&out_dir.join("run.json"))["interrupted"], true);
 }

@@ -55,13 +55,14 @@ pub fn probe_argv(ncu: &Path, program: &[String]) -> Vec<OsString> {
 }
 
 /// The profiling argv: writes `<report>.ncu-rep`, reading the section
-/// from `sections`.
+/// from `sections`; `python` when the program is a Python process.
 pub fn profile_argv(
     ncu: &Path,
     options: &NcuOptions,
     sections: &Path,
     report: &Path,
     program: &[OsString],
+    python: bool,
 ) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![
         ncu.into(),
@@ -79,6 +80,18 @@ pub fn profile_argv(
         SECTION_NAME.into(),
         "--import-source".into(),
         "yes".into(),
+        // Each launch's host call stack: the line that launched it (issue
+        // 21), read from the text import `stacks.txt` (the CSV pages carry
+        // none). A Python program's line is a Python frame, and Python
+        // stacks cost 4% on a DataLoader step where native ones cost 40%
+        // (docs/tool-surprises.md); other programs need the native one.
+        "--call-stack".into(),
+        "--call-stack-type".into(),
+        if python {
+            "python".into()
+        } else {
+            "native".into()
+        },
     ];
     if options.all_launches {
         argv.extend([
@@ -132,8 +145,26 @@ pub fn imports(ncu: &Path, profile: &Path) -> Vec<(String, Vec<OsString>)> {
     vec![
         ("raw.csv".into(), base("raw")),
         ("details.csv".into(), base("details")),
+        // The call stacks are only in the details page's text.
+        (
+            STACKS.into(),
+            vec![
+                ncu.into(),
+                "--import".into(),
+                profile.into(),
+                "--page".into(),
+                "details".into(),
+                "--print-details".into(),
+                "all".into(),
+                "--print-units".into(),
+                "base".into(),
+            ],
+        ),
     ]
 }
+
+/// The text import that holds each launch's call stacks.
+pub const STACKS: &str = "stacks.txt";
 
 /// The source page of one launch: (file name, argv).
 pub fn source_import(ncu: &Path, profile: &Path, launch: u64) -> (String, Vec<OsString>) {
@@ -179,9 +210,26 @@ mod tests {
             Path::new("/run/ncu/sections"),
             Path::new("/run/ncu/profile"),
             &["python3".into(), "train.py".into()],
+            true,
         );
         let w = words(&argv);
         let after = |flag: &str| w[w.iter().position(|a| a == flag).unwrap() + 1].clone();
+        // A Python program's launching line is a Python frame: its stack
+        // costs 4% where the native one costs 40%.
+        assert_eq!(after("--call-stack-type"), "python");
+        let native = profile_argv(
+            Path::new("ncu"),
+            &options,
+            Path::new("/run/ncu/sections"),
+            Path::new("/run/ncu/profile"),
+            &["./app".into()],
+            false,
+        );
+        let native = words(&native);
+        assert_eq!(
+            native[native.iter().position(|a| a == "--call-stack-type").unwrap() + 1],
+            "native"
+        );
         assert_eq!(after("--section-folder"), "/run/ncu/sections");
         assert_eq!(after("--section"), SECTION_NAME);
         assert!(!w.iter().any(|a| a == "SourceCounters"));

@@ -37,6 +37,7 @@ impl super::StageKind for Ncu {
             &sections,
             &ctx.stage_dir.join("profile"),
             ctx.program,
+            ctx.python,
         );
         let section = sections.join(format!("{}.section", argv::SECTION_NAME));
         StageCommand {
@@ -129,6 +130,10 @@ impl super::StageKind for Ncu {
             &source_refs,
             Some((log_name.as_str(), log.as_slice())),
         );
+        let stacks = files.read(argv::STACKS);
+        if !stacks.is_empty() {
+            builder.ncu_stacks(&files.rel(argv::STACKS), &stacks);
+        }
         let uncoalesced = uncoalesced_sites(builder) - before;
         // The report file itself may have been left out of a copied run
         // directory (it is large); an imported raw page proves it existed.
