@@ -134,11 +134,21 @@ pub fn of(site: &Site) -> Ownership {
         "user".to_string(),
         "no framework or library kernel, file or module".to_string(),
     ));
+    // initcheck runs without host stacks (their unwinding was 85% of its
+    // time), so the user's launching line is unknown. A framework kernel
+    // (ATen's reduction, an elementwise op) reads the tensors the program
+    // gave it: an uninitialised read there is the program's tensor
+    // (`torch.empty`, half filled, summed). Without the stack that would
+    // prove otherwise it counts as the user's call; a library's own kernels
+    // (cuDNN's layout transforms reading their workspace) do not.
+    let unproven_framework_read = site.kind == FindingKind::UninitializedRead
+        && owner == Owner::Framework
+        && !site.host_frames.iter().any(Frame::is_python);
     Ownership {
         owner,
         component,
         because,
-        user_call,
+        user_call: user_call || unproven_framework_read,
     }
 }
 
@@ -278,6 +288,31 @@ mod tests {
         ] {
             assert_eq!(of_kernel(kernel), owner, "{kernel}");
         }
+    }
+
+    #[test]
+    fn an_uninitialised_read_in_a_framework_kernel_without_a_host_stack_is_the_users_call() {
+        // initcheck without host stacks: ATen's reduction reading a
+        // half-filled torch.empty buffer (tests/gpu/real/empty_then_reduce.py)
+        // was "inside the framework, not gating" and the run CLEAN.
+        let mut site = cudawatch_parsers::site::new_site(
+            cudawatch_model::Tool::Initcheck,
+            FindingKind::UninitializedRead,
+            cudawatch_model::Severity::Error,
+            "Uninitialized __global__ memory read of size 4 bytes".into(),
+        );
+        site.kernel =
+            Some("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>".into());
+        let framework = of(&site);
+        assert_eq!(framework.owner, Owner::Framework);
+        assert!(framework.user_call, "{framework:?}");
+        site.kernel = Some("void cudnn::engines_precompiled::nhwcToNchwKernel<float>".into());
+        let library = of(&site);
+        assert_eq!(library.owner, Owner::Library);
+        assert!(
+            !library.user_call,
+            "a library's own read is not the user's: {library:?}"
+        );
     }
 
     #[test]

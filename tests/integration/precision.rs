@@ -677,3 +677,22 @@ fn the_ncu_stage_records_call_stacks_and_reads_them_into_its_report() {
         .clone();
     assert_eq!(sort["launched_from"]["func"], "sort_step", "{sort}");
 }
+
+#[test]
+fn an_uninitialised_tensor_read_by_aten_gates_though_initcheck_kept_no_host_stack() {
+    // The real bug program `torch.empty`, half filled, summed, under
+    // initcheck as the stage runs it (`--show-backtrace device`, H100):
+    // the read is in ATen's reduce_kernel and no Python frame says who
+    // launched it. Before: "inside the framework, not gating", CLEAN.
+    let (out, report) = parse_json(
+        &[
+            "empty_then_reduce/initcheck-device.xml",
+            "empty_then_reduce/initcheck-device.stdout",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert_eq!(site["owner"]["owner"], "framework", "{site}");
+    assert_eq!(site["owner"]["user_call"], true, "{site}");
+}

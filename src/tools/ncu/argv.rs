@@ -227,7 +227,11 @@ mod tests {
         );
         let native = words(&native);
         assert_eq!(
-            native[native.iter().position(|a| a == "--call-stack-type").unwrap() + 1],
+            native[native
+                .iter()
+                .position(|a| a == "--call-stack-type")
+                .unwrap()
+                + 1],
             "native"
         );
         assert_eq!(after("--section-folder"), "/run/ncu/sections");

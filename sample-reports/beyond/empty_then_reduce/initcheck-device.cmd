@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool initcheck --xml --save initcheck-device.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device --destroy-on-device-error kernel python3 empty_then_reduce.py 
