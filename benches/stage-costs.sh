@@ -207,15 +207,17 @@ for r in rows[2:]:
   } | tee "$OUTDIR/sass-summary.txt"
 }
 
+# The ncu stage's profile as it runs now, metrics left to each variant.
+LEAN=(ncu --target-processes application-only --clock-control none -f --section-folder
+  "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes
+  --filter-mode per-launch-config --launch-count 1)
 SASS_PROGRAM=${SASS_PROGRAM:-$ROOT/tests/gpu/torch_train_clean.py}
 SASS_METRICS="smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,smsp__sass_data_bytes_mem_global_op_ld.sum,smsp__sass_data_bytes_mem_global_op_st.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct,gpu__time_duration.sum"
 
 ncu_bytes() {
   ncu --query-metrics --chip gh100 2>&1 | grep -E '^smsp__sass_(inst_executed_op_global|data_bytes_mem_global|sectors_mem_global|average_data_bytes_per_sector_mem_global)' \
     >"$OUTDIR/bytes-metrics.txt"
-  local base=(ncu --target-processes application-only --clock-control none -f --section-folder
-    "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes
-    --filter-mode per-launch-config --launch-count 1)
+  local base=("${LEAN[@]}")
   nvcc -lineinfo -arch=sm_90 -o /tmp/bytes-coalescing "$ROOT/tests/gpu/coalescing.cu" || return 1
   timed bytes-plain 300 $PY "$SASS_PROGRAM"
   for v in l1tex sass; do
@@ -258,9 +260,7 @@ for r in rows[2:]:
 }
 
 ncu_stacks() {
-  local base=(ncu --target-processes application-only --clock-control none --metrics "$METRICS"
-    -f --section-folder "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes
-    --filter-mode per-launch-config --launch-count 1)
+  local base=("${LEAN[@]}" --metrics "$METRICS")
   local stacks=(--call-stack --call-stack-type native --call-stack-type python)
   {
     for p in "$SASS_PROGRAM" "$NCU_PROGRAM"; do

@@ -217,6 +217,16 @@ ncu_stack_text() {
   done
 }
 
+# A real bug program's uninitialised read inside ATen (tests/gpu/real/
+# empty_then_reduce.py), under initcheck as the stage runs it (no host
+# stacks): no Python frame says the user launched it. And its plain run.
+empty_then_reduce() {
+  local c=empty_then_reduce program=$ROOT/tests/gpu/real/empty_then_reduce.py
+  record plain $c -- env CUDA_LAUNCH_BLOCKING=1 $PY "$program"
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 PROGRAM=$program \
+    sanitize $c initcheck initcheck-device --show-backtrace device --destroy-on-device-error kernel
+}
+
 # The GPU almost full after the program's warm-up (tests/gpu/beyond/
 # crowded_gpu.py: another process takes all but MARGIN_MIB once the
 # program has its tensors and cuBLAS's workspace): the step fits plainly;
@@ -295,6 +305,7 @@ for p in "${phases[@]}"; do
     ncu) ncu_runs ;;
     hog) hog ;;
     crowded) crowded ;;
+    empty_then_reduce) empty_then_reduce ;;
     ncu-stack-text) ncu_stack_text ;;
     two_bugs) two_bugs ;;
     launch-signs) launch_signs ;;

@@ -275,25 +275,19 @@ impl ReportBuilder {
                 continue;
             };
             next = at + 1;
-            let launch = &launches[at];
-            let frames = host_frames(launch);
-            row.launched_from = launching_frame(&frames, &row.kernel);
-            placed += usize::from(row.launched_from.is_some());
-            for site in self
-                .folder
-                .sites_mut()
-                .filter(|s| s.tool == Tool::Ncu && s.kernel.as_deref() == Some(row.kernel.as_str()))
-            {
-                if site.host_frames.is_empty() {
-                    site.python_frame = frames
-                        .iter()
-                        .find(|f| f.is_python() && !f.is_runtime())
-                        .cloned();
-                    site.launch_frame =
-                        launching_frame(&frames, &row.kernel).filter(|f| !f.is_python());
-                    site.host_frames = frames.clone();
-                }
+            let frames = host_frames(&launches[at]);
+            let launched = launching_frame(&frames, &row.kernel);
+            placed += usize::from(launched.is_some());
+            for site in self.folder.sites_mut().filter(|s| {
+                s.tool == Tool::Ncu
+                    && s.host_frames.is_empty()
+                    && s.kernel.as_deref() == Some(row.kernel.as_str())
+            }) {
+                site.python_frame = launched.clone().filter(|f| f.is_python());
+                site.launch_frame = launched.clone().filter(|f| !f.is_python());
+                site.host_frames = frames.clone();
             }
+            row.launched_from = launched;
         }
         placed
     }

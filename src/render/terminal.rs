@@ -178,7 +178,8 @@ pub fn render(
     }
     out.push('\n');
     out.push_str(&verdict(judgement, style));
-    super::text::fit(&out, width)
+    // Fitted to `width` by the caller (`render::write_human`), line by line.
+    out
 }
 
 /// `    followed by: memcheck api_error: cudaDeviceSynchronize returned ... ×1`

@@ -156,7 +156,7 @@ fn break_point(word: &str, room: usize) -> usize {
             break;
         }
         let end = i + c.len_utf8();
-        if matches!(c, ',' | '/' | ';') || (c == ':' && prev == Some(':')) {
+        if breaks_after(c, prev) {
             best = Some(end);
         }
         prev = Some(c);
@@ -174,6 +174,12 @@ fn break_point(word: &str, room: usize) -> usize {
     })
 }
 
+/// Whether a long word may break after `c` (`prev` before it): a comma,
+/// a semicolon, a path separator, or the second colon of `::`.
+fn breaks_after(c: char, prev: Option<char>) -> bool {
+    matches!(c, ',' | '/' | ';') || (c == ':' && prev == Some(':'))
+}
+
 /// The widest piece of `cell` that must stay on one line: a word of up
 /// to [`WHOLE`] columns (a path, a `file:line`, an identifier) whole,
 /// a longer one split after its commas and path separators.
@@ -188,7 +194,7 @@ fn unbreakable(cell: &str) -> usize {
             let mut start = 0;
             let mut prev = None;
             for (i, c) in word.char_indices() {
-                if matches!(c, ',' | '/' | ';') || (c == ':' && prev == Some(':')) {
+                if breaks_after(c, prev) {
                     widest = widest.max(width(&word[start..i + c.len_utf8()]));
                     start = i + c.len_utf8();
                 }

@@ -1,8 +1,9 @@
-//! A stage that ran out of GPU memory because other stages shared the GPU:
-//! what the tools and the libraries print when an allocation fails, found
-//! in the stage's output and not in the plain run's. Such a stage is run
-//! again alone (`supervisor::stage_loop`), never reported as the program's
-//! failure.
+//! A stage crowded out by the stages beside it: it ran out of GPU memory
+//! (what the tools and the libraries print when an allocation fails, found
+//! in its output and not in the plain run's), or the program crashed under
+//! a sanitizer before the end of the work the plain run finished. Such a
+//! stage is run again alone (`supervisor::stage_loop`), never reported as
+//! the program's failure.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;

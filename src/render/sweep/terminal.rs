@@ -171,5 +171,6 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
     if let Some(summary) = super::comparison(report) {
         let _ = writeln!(out, "{}", style.dim(&summary));
     }
-    crate::render::text::fit(&out, width)
+    // Fitted by the caller (`render::write_human`).
+    out
 }

@@ -8,7 +8,7 @@ mod argv;
 mod rules;
 pub use rules::cut_records;
 
-use cudawatch_model::{Outcome, Tool};
+use cudawatch_model::Tool;
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::{StageCommand, StageContext, StageFiles, StageJudged, StageKind, StageRecord};
@@ -61,15 +61,7 @@ impl StageKind for Sanitizer {
         );
         let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
         let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &text);
-        let (mut outcome, mut reason) = rule(record, &evidence, usage, complete);
-        // The tool's own failure, said with its cause: only where nothing
-        // else decided the stage (findings still gate; a timeout says so).
-        if outcome == Outcome::Inconclusive
-            && !record.timed_out
-            && let Some(starved) = rules::tool_out_of_memory(record, &evidence)
-        {
-            (outcome, reason) = (Outcome::Inconclusive, starved);
-        }
+        let (outcome, reason) = rule(record, &evidence, usage, complete);
         StageJudged {
             outcome,
             reason,

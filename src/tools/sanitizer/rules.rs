@@ -89,6 +89,9 @@ pub fn rule(
             ),
         );
     }
+    if let Some(starved) = tool_out_of_memory(record, evidence) {
+        return (Outcome::Inconclusive, starved);
+    }
     if let Some(line) = evidence.summary.failures.first() {
         let found = if evidence.folded > 0 {
             format!("{} reported, then ", plural(evidence.folded, "error"))
@@ -224,7 +227,7 @@ fn exit_disagrees(end: ProcessEnd, evidence: &SanitizerEvidence) -> Option<Strin
 /// launches it names went unchecked. The stage is inconclusive with the
 /// tool's cause and what held the GPU's memory, never a finding (issue 21,
 /// sample-reports/beyond/crowded). `None` for any other stage.
-pub fn tool_out_of_memory(record: &StageRecord, evidence: &SanitizerEvidence) -> Option<String> {
+fn tool_out_of_memory(record: &StageRecord, evidence: &SanitizerEvidence) -> Option<String> {
     const SIGN: &str = "Unable to allocate enough memory";
     let line = evidence
         .summary
