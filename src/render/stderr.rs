@@ -6,25 +6,48 @@
 
 use std::io::Write as _;
 
-/// Writes `text` (one or more lines, `\n` added) to stderr, fitted.
+/// Writes `text` (one or more lines, `\n` added) to stderr, fitted, each
+/// line neutralised (ids and paths may come from someone else's report).
 pub fn line(text: &str) {
     let width = super::width_of(&std::io::stderr());
-    let mut fitted = super::text::fit(text, width);
+    let mut fitted = super::text::fit(&neutralised(text), width);
     fitted.push('\n');
     let _ = std::io::stderr().lock().write_all(fitted.as_bytes());
 }
 
-/// `warning: {text}`, the text neutralised.
+/// `warning: {text}`, on one line whatever `text` holds.
 pub fn warning(text: &str) {
     line(&format!("warning: {}", super::untrusted::clean(text)));
 }
 
-/// `note: {text}`, the text neutralised.
+/// `note: {text}`, on one line whatever `text` holds.
 pub fn note(text: &str) {
     line(&format!("note: {}", super::untrusted::clean(text)));
 }
 
-/// `error: {text}`, the text neutralised.
+/// `error: {text}`, on one line whatever `text` holds.
 pub fn error(text: &str) {
     line(&format!("error: {}", super::untrusted::clean(text)));
+}
+
+/// `text` with each of its lines neutralised, the line breaks kept.
+fn neutralised(text: &str) -> String {
+    text.lines()
+        .map(super::untrusted::clean)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_line_from_someone_elses_report_reaches_stderr_without_its_escapes() {
+        let text = "added a rule for leak-\x1b[2J\x1b]0;owned\x07 to rules.toml\nsecond line";
+        let shown = super::neutralised(text);
+        assert!(
+            !shown.contains('\x1b') && !shown.contains('\x07'),
+            "{shown:?}"
+        );
+        assert_eq!(shown.lines().count(), 2);
+    }
 }
