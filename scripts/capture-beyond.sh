@@ -9,7 +9,9 @@
 #
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
-#           launch-signs ncu-live trim (default: all but trim)
+#           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
+#           (default: programs library corpus-recover ncu two_bugs launch-signs
+#           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: capture-beyond.sh OUTDIR [PHASE...]}" && cd "$1" && pwd)
@@ -31,6 +33,7 @@ CPP=(inlined_syncwarp unrolled_uninit alloc_probe no_kernels two_bugs)
 program_of() {
   case $1 in
     *.py) echo "$PY $1" ;;
+    *" "*) echo "$1" ;;
     /*) echo "$1" ;;
     *) if [ -f "$SRC/$1.py" ]; then echo "$PY $SRC/$1.py"; else echo "$BIN/$1"; fi ;;
   esac
@@ -227,6 +230,46 @@ empty_then_reduce() {
     sanitize $c initcheck initcheck-device --show-backtrace device --destroy-on-device-error kernel
 }
 
+# Reads of what a matrix product, convolution or attention wrote
+# (tests/gpu/beyond/gemm_output_read.py CASE): initcheck as the stage runs
+# it and as a user types it, and ncu as the stage runs it (which kernels
+# wrote the memory). Does initcheck see every writer's stores?
+gemm_reads() {
+  local case c p
+  for case in ${GEMM_CASES:-fp32 bf16 fp16 conv16 sdpa}; do
+    c=gemm_$case p="$PY $SRC/gemm_output_read.py $case"
+    (
+      # shellcheck disable=SC2086
+      record plain $c -- env CUDA_LAUNCH_BLOCKING=1 $p
+      SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 PROGRAM=$p \
+        sanitize $c initcheck initcheck-device --show-backtrace device --destroy-on-device-error kernel
+      # shellcheck disable=SC2086
+      record initcheck-user $c -- compute-sanitizer --tool initcheck $p
+      # ncu as the stage runs it (cudawatch's own section, Python call
+      # stacks), and every page the stage imports, each source page too.
+      local sections=$OUTDIR/$c/.sections rep=$OUTDIR/$c/ncu.ncu-rep i
+      mkdir -p "$sections" && cp "$ROOT/src/tools/ncu/CoalescingSource.section" "$sections/"
+      # shellcheck disable=SC2086
+      record ncu $c -- ncu --target-processes all --clock-control none --metrics "$NCU_METRICS" \
+        --section-folder "$sections" --section CoalescingSource --import-source yes \
+        --call-stack --call-stack-type python \
+        --filter-mode per-launch-config --launch-count 1 -f -o "$OUTDIR/$c/ncu" $p
+      if [ -f "$rep" ]; then
+        record ncu-raw $c -- ncu --import "$rep" --csv --page raw --print-units base
+        record ncu-details $c -- ncu --import "$rep" --csv --page details --print-units base
+        record ncu-stack-text $c -- ncu --import "$rep" --page details --print-details all \
+          --print-units base
+        for i in 0 1 2 3 4 5 6 7; do
+          record ncu-source-$i $c -- ncu --import "$rep" --csv --page source --print-source cuda,sass \
+            --print-units base --launch-skip $i --launch-count 1
+        done
+        rm -rf "$rep" "$sections"
+      fi
+    ) &
+  done
+  wait
+}
+
 # The GPU almost full after the program's warm-up (tests/gpu/beyond/
 # crowded_gpu.py: another process takes all but MARGIN_MIB once the
 # program has its tensors and cuBLAS's workspace): the step fits plainly;
@@ -273,8 +316,8 @@ cudawatch_runs() {
 # Keeps what is worth committing of the runs too large for the repository:
 # the first line and the last 400 of the cut initcheck text (its last
 # record is the one the timeout cut), the summary of the library kernels'
-# 200 MB initcheck; the ncu details page (2 MB, no call stacks) and run
-# directories go.
+# 200 MB initcheck; the ncu details page (2 MB, no call stacks), run
+# directories and the large twins of gemm_reads go.
 trim() {
   local f=$OUTDIR/resnet_step/initcheck-cut.stdout
   if [ -f "$f" ]; then
@@ -289,6 +332,11 @@ trim() {
   fi
   rm -f "$OUTDIR/library_kernels/ncu-stack-details.stdout"
   rm -rf "$OUTDIR"/*/run
+  # The attention case's 33 MB XML and the fp16 case (bf16's twin): their
+  # counts are in ERROR SUMMARY of the user-flag runs, which stay.
+  for c in gemm_sdpa gemm_fp16; do
+    rm -f "$OUTDIR/$c/initcheck-device.xml" "$OUTDIR/$c/initcheck-device.stdout"
+  done
 }
 
 
@@ -306,6 +354,7 @@ for p in "${phases[@]}"; do
     hog) hog ;;
     crowded) crowded ;;
     empty_then_reduce) empty_then_reduce ;;
+    gemm_reads) gemm_reads ;;
     ncu-stack-text) ncu_stack_text ;;
     two_bugs) two_bugs ;;
     launch-signs) launch_signs ;;

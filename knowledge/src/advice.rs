@@ -351,6 +351,7 @@ const KINDS: &[KindAdvice] = &[
             causes: &[
                 "an output buffer read before it was filled (torch.empty, cudaMalloc without memset)",
                 "padding or tail elements a kernel never writes",
+                "not a bug: on Hopper, initcheck does not see what cuBLAS's nvjet_sm90 and cuDNN's sm90 kernels write, so reading a bf16/fp16 matmul's or attention's output looks uninitialised (cudawatch marks such reads with a doubt)",
             ],
             stage: "initcheck",
             next: "cudawatch run --stages initcheck -- PROGRAM",

@@ -520,6 +520,13 @@ pub struct Site {
     /// the user's kernel on sm_70 and later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_severity: Option<Severity>,
+    /// Why the tool's record may not be a bug at all: the tool cannot see
+    /// something this run did (initcheck does not see the stores of
+    /// cuBLAS's and cuDNN's Hopper kernels, so a read of their output looks
+    /// uninitialised). Set when the report is judged; such a read in a
+    /// framework or library kernel does not gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doubt: Option<String>,
     /// Whose code it happened in, and why cudawatch thinks so (set when
     /// the report is judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -36,6 +36,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         suppressed: None,
         in_baseline: false,
         tool_severity: None,
+        doubt: None,
         owner: None,
         consequence_of: None,
         explain: None,

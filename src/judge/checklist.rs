@@ -94,7 +94,11 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         // The same fault seen by this tool (memcheck's view of an assert)
         // still fails its item, even though it folds under the root cause.
         found.extend(followers(&|s| of_stage(s) && s.severity == Severity::Error));
-        item(id, title, by_stage(stage(tool), &found));
+        let (status, mut detail) = by_stage(stage(tool), &found);
+        if tool == Tool::Initcheck {
+            detail.push_str(&unseen_reads(report));
+        }
+        item(id, title, (status, detail));
     }
     // The recovery test gates only when asked (`--gate-oom-recovery`, which
     // raises its finding to an error): otherwise a program that does not
@@ -316,6 +320,21 @@ fn by_stage(stage: Option<&StageReport>, found: &[&Site]) -> (CheckStatus, Strin
         }
         (Some(s), None) if ran(s) => (CheckStatus::Pass, s.reason.clone()),
         (other, None) => not_checked(other),
+    }
+}
+
+/// "; 2 sites read what ... wrote, which initcheck cannot see: not
+/// judged": how much of initcheck's view this run's Hopper kernels hid.
+fn unseen_reads(report: &Report) -> String {
+    let doubted = report.findings.iter().filter(|s| s.doubt.is_some()).count();
+    match super::owner::unseen_writer(report) {
+        Some(writer) if doubted > 0 => format!(
+            "; {} may be reads of what {} wrote, which initcheck cannot see: \
+             not gating outside the user's kernels",
+            plural(doubted as u64, "uninitialised-read site"),
+            writer
+        ),
+        _ => String::new(),
     }
 }
 

@@ -107,11 +107,53 @@ pub fn is_failure(kind: &FindingKind) -> bool {
     )
 }
 
-/// Sets every site's owner.
+/// Library kernels whose global stores initcheck does not see, by name:
+/// Hopper and Blackwell builds, which write through the tensor memory
+/// accelerator. Measured on the H100 (sample-reports/beyond/gemm_*): every
+/// read of what cuBLAS's `nvjet_sm90_*` and cuDNN's `*_sm90_*` attention
+/// wrote is "uninitialised"; cuBLAS's `sm80_xmma_*` and cuDNN's sm80-style
+/// convolution outputs are seen written.
+const UNSEEN_STORES: &[&str] = &["nvjet_", "_sm90_", "sm90_", "_sm100_", "sm100_"];
+
+/// Sets every site's owner, and the doubt on uninitialised reads that
+/// may be initcheck's blind spot.
 pub fn assign(report: &mut Report) {
+    let unseen = unseen_writer(report).map(str::to_string);
     for site in &mut report.findings {
-        site.owner = Some(of(site));
+        let mut ownership = of(site);
+        site.doubt = None;
+        if let Some(writer) = &unseen
+            && site.kind == FindingKind::UninitializedRead
+        {
+            site.doubt = Some(format!(
+                "initcheck does not see what Hopper library kernels such as {writer} (run by \
+                 this program) write, so a read of their output looks uninitialised: this \
+                 may be one"
+            ));
+            // The user's own kernel still gates (its read may be real, and
+            // it is the user's to check); a framework's or library's read
+            // of a buffer no longer counts as the user's call.
+            if ownership.owner != Owner::User {
+                ownership.user_call = false;
+            }
+        }
+        site.owner = Some(ownership);
     }
+}
+
+/// A library kernel this run launched whose stores initcheck cannot see
+/// (ncu's profiled kernels, or any finding's kernel), if any.
+pub fn unseen_writer(report: &Report) -> Option<&str> {
+    let names = report
+        .coalescing
+        .iter()
+        .map(|k| k.kernel.as_str())
+        .chain(report.findings.iter().filter_map(|s| s.kernel.as_deref()));
+    names.into_iter().find(|name| {
+        let lower = name.to_ascii_lowercase();
+        UNSEEN_STORES.iter().any(|f| lower.contains(f))
+            && matches!(by_kernel(name), Some((Owner::Library, _, _)))
+    })
 }
 
 /// The owner of one site.
@@ -313,6 +355,49 @@ mod tests {
             !library.user_call,
             "a library's own read is not the user's: {library:?}"
         );
+    }
+
+    #[test]
+    fn reads_after_a_hopper_library_kernel_are_doubted_and_gate_only_in_the_users_kernel() {
+        let read = |kernel: &str| {
+            let mut site = cudawatch_parsers::site::new_site(
+                cudawatch_model::Tool::Initcheck,
+                FindingKind::UninitializedRead,
+                cudawatch_model::Severity::Error,
+                "Uninitialized __global__ memory read of size 16 bytes".into(),
+            );
+            site.kernel = Some(kernel.into());
+            site
+        };
+        let mut report = Report::new("t");
+        report.findings = vec![
+            read(
+                "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctorOnSelf_add<c10::BFloat16>>",
+            ),
+            read("scaled_relu"),
+        ];
+        // No kernel of this run is one whose stores initcheck misses.
+        assign(&mut report);
+        assert!(report.findings.iter().all(|s| s.doubt.is_none()));
+        assert!(report.findings[0].owner.as_ref().unwrap().user_call);
+        // cuBLAS's Hopper GEMM ran (ncu profiled it).
+        report.coalescing.push(cudawatch_model::KernelCoalescing {
+            kernel: "nvjet_sm90_tst_64x8_64x16_2x4_h_bz_NNT".into(),
+            ..Default::default()
+        });
+        assign(&mut report);
+        let (aten, user) = (&report.findings[0], &report.findings[1]);
+        assert!(
+            aten.doubt.as_deref().unwrap().contains("nvjet_sm90"),
+            "{aten:?}"
+        );
+        assert!(!aten.owner.as_ref().unwrap().user_call, "{aten:?}");
+        assert!(user.doubt.is_some(), "{user:?}");
+        assert_eq!(user.owner.as_ref().unwrap().owner, Owner::User);
+        // An ATen kernel with `sm90` in no name, or an sm80 GEMM, is seen.
+        report.coalescing[0].kernel = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n".into();
+        assign(&mut report);
+        assert!(report.findings.iter().all(|s| s.doubt.is_none()));
     }
 
     #[test]

@@ -290,6 +290,10 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
             .unwrap_or_default(),
     );
     row(
+        "doubt",
+        site.doubt.as_deref().map(escape_markup).unwrap_or_default(),
+    );
+    row(
         "owner",
         site.owner
             .as_ref()

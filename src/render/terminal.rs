@@ -238,6 +238,16 @@ fn folded_lines(sites: &[&Site]) -> String {
             kinds.join(", ")
         );
     }
+    // Said once for all the folded sites it applies to (the text is the
+    // same for each: it names the run's kernel, not the site's).
+    let doubted: Vec<&&Site> = sites.iter().filter(|s| s.doubt.is_some()).collect();
+    if let Some(doubt) = doubted.first().and_then(|s| s.doubt.as_deref()) {
+        let _ = writeln!(
+            out,
+            "  doubt ({}): {doubt}",
+            crate::words::plural(doubted.len() as u64, "site")
+        );
+    }
     out
 }
 
@@ -480,6 +490,9 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
     }
     if let Some(why) = describe::raised_severity(site) {
         let _ = writeln!(out, "    {why}");
+    }
+    if let Some(doubt) = &site.doubt {
+        let _ = writeln!(out, "    doubt: {doubt}");
     }
     if let Some(bytes) = site.bytes {
         let _ = writeln!(out, "    {bytes} bytes");

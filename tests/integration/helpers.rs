@@ -85,6 +85,14 @@ pub fn json(output: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", output.stderr))
 }
 
+/// A run directory's report as `cudawatch report --format json` judges it
+/// (with the checklist and verdict that `report.json` does not keep).
+pub fn judged(dir: &Path) -> serde_json::Value {
+    json(&run(cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(dir)))
+}
+
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read json")).expect("parse json")
 }

@@ -34,9 +34,7 @@ fn a_warp_level_race_racecheck_calls_a_warning_gates_in_the_users_kernel() {
         racecheck["reason"], "1 hazard reported (0 errors, 1 warning)",
         "the stage says what the tool counted"
     );
-    let judged = crate::helpers::json(&run(crate::helpers::cudawatch()
-        .args(["report", "--format", "json"])
-        .arg(&dir)));
+    let judged = crate::helpers::judged(&dir);
     let race = crate::helpers::site_of_kind(&judged, "race");
     assert_eq!(race["severity"], "error");
     assert_eq!(race["tool_severity"], "warning");
@@ -264,9 +262,7 @@ fn a_program_that_launches_no_kernel_has_nothing_to_profile_and_is_not_inconclus
             .starts_with("nothing to profile"),
         "{ncu}"
     );
-    let judged = crate::helpers::json(&run(crate::helpers::cudawatch()
-        .args(["report", "--format", "json"])
-        .arg(&dir)));
+    let judged = crate::helpers::judged(&dir);
     let item = checklist_item(&judged, "coalescing_within_thresholds");
     assert_eq!(item["status"], "pass", "{item}");
     // ncu that saw kernels it did not profile (a filter that matched
@@ -413,9 +409,7 @@ fn sanitizer_stages_stopped_by_a_finding_already_found_are_blocked_by_it() {
     ));
     assert_eq!(out.code, 1, "exits with the finding, not 3: {}", out.stderr);
     // Blocked is a judgement (it follows the gate): the judged report says it.
-    let report = crate::helpers::json(&run(crate::helpers::cudawatch()
-        .args(["report", "--format", "json"])
-        .arg(&dir)));
+    let report = crate::helpers::judged(&dir);
     for tool in ["racecheck", "initcheck", "synccheck"] {
         let s = stage(&report, tool);
         assert_ne!(s["outcome"], "clean", "{s}");
@@ -695,4 +689,80 @@ fn an_uninitialised_tensor_read_by_aten_gates_though_initcheck_kept_no_host_stac
     let site = site_of_kind(&report, "uninitialized_read");
     assert_eq!(site["owner"]["owner"], "framework", "{site}");
     assert_eq!(site["owner"]["user_call"], true, "{site}");
+}
+
+#[test]
+fn a_read_of_what_cublas_hopper_kernel_wrote_is_doubted_not_gated() {
+    // tests/gpu/beyond/gemm_output_read.py bf16 on the H100: a bf16 matrix
+    // product (cuBLAS's nvjet_sm90_*) and the user's `y + 1` on its
+    // output. initcheck reports all 2048 reads of the product as
+    // uninitialised: it does not see the Hopper kernel's stores. Before:
+    // the user's call, gating; every bf16 model on a Hopper GPU failed.
+    let bf16 = [
+        "gemm_bf16/initcheck-device.xml",
+        "gemm_bf16/initcheck-device.stdout",
+        "gemm_bf16/ncu-raw.stdout",
+        "gemm_bf16/ncu-details.stdout",
+    ];
+    let (out, report) = parse_json(&bf16, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert_eq!(site["count"], 2048, "{site}");
+    assert!(site["owner"]["user_call"].is_null(), "{site}");
+    let doubt = site["doubt"].as_str().unwrap();
+    assert!(
+        doubt.contains("nvjet_sm90_tst_64x8_64x16_2x4_h_bz_NNT"),
+        "names the unseen writer: {doubt}"
+    );
+    // The terminal says it where the site is folded.
+    let terminal = {
+        let mut cmd = crate::helpers::cudawatch();
+        cmd.args(["--color", "never", "parse"]);
+        for f in bf16 {
+            cmd.arg(crate::helpers::sample(&format!("beyond/{f}")));
+        }
+        run(cmd)
+    };
+    assert!(
+        terminal
+            .stdout
+            .contains("doubt (1 site): initcheck does not see"),
+        "{}",
+        terminal.stdout
+    );
+    // Without ncu's kernels nothing shows the writer was a Hopper kernel:
+    // the read is the user's call, as empty_then_reduce's is.
+    let (alone, report) = parse_json(&bf16[..2], &[]);
+    assert_eq!(alone.code, 1, "{}", alone.stderr);
+    assert!(site_of_kind(&report, "uninitialized_read")["doubt"].is_null());
+    // The fp32 product (cuBLAS's sm80_xmma kernel) is seen written: no
+    // record at all, so nothing to doubt.
+    let (fp32, report) = parse_json(
+        &["gemm_fp32/initcheck-device.xml", "gemm_fp32/ncu-raw.stdout"],
+        &[],
+    );
+    assert_eq!(fp32.code, 0, "{}", fp32.stderr);
+    assert!(report["findings"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_run_of_a_bf16_product_passes_and_its_checklist_says_what_initcheck_could_not_see() {
+    // The same capture replayed as a run: initcheck as the stage runs it,
+    // ncu's pages of the same program (which name nvjet_sm90_*).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let mut cmd = fake_run("beyond/gemm_bf16", &dir, "plain,initcheck,ncu", &[]);
+    cmd.env("FAKE_RUN", "initcheck-device");
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let judged = crate::helpers::judged(&dir);
+    let item = checklist_item(&judged, "initcheck_clean");
+    assert_eq!(item["status"], "pass", "{item}");
+    assert!(
+        item["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("1 uninitialised-read site may be reads of what nvjet_sm90"),
+        "{item}"
+    );
 }

@@ -1,0 +1,1 @@
+ncu --import /tmp/w4/beyond/gemm_conv16/ncu.ncu-rep --csv --page details --print-units base 
