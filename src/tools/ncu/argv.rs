@@ -128,6 +128,33 @@ pub fn follow_program_only(argv: &mut [OsString]) -> bool {
     }
 }
 
+/// Makes a profiling argv run the whole program once per replay pass
+/// (`--replay-mode application`) instead of replaying each kernel, which
+/// saves and restores the program's memory for every pass: beside a
+/// program holding 48 GiB of an 80 GB GPU there is no room for that copy
+/// on the GPU, and each launch took 15 s (the whole stage over 200 s,
+/// against 65 s for application replay with the same figures;
+/// docs/tool-surprises.md).
+pub fn replay_whole_program(argv: &mut Vec<OsString>) {
+    if argv.len() > 1 && !replays_whole_program(argv) {
+        argv.splice(1..1, ["--replay-mode".into(), "application".into()]);
+    }
+}
+
+/// The argv replays the whole program, not each kernel.
+pub fn replays_whole_program<S: AsRef<std::ffi::OsStr>>(argv: &[S]) -> bool {
+    argv.windows(2)
+        .any(|w| w[0].as_ref() == "--replay-mode" && w[1].as_ref() == "application")
+}
+
+/// Whether ncu's kernel replay would find no room on the GPU for its copy
+/// of a program that peaked at `peak` MiB on a GPU of `total` MiB: the
+/// program and its copy (and ncu's own gigabyte) above 90% of the GPU.
+/// An unknown total (0) says nothing.
+pub fn no_room_for_a_copy(peak: u64, total: u64) -> bool {
+    total > 0 && peak.saturating_mul(2).saturating_add(1024) > total / 10 * 9
+}
+
 /// The imports that turn a profile into CSV pages: (file name, argv).
 pub fn imports(ncu: &Path, profile: &Path) -> Vec<(String, Vec<OsString>)> {
     let base = |page: &str| -> Vec<OsString> {
@@ -190,6 +217,24 @@ pub fn source_import(ncu: &Path, profile: &Path, launch: u64) -> (String, Vec<Os
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_program_without_room_for_its_copy_replays_whole_and_only_once() {
+        // The H100's 81,559 MiB: most_memory.py at 48 GiB and at 16.6 GiB.
+        assert!(no_room_for_a_copy(49_458, 81_559));
+        assert!(!no_room_for_a_copy(17_026, 81_559));
+        assert!(!no_room_for_a_copy(49_458, 0), "no total read");
+        let mut argv: Vec<OsString> = vec!["ncu".into(), "-o".into(), "p".into(), "./app".into()];
+        replay_whole_program(&mut argv);
+        replay_whole_program(&mut argv);
+        assert_eq!(
+            argv,
+            ["ncu", "--replay-mode", "application", "-o", "p", "./app"]
+                .map(OsString::from)
+                .to_vec()
+        );
+        assert!(replays_whole_program(&argv));
+    }
 
     fn words(argv: &[OsString]) -> Vec<String> {
         argv.iter()

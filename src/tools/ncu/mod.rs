@@ -53,6 +53,13 @@ impl super::StageKind for Ncu {
         if plain.gpu_leader_only == Some(true) {
             argv::follow_program_only(&mut command.argv);
         }
+        // A program that needs most of the GPU leaves kernel replay no
+        // room for its copy: the whole program is replayed instead.
+        if let Some((peak, total)) = plain.gpu_memory_mib
+            && argv::no_room_for_a_copy(peak, total)
+        {
+            argv::replay_whole_program(&mut command.argv);
+        }
     }
 
     fn follow_ups(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Vec<FollowUp> {
@@ -138,7 +145,13 @@ impl super::StageKind for Ncu {
         // The report file itself may have been left out of a copied run
         // directory (it is large); an imported raw page proves it existed.
         let profile = files.path(PROFILE).exists() || !raw.is_empty();
-        let (outcome, reason) = rule(record, &evidence, uncoalesced, profile);
+        let (outcome, mut reason) = rule(record, &evidence, uncoalesced, profile);
+        if argv::replays_whole_program(&record.command) {
+            reason.push_str(
+                "; the program ran once per replay pass (--replay-mode application): it \
+                 held too much of the GPU for ncu to keep a copy of its memory there",
+            );
+        }
         StageJudged {
             outcome,
             reason,
