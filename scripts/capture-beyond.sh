@@ -236,7 +236,7 @@ empty_then_reduce() {
 # wrote the memory). Does initcheck see every writer's stores?
 gemm_reads() {
   local case c p
-  for case in ${GEMM_CASES:-fp32 bf16 fp16 conv16 sdpa}; do
+  for case in ${GEMM_CASES:-fp32 bf16 fp16 conv16 sdpa triton}; do
     c=gemm_$case p="$PY $SRC/gemm_output_read.py $case"
     (
       # shellcheck disable=SC2086

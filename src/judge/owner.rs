@@ -128,11 +128,11 @@ pub fn assign(report: &mut Report) {
             site.doubt = Some(format!(
                 "initcheck does not see what Hopper library kernels such as {writer} (run by \
                  this program) write, so a read of their output looks uninitialised: this \
-                 may be one"
+                 may be one (a warning, not an error; --fail-on warning gates it)"
             ));
-            // The user's own kernel still gates (its read may be real, and
-            // it is the user's to check); a framework's or library's read
-            // of a buffer no longer counts as the user's call.
+            // A framework's or library's read of a buffer no longer counts
+            // as the user's call; severity.rs lowers every doubted read
+            // to a warning (the user's own kernel's too: still listed).
             if ownership.owner != Owner::User {
                 ownership.user_call = false;
             }

@@ -5,7 +5,9 @@
 //! are real races, so in the user's kernels they are errors unless the
 //! user says otherwise (`--racecheck-warnings report`). The tool's level is
 //! kept beside the new one (`Site::tool_severity`), so every format can
-//! say that cudawatch, not the tool, raised it. The oom-recovery stage's
+//! say that cudawatch, not the tool, raised it; initcheck's reads that
+//! may be its own blind spot (`Site::doubt`) are lowered to warnings. The
+//! oom-recovery stage's
 //! "did not recover" is a warning unless the user asks it to gate
 //! (`--gate-oom-recovery`).
 
@@ -28,6 +30,16 @@ pub fn judge(report: &mut Report, policy: &Policy) {
     for site in &mut report.findings {
         if let Some(level) = site.tool_severity.take() {
             site.severity = level;
+        }
+        // initcheck cannot see what Hopper library kernels wrote (the
+        // doubt owner.rs sets): a read of their output in the user's own
+        // kernel (a Triton epilogue after a bf16 matmul) may be one, so it
+        // is listed as a warning with the doubt, not a gating error;
+        // `--fail-on warning` gates it.
+        if site.doubt.is_some() && site.severity == Severity::Error {
+            site.tool_severity = Some(Severity::Error);
+            site.severity = Severity::Warning;
+            continue;
         }
         // A returned error the program checked and got past (it went on
         // and finished normally under the tool) is not a crash: a program

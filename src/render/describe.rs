@@ -92,6 +92,10 @@ pub fn shorten(text: &str, max: usize) -> String {
 
 /// Why a finding gates at a level its tool did not give it, if it does.
 pub fn raised_severity(site: &Site) -> Option<String> {
+    // A doubted read was lowered because of its doubt, which is shown.
+    if site.doubt.is_some() {
+        return None;
+    }
     let tool = site.tool_severity?;
     if tool > site.severity {
         return Some(format!(

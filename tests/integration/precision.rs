@@ -766,3 +766,32 @@ fn a_run_of_a_bf16_product_passes_and_its_checklist_says_what_initcheck_could_no
         "{item}"
     );
 }
+
+#[test]
+fn the_users_own_kernel_reading_a_hopper_product_is_a_warning_with_the_doubt() {
+    // gemm_output_read.py triton: the bf16 product, then the user's Triton
+    // kernel `add_one` reads it (gemm_output_read.py:22). initcheck reports
+    // all 2048 reads. The read is the user's kernel's, so it is listed at
+    // the user's line; it may be initcheck's blind spot, so it is a warning
+    // that `--fail-on warning` gates, not an error.
+    let files = [
+        "gemm_triton/initcheck-device.xml",
+        "gemm_triton/initcheck-device.stdout",
+        "gemm_triton/ncu-raw.stdout",
+        "gemm_triton/ncu-details.stdout",
+    ];
+    let (out, report) = parse_json(&files, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert_eq!(site["owner"]["owner"], "user", "{site}");
+    assert_eq!(site["kernel"], "add_one", "{site}");
+    assert_eq!(site["location"]["line"], 22, "{site}");
+    assert_eq!(site["severity"], "warning", "{site}");
+    assert_eq!(site["tool_severity"], "error", "{site}");
+    assert!(
+        site["doubt"].as_str().unwrap().contains("nvjet_sm90"),
+        "{site}"
+    );
+    let (strict, _) = parse_json(&files, &["--fail-on", "warning"]);
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+}

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/w9/beyond/gemm_triton/initcheck-device.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device --destroy-on-device-error kernel python3 /work/main/tests/gpu/beyond/gemm_output_read.py triton 
