@@ -168,6 +168,9 @@ fn details(site: &Site) -> String {
     if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
         let _ = write!(text, "\nlaunched from {frame}");
     }
+    if let Some(doubt) = &site.doubt {
+        let _ = write!(text, "\ndoubt: {doubt}");
+    }
     let (topic, link) = super::describe::explanation(site);
     let _ = write!(text, "\nexplain: cudawatch explain {topic}");
     if let Some(link) = link {

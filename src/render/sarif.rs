@@ -138,6 +138,10 @@ fn result(site: &Site, judgement: &Judgement) -> Value {
     if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
         text.push_str(&format!("; launched from {frame}"));
     }
+    // A reviewer reading the alert sees why it may not be a bug.
+    if let Some(doubt) = &site.doubt {
+        text.push_str(&format!("; doubt: {doubt}"));
+    }
     let mut result = json!({
         "ruleId": site.kind.id(),
         "level": level,

@@ -794,4 +794,25 @@ fn the_users_own_kernel_reading_a_hopper_product_is_a_warning_with_the_doubt() {
     );
     let (strict, _) = parse_json(&files, &["--fail-on", "warning"]);
     assert_eq!(strict.code, 1, "{}", strict.stderr);
+    // The code-scanning alert says the doubt too.
+    let tmp = tempfile::tempdir().unwrap();
+    let sarif_path = tmp.path().join("r.sarif");
+    let mut cmd = crate::helpers::cudawatch();
+    cmd.arg("parse")
+        .arg("--report")
+        .arg(format!("sarif={}", sarif_path.display()));
+    for f in files {
+        cmd.arg(crate::helpers::sample(&format!("beyond/{f}")));
+    }
+    run(cmd);
+    let sarif = read_json(&sarif_path);
+    let alert = &sarif["runs"][0]["results"][0];
+    assert_eq!(alert["level"], "warning", "{alert}");
+    assert!(
+        alert["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("; doubt: initcheck does not see"),
+        "{alert}"
+    );
 }
