@@ -288,6 +288,39 @@ fn descendants(pid: i32) -> Vec<i32> {
 
 /// The machine dies: every process of the sweep stops at once. Each is
 /// stopped first (a stopped process cannot start another), then killed.
+/// Every attempt's record and its run's stage outcomes, for a failure
+/// message: what the resumed sweep found on disk (this test failed once in
+/// CI, and its directory was gone).
+fn attempts_of(out: &Path) -> String {
+    let mut text = String::new();
+    let Ok(targets) = std::fs::read_dir(out.join("targets")) else {
+        return text;
+    };
+    let mut paths: Vec<_> = targets.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for target in paths {
+        let mut files: Vec<_> = std::fs::read_dir(&target)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for file in files {
+            let name = file.display().to_string();
+            if name.ends_with(".json") {
+                let record = std::fs::read_to_string(&file).unwrap_or_default();
+                text += &format!("{name}: {}\n", record.replace('\n', " "));
+            } else if file.is_dir() {
+                let stages = std::fs::read_to_string(file.join("report.json"))
+                    .ok()
+                    .and_then(|r| serde_json::from_str::<Value>(&r).ok())
+                    .map(|r| r["stages"].to_string())
+                    .unwrap_or_else(|| "no report".into());
+                text += &format!("{name}/: {stages}\n");
+            }
+        }
+    }
+    text
+}
+
 fn crash(pid: i32) {
     let mut all = Vec::new();
     loop {
@@ -367,7 +400,13 @@ fn a_sweep_killed_at_a_random_moment_resumes_without_losing_or_repeating_a_targe
             .cloned()
             .collect();
         let o = run(sweep_cmd(&file, &out, &["--gpus", "0,1"]));
-        assert_eq!(o.code, 0, "round {round} after {delay:?}: {}", o.stderr);
+        assert_eq!(
+            o.code,
+            0,
+            "round {round} after {delay:?}: {}\n{}",
+            o.stderr,
+            attempts_of(&out)
+        );
         let report = read_json(&out.join("report.json"));
         for name in &names {
             assert_eq!(
