@@ -69,7 +69,7 @@ pub fn need_mib(tool: Tool, peak: u64) -> u64 {
     let (factor, fixed) = match tool {
         Tool::Memcheck | Tool::Racecheck | Tool::Synccheck | Tool::Sanitizer => (1.1, 512),
         Tool::Initcheck => (1.2, 512),
-        Tool::Ncu => (2.0, 1024),
+        Tool::Ncu => return crate::tools::ncu::kernel_replay_mib(peak),
         Tool::Csan | Tool::Memory => (1.1, 512),
         Tool::OomRecovery => (1.25, 512),
         Tool::Plain => (1.0, 0),

@@ -15,7 +15,7 @@ use super::{
     FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageRecord,
 };
 
-pub use argv::{NcuOptions, imports, probe_argv, profile_argv, source_import};
+pub use argv::{NcuOptions, imports, kernel_replay_mib, probe_argv, profile_argv, source_import};
 pub use rules::rule;
 
 /// The CSV imports are quick; they get this long each.
