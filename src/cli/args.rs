@@ -256,8 +256,10 @@ pub struct RunArgs {
     pub grace: f64,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// At most N tool stages at once after the plain run [default: one
-    /// per CPU; as many as fit in the GPUs' free memory]. `-j 1` runs one
+    /// At most N stages at once, the plain run counted [default: one per
+    /// CPU; as many as fit in the GPUs' free memory]. When the GPU has
+    /// room, tool stages start beside the plain run and are stopped and
+    /// started again if it shows they should not have. `-j 1` runs one
     /// stage at a time. The report is the same either way.
     #[arg(help_heading = "Stages", short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), env = "CUDAWATCH_JOBS")]
     pub jobs: Option<u16>,

@@ -212,6 +212,62 @@ pub fn schedule(
     }
 }
 
+/// The program's peak assumed before its plain run has shown it, for the
+/// stages started beside that run: a training step of a small or middling
+/// model (the real corpus peaks at 0.8 to 1.4 GiB). A program that needs
+/// more is caught by the watch on the GPU's free memory and by the checks
+/// for a crowded stage (`supervisor::head_start`); it costs those stages a
+/// second start, never a wrong report.
+pub const ASSUMED_PEAK_MIB: u64 = 4096;
+
+/// The stages that start beside the plain run, before its peak is known
+/// (the plain run's own memory, assumed, taken from the free memory
+/// first): `None` when none should, with `--jobs 1`, with fewer than two
+/// tool stages, when no GPU's free memory could be read (nothing would
+/// then watch for a program that fills it), or when fewer than two would
+/// fit. The plain run counts against `--jobs` (and takes a CPU) like any
+/// stage.
+pub fn head_start(
+    allowed: &Concurrency,
+    stages: &[Tool],
+    free_mib: &[Option<u64>],
+    cpus: usize,
+) -> Option<Schedule> {
+    let beside = allowed.jobs.unwrap_or(cpus).saturating_sub(1);
+    if beside == 0 || stages.len() < 2 || !free_mib.iter().any(Option::is_some) {
+        return None;
+    }
+    let measured = Measured {
+        peak_mib: Some(ASSUMED_PEAK_MIB),
+        free_mib: free_mib
+            .iter()
+            .map(|f| f.map(|f| f.saturating_sub(ASSUMED_PEAK_MIB)))
+            .collect(),
+    };
+    let by_memory = Concurrency {
+        jobs: Some(stages.len()),
+        ..allowed.clone()
+    };
+    let mut decided = schedule(&by_memory, stages, &measured, cpus);
+    if decided.slots.len() < 2 {
+        return None;
+    }
+    decided.slots.truncate(beside);
+    decided.why = format!(
+        "{} stage{} start{} beside the plain run (each GPU's free memory: {}; a program up to {} assumed until the plain run shows its peak)",
+        decided.slots.len(),
+        if decided.slots.len() == 1 { "" } else { "s" },
+        if decided.slots.len() == 1 { "s" } else { "" },
+        free_mib
+            .iter()
+            .map(|f| f.map_or_else(|| "unknown".to_string(), mib))
+            .collect::<Vec<_>>()
+            .join(", "),
+        mib(ASSUMED_PEAK_MIB)
+    );
+    Some(decided)
+}
+
 /// "about 2.4 GiB" or "1.2 to 2.4 GiB".
 fn needs_words(least: u64, most: u64) -> String {
     if mib(least) == mib(most) {
@@ -260,6 +316,54 @@ mod tests {
         );
         assert_eq!(s.slots, vec![None; 7]);
         assert!(s.why.starts_with("7 stages at once on GPU 0"), "{}", s.why);
+    }
+
+    #[test]
+    fn a_small_program_starts_every_stage_beside_its_plain_run_on_an_idle_gpu() {
+        let s = head_start(&allowed(None, &["0"]), &PYTHON_STAGES, &[Some(80_000)], 16)
+            .expect("an idle H100 has room");
+        assert_eq!(s.slots.len(), 7);
+        assert!(s.why.contains("beside the plain run"), "{}", s.why);
+        // The plain run counts against --jobs and the CPUs.
+        let s = head_start(
+            &allowed(Some(4), &["0"]),
+            &PYTHON_STAGES,
+            &[Some(80_000)],
+            16,
+        );
+        assert_eq!(s.map(|s| s.slots.len()), Some(3));
+        let s = head_start(&allowed(None, &["0"]), &PYTHON_STAGES, &[Some(80_000)], 2);
+        assert_eq!(s.map(|s| s.slots.len()), Some(1));
+    }
+
+    #[test]
+    fn no_head_start_when_sequential_unmeasured_or_crowded() {
+        let stages = &PYTHON_STAGES;
+        assert_eq!(
+            head_start(&allowed(Some(1), &["0"]), stages, &[Some(80_000)], 16),
+            None
+        );
+        assert_eq!(
+            head_start(&allowed(None, &["0"]), stages, &[None], 16),
+            None
+        );
+        assert_eq!(head_start(&allowed(None, &[]), stages, &[], 16), None);
+        // A GPU already mostly taken by someone else: at most one would fit.
+        assert_eq!(
+            head_start(&allowed(None, &["0"]), stages, &[Some(12_000)], 16),
+            None
+        );
+        assert_eq!(
+            head_start(&allowed(None, &["0"]), &stages[..1], &[Some(80_000)], 16),
+            None
+        );
+    }
+
+    #[test]
+    fn a_small_gpu_starts_fewer_beside_the_plain_run() {
+        let s = head_start(&allowed(None, &["0"]), &PYTHON_STAGES, &[Some(24_000)], 16)
+            .expect("room for some");
+        assert!((2..7).contains(&s.slots.len()), "{:?}", s.slots);
     }
 
     #[test]

@@ -73,6 +73,7 @@ pub fn capture<S: AsRef<OsStr>>(
         grace: GRACE,
         stream: false,
         cwd: None,
+        steer: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

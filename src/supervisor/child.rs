@@ -44,6 +44,19 @@ pub struct ChildSpec {
     pub stream: bool,
     /// Working directory, when not ours.
     pub cwd: Option<PathBuf>,
+    /// Orders given while it runs: a new time limit, or stop (a stage
+    /// started beside the plain run, before its limit or its place was
+    /// known; `supervisor::head_start`).
+    pub steer: Option<tokio::sync::watch::Receiver<Steer>>,
+}
+
+/// An order to a running child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Steer {
+    /// Stop it at this long after its start (now, if that has passed).
+    Limit(Duration),
+    /// Stop it (SIGTERM, the grace, SIGKILL): its run is not wanted.
+    Cancel,
 }
 
 /// Where a child's output goes.
@@ -88,6 +101,8 @@ pub struct ChildEnd {
     pub captured: (Vec<u8>, Vec<u8>),
     /// Under [`Output::Capture`]: some output went past the cap.
     pub output_cut: bool,
+    /// A [`Steer::Cancel`] stopped it.
+    pub cancelled: bool,
 }
 
 impl ChildEnd {
@@ -104,6 +119,7 @@ impl ChildEnd {
             write_error: None,
             captured: (Vec::new(), Vec::new()),
             output_cut: false,
+            cancelled: false,
         }
     }
 }
@@ -224,7 +240,8 @@ pub async fn supervise(
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; 64 * 1024];
     let mut err_buf = vec![0u8; 64 * 1024];
-    let deadline = tokio::time::Instant::from_std(started + spec.timeout);
+    let mut deadline = tokio::time::Instant::from_std(started + spec.timeout);
+    let mut steer = spec.steer.clone();
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut result = ChildEnd {
         end: ProcessEnd::NotStarted,
@@ -237,6 +254,7 @@ pub async fn supervise(
         write_error: None,
         captured: (Vec::new(), Vec::new()),
         output_cut: false,
+        cancelled: false,
     };
     // One loop for the whole life of the child: output is drained, the exit
     // awaited, the deadline and the signals watched, all at once. After the
@@ -282,6 +300,18 @@ pub async fn supervise(
                     kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
                 }
             }
+            order = next_order(&mut steer), if running && steer.is_some() => match order {
+                Some(Steer::Limit(limit)) => {
+                    deadline = tokio::time::Instant::from_std(started + limit);
+                }
+                Some(Steer::Cancel) => {
+                    result.cancelled = true;
+                    signal_group(pgid, Signal::TERM);
+                    kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
+                }
+                // Whoever steered it is gone: it runs under its last order.
+                None => steer = None,
+            },
             _ = sleep_until_opt(pipes_close_by) => break,
         }
     }
@@ -313,6 +343,13 @@ async fn read_some<R: tokio::io::AsyncRead + Unpin>(
         Ok(0) | Err(_) => None,
         Ok(n) => Some(n),
     }
+}
+
+/// The next order, or `None` once nobody can give one.
+async fn next_order(steer: &mut Option<tokio::sync::watch::Receiver<Steer>>) -> Option<Steer> {
+    let receiver = steer.as_mut()?;
+    receiver.changed().await.ok()?;
+    Some(*receiver.borrow_and_update())
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

@@ -10,8 +10,10 @@ pub mod events;
 pub mod gpu_memory;
 pub mod gpus;
 pub mod group;
+pub mod head_start;
 pub mod pool;
 pub mod signals;
+pub mod stage;
 pub mod stage_loop;
 
 pub use events::StageEvent;

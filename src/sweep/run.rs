@@ -160,6 +160,7 @@ pub fn run_shard(
             grace: options.grace,
             stream: false,
             cwd: Some(target.workdir.clone()),
+            steer: None,
         });
         planned.push((target, attempt, checksum(target)));
     }

@@ -44,6 +44,17 @@ pub fn of_memory(tool: Tool, stage_dir: &Path, plain_dir: Option<&Path>) -> Opti
     ))
 }
 
+/// Why a plain run that had tool stages beside it (started before its peak
+/// was known) is to be run again alone: it printed that an allocation
+/// failed. Alone it shows whether the program itself runs out, which is
+/// what the report must say (and what the oom stages then look into).
+pub fn plain_crowded(plain_dir: &Path) -> Option<String> {
+    let sign = sign_in(plain_dir)?;
+    Some(format!(
+        "ran out of GPU memory (it printed \"{sign}\") with tool stages beside it"
+    ))
+}
+
 /// Why a sanitizer stage that ran beside others is to be run again alone
 /// though no allocation failed: the program crashed under the tool
 /// ("didn't terminate successfully") before the end of its work, where the

@@ -12,12 +12,12 @@ use serde_json::Value;
 use crate::helpers::{read_json, root, run, sample};
 use crate::run::fake_run;
 
-const STAGES: &str = "plain,memcheck,racecheck,initcheck,synccheck";
+pub(crate) const STAGES: &str = "plain,memcheck,racecheck,initcheck,synccheck";
 
 /// The report as a user compares two runs: times, sampled memory, the
 /// GPU each stage was pinned to and the machine's state before the run
 /// differ between runs, nothing else may.
-fn comparable(dir: &Path) -> Value {
+pub(crate) fn comparable(dir: &Path) -> Value {
     let mut report = read_json(&dir.join("report.json"));
     // The machine as doctor saw it before the run (which processes held
     // GPU memory then) is not the run's result.
@@ -38,10 +38,26 @@ fn comparable(dir: &Path) -> Value {
     let text = serde_json::to_string(&report)
         .unwrap()
         .replace(dir.to_str().unwrap(), "RUN");
-    serde_json::from_str(&text).unwrap()
+    serde_json::from_str(&without_run_tags(&text)).unwrap()
 }
 
-fn schedule(dir: &Path) -> String {
+/// The text with each run's own memory marker (`sampled_run_of`) made the
+/// same.
+fn without_run_tags(text: &str) -> String {
+    const MARKER: &str = "cudawatch-test-holds-gpu-memory-";
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(MARKER) {
+        out.push_str(&rest[..at + MARKER.len()]);
+        rest =
+            rest[at + MARKER.len()..].trim_start_matches(|c: char| c.is_ascii_digit() || c == 'x');
+        out.push_str("TAG");
+    }
+    out.push_str(rest);
+    out
+}
+
+pub(crate) fn schedule(dir: &Path) -> String {
     read_json(&dir.join("run.json"))["schedule"]
         .as_str()
         .unwrap_or_default()
@@ -172,23 +188,38 @@ fn a_stage_that_ran_out_of_memory_beside_others_runs_again_alone() {
 /// `fake_run` with a plain run that lasts long enough to be sampled, and a
 /// fake nvidia-smi on PATH saying the program holds `held` MiB of a GPU
 /// with 79,000 MiB free.
-fn sampled_run(dir: &Path, held: u64) -> Command {
-    sampled_run_of("oob_write", STAGES, dir, held, Holder::Program)
+pub(crate) fn sampled_run(dir: &Path, held: u64) -> Command {
+    sampled_run_of("oob_write", STAGES, dir, held, Holder::Program, &[])
 }
 
 /// Which process of the program the fake nvidia-smi says holds the memory.
 #[derive(Clone, Copy, PartialEq)]
-enum Holder {
+pub(crate) enum Holder {
     /// The program's own process.
     Program,
     /// A child it starts (as torchrun or a shell script around Python do).
     Child,
 }
 
-fn sampled_run_of(case: &str, stages: &str, dir: &Path, held: u64, holder: Holder) -> Command {
+pub(crate) fn sampled_run_of(
+    case: &str,
+    stages: &str,
+    dir: &Path,
+    held: u64,
+    holder: Holder,
+    extra: &[&str],
+) -> Command {
     let replay = sample(case);
-    let cmd = fake_run(case, dir, stages, &[]);
-    let marker = "cudawatch-test-holds-gpu-memory";
+    let cmd = fake_run(case, dir, stages, extra);
+    // Each run's own marker: tests run at once, and the fake nvidia-smi
+    // counts every process that names it as holding memory.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let tag = format!(
+        "{}x{}",
+        std::process::id(),
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let marker = format!("cudawatch-test-holds-gpu-memory-{tag}");
     // Replace the program: the same replay, after a pause, named by a marker.
     let args: Vec<String> = cmd
         .get_args()
@@ -207,7 +238,7 @@ fn sampled_run_of(case: &str, stages: &str, dir: &Path, held: u64, holder: Holde
     let pause = match holder {
         Holder::Program => format!("sleep 1.5; : {marker}"),
         Holder::Child => {
-            "sh -c \"sleep 1.5; : $(printf %s-%s cudawatch-test-holds gpu-memory)\"".to_string()
+            format!("sh -c \"sleep 1.5; : $(printf %s-%s cudawatch-test-holds gpu-memory-{tag})\"")
         }
     };
     fresh.args(&args[..cut]).args(["--", "sh", "-c"]).arg(format!(
@@ -239,7 +270,14 @@ fn ncu_follows_the_program_alone_unless_another_of_its_processes_used_the_gpu() 
         } else {
             "child"
         });
-        let o = run(sampled_run_of("coalescing", "plain,ncu", &dir, 900, holder));
+        let o = run(sampled_run_of(
+            "coalescing",
+            "plain,ncu",
+            &dir,
+            900,
+            holder,
+            &[],
+        ));
         // The strided gather fails the coalescing check, whichever way.
         assert_eq!(o.code, 1, "{}", o.stderr);
         let ncu = read_json(&dir.join("ncu/stage.json"));
@@ -295,6 +333,7 @@ fn ncu_replays_the_whole_program_when_it_holds_too_much_of_the_gpu_for_a_copy() 
             &dir,
             held,
             Holder::Program,
+            &[],
         ));
         assert_eq!(
             o.code, 1,

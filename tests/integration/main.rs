@@ -15,6 +15,7 @@ mod explain;
 mod first_contact;
 mod formats;
 mod gate_property;
+mod head_start;
 mod helpers;
 mod html;
 mod judging;

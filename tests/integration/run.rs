@@ -330,6 +330,14 @@ pub(crate) fn wait_for_log(log: &Path, line: &str) {
     });
 }
 
+/// How many SIGINTs the fakes logged.
+pub(crate) fn sigints_in(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .matches("got SIGINT")
+        .count()
+}
+
 fn interrupt(child: &std::process::Child) {
     rustix::process::kill_process(
         rustix::process::Pid::from_child(child),
@@ -415,14 +423,7 @@ fn ctrl_c_reaches_every_stage_running_at_once_and_the_report_is_written() {
     interrupt(&child);
     let out = finish(child);
     assert_eq!(out.code, 130, "{}", out.stderr);
-    assert_eq!(
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .matches("got SIGINT")
-            .count(),
-        2,
-        "SIGINT forwarded to both tools"
-    );
+    assert_eq!(sigints_in(&log), 2, "SIGINT forwarded to both tools");
     let report = read_json(&out_dir.join("report.json"));
     assert_eq!(stage(&report, "plain")["outcome"], "clean");
     assert_eq!(stage(&report, "memcheck")["outcome"], "inconclusive");

@@ -1,0 +1,406 @@
+//! Tool stages started beside the plain run. Every tool stage used to wait
+//! for the plain run (its peak says how many fit, its time sets their
+//! limits, its GPU processes whom ncu follows), so a full check cost the
+//! plain run plus the longest stage; on a small PyTorch step the plain run
+//! is a third of that (docs/benchmarks.md). So, when the GPU's free memory
+//! is known and has room for a middling program's stages
+//! (`plan::concurrency::head_start`), they start with it, on assumptions
+//! the plain run then checks (`settle`):
+//!
+//! - its peak: while it runs, the GPUs' free memory is watched, and every
+//!   stage beside it is stopped when it runs low; a plain run that ran out
+//!   of memory beside them is run again alone (the oom stages must see the
+//!   program's own failure, not ours); a stage that ran out, or crashed, is
+//!   run again alone as any crowded stage is (`tools::starved`);
+//! - how many fit: those past the real schedule's slots are stopped and
+//!   start again when their turn comes;
+//! - their command: a stage whose command the plain run changes (ncu
+//!   follows the program alone only when no child of it used the GPU) is
+//!   stopped, or its finished run dropped, and it starts again;
+//! - their time limit: sent once the plain run's time is known.
+//!
+//! A stopped stage's folder is removed: it was our guess, not the
+//! program's behaviour. The report is the one a run without a head start
+//! gives; only the timings differ.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::time::Duration;
+
+use cudawatch_model::Tool;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::child::Steer;
+use super::events::StageEvent;
+use super::signals::{Shutdown, Signals};
+use super::stage::{create_stage_dir, run_alone, run_stage_steered, set_aside, shell_words};
+use crate::errors::ExpectedError;
+use crate::plan::Plan;
+use crate::plan::concurrency::{self, Schedule};
+use crate::tools::StageRecord;
+
+/// The share of a GPU's free memory (as it was before the plain run)
+/// below which the stages beside the plain run are stopped: the program
+/// needs more than was assumed, and the stages' own allocations must not
+/// be what makes it fail.
+const LOW_WATER: f64 = 0.25;
+
+/// How often the free memory is read while the plain run runs.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
+
+/// A tool stage started beside the plain run.
+pub struct Early {
+    /// The slot it runs on (its GPU when pinned).
+    pub slot: Option<String>,
+    /// The command it was started with.
+    argv: Vec<OsString>,
+    /// Told to stop while the plain run ran (the GPU's memory ran low).
+    stopped: bool,
+    /// Running, or finished.
+    pub state: EarlyState,
+}
+
+/// Where a stage started beside the plain run is.
+pub enum EarlyState {
+    /// Still running: its orders, and its end.
+    Running {
+        /// New time limit, or stop.
+        steer: watch::Sender<Steer>,
+        /// The stage's record, and whether a stop order ended it.
+        task: JoinHandle<(StageRecord, bool)>,
+    },
+    /// Ended before the plain run did, or since.
+    Finished(Box<StageRecord>),
+}
+
+/// The plain run with stages beside it, as it ended.
+pub struct Beside {
+    /// The plain run's record (of its run alone, when it had to run again).
+    pub plain: StageRecord,
+    /// The stages started beside it, by plan index.
+    pub early: BTreeMap<usize, Early>,
+    /// Each GPU's free memory before any of them started: what the tool
+    /// stages share (the free memory now counts the early stages' own).
+    pub free_before: Vec<Option<u64>>,
+}
+
+/// The stages from `batch` to start beside the plain run at `plain_index`,
+/// when there is room; `None` to run the plain run alone, as before.
+pub async fn decide(
+    plan: &Plan,
+    plain_index: usize,
+    batch: std::ops::Range<usize>,
+) -> Option<(Schedule, Vec<Option<u64>>)> {
+    let plain = &plan.stages[plain_index];
+    if plain.command.cannot_start.is_some() || plan.concurrency.gpus.is_empty() {
+        return None;
+    }
+    let tools: Vec<Tool> = plan.stages[batch].iter().map(|s| s.tool).collect();
+    let gpus = plan.concurrency.gpus.clone();
+    let free = tokio::task::spawn_blocking(move || super::gpu_memory::free_mib(&gpus))
+        .await
+        .unwrap_or_default();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let schedule = concurrency::head_start(&plan.concurrency, &tools, &free, cpus)?;
+    Some((schedule, free))
+}
+
+/// What the stages beside the plain run are started with before it ends:
+/// the command the plain run most often leaves them (the program alone on
+/// the GPU, a peak far from the GPU's size).
+fn assumed_plain() -> StageRecord {
+    let mut plain = StageRecord::unfinished(Tool::Plain);
+    plain.unfinished = false;
+    plain.gpu_leader_only = Some(true);
+    plain
+}
+
+/// Runs the plain run at `plain_index` with the first `schedule.slots`
+/// stages of `batch` beside it; returns when the plain run has ended (run
+/// again alone if it ran out of memory beside them). Its Finished event
+/// is the caller's to send.
+pub async fn run(
+    plan: &Plan,
+    plain_index: usize,
+    batch: std::ops::Range<usize>,
+    (schedule, free_before): (Schedule, Vec<Option<u64>>),
+    signals: &mut Signals,
+    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<Beside, ExpectedError> {
+    on_event(StageEvent::Scheduled {
+        at_once: schedule.slots.len(),
+        why: &schedule.why,
+    })?;
+    let total = plan.stages.len();
+    let plain_stage = plan.stages[plain_index].clone();
+    create_stage_dir(&plain_stage)?;
+    on_event(StageEvent::Started {
+        index: plain_index,
+        total,
+        tool: Tool::Plain,
+        command: &shell_words(&plain_stage.command.argv),
+    })?;
+    let plain_plan = std::rc::Rc::new(plan.clone());
+    let plain_task = {
+        let plan = plain_plan.clone();
+        let timeout = plan.timeouts.for_stage(Tool::Plain, None);
+        tokio::task::spawn_local(async move {
+            let mut signals = Signals::install();
+            run_stage_steered(&plan, &plain_stage, timeout, None, &mut signals)
+                .await
+                .0
+        })
+    };
+    let assumed = assumed_plain();
+    let mut early = BTreeMap::new();
+    for (offset, slot) in schedule.slots.iter().enumerate() {
+        let index = batch.start + offset;
+        let mut stage = plan.stages[index].clone();
+        crate::tools::kind(stage.tool).after_plain(&mut stage.command, &assumed);
+        if let Some(gpu) = slot {
+            stage
+                .command
+                .env
+                .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
+        }
+        create_stage_dir(&stage)?;
+        let timeout = plan.timeouts.for_stage(stage.tool, None);
+        on_event(StageEvent::Started {
+            index,
+            total,
+            tool: stage.tool,
+            command: &format!(
+                "{}  [beside the plain run]",
+                shell_words(&stage.command.argv)
+            ),
+        })?;
+        let (steer, orders) = watch::channel(Steer::Limit(timeout));
+        let argv = stage.command.argv.clone();
+        let plan = plain_plan.clone();
+        let task = tokio::task::spawn_local(async move {
+            let mut signals = Signals::install();
+            run_stage_steered(&plan, &stage, timeout, Some(orders), &mut signals).await
+        });
+        early.insert(
+            index,
+            Early {
+                slot: slot.clone(),
+                argv,
+                stopped: false,
+                state: EarlyState::Running { steer, task },
+            },
+        );
+    }
+    let plain = watch_memory(plan, plain_task, &free_before, &mut early).await;
+    let plain = match plain {
+        Some(record) => record,
+        None => {
+            return Err(ExpectedError::Setup(
+                "the plain run's task failed; nothing was judged".into(),
+            ));
+        }
+    };
+    // A plain run that ran out of memory beside the early stages: they
+    // go, and it runs again alone.
+    let plain_dir = plan.stages[plain_index].dir.clone();
+    let crowded = (signals.shutdown() == Shutdown::None && !plain.timed_out)
+        .then(|| crate::tools::starved::plain_crowded(&plain_dir))
+        .flatten();
+    let Some(why) = crowded else {
+        return Ok(Beside {
+            plain,
+            early,
+            free_before,
+        });
+    };
+    stop_running(plan, &mut early).await;
+    let kept = set_aside(&plan.stages[plain_index]);
+    let mut again = run_alone(
+        plan,
+        plain_index,
+        None,
+        "  [again, alone]",
+        signals,
+        on_event,
+    )
+    .await?;
+    again.notes.push(format!(
+        "the plain run {why}, and was run again alone{}",
+        kept.map(|k| format!("; the first try is in {k}"))
+            .unwrap_or_default()
+    ));
+    Ok(Beside {
+        plain: again,
+        early,
+        free_before,
+    })
+}
+
+/// Waits for the plain run, reading the GPUs' free memory meanwhile: when
+/// one falls below [`LOW_WATER`] of what it was, every early stage still
+/// running is told to stop (they start again, as many as fit, after the
+/// plain run). Early stages that end meanwhile are collected.
+async fn watch_memory(
+    plan: &Plan,
+    mut plain_task: JoinHandle<StageRecord>,
+    free_before: &[Option<u64>],
+    early: &mut BTreeMap<usize, Early>,
+) -> Option<StageRecord> {
+    let mut tick = tokio::time::interval(WATCH_EVERY);
+    let mut watching = true;
+    loop {
+        tokio::select! {
+            plain = &mut plain_task => return plain.ok(),
+            _ = tick.tick(), if watching => {
+                let gpus = plan.concurrency.gpus.clone();
+                let now = tokio::task::spawn_blocking(move || super::gpu_memory::free_mib(&gpus))
+                    .await
+                    .unwrap_or_default();
+                let low = free_before.iter().zip(&now).any(|(before, now)| {
+                    matches!((before, now), (Some(b), Some(n)) if (*n as f64) < *b as f64 * LOW_WATER)
+                });
+                if low {
+                    for e in early.values_mut() {
+                        if let EarlyState::Running { steer, .. } = &e.state {
+                            let _ = steer.send(Steer::Cancel);
+                            e.stopped = true;
+                        }
+                    }
+                    watching = false;
+                }
+            }
+        }
+    }
+}
+
+/// Stops every early stage still running and forgets it (its folder too):
+/// it starts again when its turn comes.
+async fn stop_running(plan: &Plan, early: &mut BTreeMap<usize, Early>) {
+    let running: Vec<usize> = early
+        .iter()
+        .filter(|(_, e)| matches!(e.state, EarlyState::Running { .. }))
+        .map(|(i, _)| *i)
+        .collect();
+    for index in running {
+        if let Some(e) = early.remove(&index) {
+            drop_run(e).await;
+            let _ = std::fs::remove_dir_all(&plan.stages[index].dir);
+        }
+    }
+}
+
+/// Ends an early stage's run: a stop order if it still runs, then its end.
+async fn drop_run(early: Early) {
+    if let EarlyState::Running { steer, task } = early.state {
+        let _ = steer.send(Steer::Cancel);
+        let _ = task.await;
+    }
+}
+
+/// After the plain run: keeps the early stages that the real `schedule`
+/// would have started with the command they run, tells them their real
+/// time limit, and stops or drops the others (their folders removed; they
+/// run again in their turn). After a stop by the user, every early stage
+/// is waited for as it is: it ran, and is reported. Returns a line for
+/// the schedule's reason.
+pub async fn settle(
+    plan: &Plan,
+    early: &mut BTreeMap<usize, Early>,
+    batch_start: usize,
+    plain: Option<&StageRecord>,
+    schedule: &Schedule,
+    stopping: bool,
+) -> Option<String> {
+    if early.is_empty() {
+        return None;
+    }
+    let started = early.len();
+    // Stopped by the user: each ends on its own and is reported as it ran
+    // (they are the batch's first stages, so the pool takes them all).
+    if stopping {
+        return None;
+    }
+    // Those that ended meanwhile are finished runs, unless a stop order
+    // ended them.
+    for e in early.values_mut() {
+        if let EarlyState::Running { task, .. } = &mut e.state
+            && task.is_finished()
+        {
+            match task.await {
+                Ok((record, cancelled)) => {
+                    e.stopped |= cancelled;
+                    e.state = EarlyState::Finished(Box::new(record));
+                }
+                Err(_) => {
+                    e.stopped = true;
+                    e.state = EarlyState::Finished(Box::new(StageRecord::unfinished(Tool::Plain)));
+                }
+            }
+        }
+    }
+    let mut dropped = Vec::new();
+    for (index, e) in early.iter_mut() {
+        let stage = &plan.stages[*index];
+        let wanted = super::stage::stage_after_plain(stage, plain);
+        let same_command = wanted.command.argv == e.argv;
+        let limit = plan
+            .timeouts
+            .for_stage(stage.tool, plain.map(|p| p.seconds));
+        let keep = !e.stopped
+            && match &mut e.state {
+                // It ended before the plain run did, so well within the
+                // limit the plain run's time gives: that is its limit.
+                EarlyState::Finished(record) => {
+                    record.timeout_seconds = limit.as_secs_f64();
+                    same_command
+                }
+                EarlyState::Running { steer, .. } => {
+                    let position = index - batch_start;
+                    let in_place = schedule.slots.get(position) == Some(&e.slot);
+                    if same_command && in_place {
+                        let _ = steer.send(Steer::Limit(limit));
+                    }
+                    same_command && in_place
+                }
+            };
+        if !keep {
+            dropped.push(*index);
+        }
+    }
+    for index in &dropped {
+        if let Some(e) = early.remove(index) {
+            let dir = plan.stages[*index].dir.clone();
+            drop_run(e).await;
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    let kept = started - dropped.len();
+    Some(if dropped.is_empty() {
+        format!("{started} had started beside the plain run")
+    } else {
+        format!(
+            "{started} had started beside the plain run, {kept} kept ({} started again)",
+            dropped
+                .iter()
+                .map(|i| plan.stages[*i].tool.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// The early stage's end, as the pool awaits a stage it started: its
+/// record (a task that failed leaves an unfinished one, never a clean one).
+pub async fn end_of(early: Early, tool: Tool) -> StageRecord {
+    let record = match early.state {
+        EarlyState::Finished(record) => Some(*record),
+        EarlyState::Running { steer, task } => {
+            let record = task.await.ok().map(|(record, _)| record);
+            // Held until the end: its last order stands.
+            drop(steer);
+            record
+        }
+    };
+    record.unwrap_or_else(|| StageRecord::unfinished(tool))
+}

@@ -1,0 +1,286 @@
+//! One stage's run: its folder, its command as the plain run narrowed it,
+//! the child supervised (time limit, orders, GPU memory sampled), the
+//! commands its kind plans after it; and the words of its command line.
+//! The stage loop and the head start both run stages through this.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use cudawatch_model::ProcessEnd;
+use cudawatch_model::Tool;
+
+use super::child::{ChildEnd, ChildSpec, Output, Steer, supervise};
+use super::events::StageEvent;
+use super::gpu_memory::Sampler;
+use super::signals::{Shutdown, Signals};
+use crate::errors::ExpectedError;
+use crate::plan::{Plan, Stage};
+use crate::tools::{FollowUpContext, StageRecord};
+
+/// Runs stage `index` with nothing beside it: its folder, its Started event
+/// (its command line and `label`), the stage.
+pub(super) async fn run_alone(
+    plan: &Plan,
+    index: usize,
+    plain: Option<&StageRecord>,
+    label: &str,
+    signals: &mut Signals,
+    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<StageRecord, ExpectedError> {
+    let stage = &stage_after_plain(&plan.stages[index], plain);
+    create_stage_dir(stage)?;
+    let timeout = plan
+        .timeouts
+        .for_stage(stage.tool, plain.map(|p| p.seconds));
+    let command = shell_words(&stage.command.argv);
+    on_event(StageEvent::Started {
+        index,
+        total: plan.stages.len(),
+        tool: stage.tool,
+        command: &format!("{command}{label}"),
+    })?;
+    Ok(run_stage(plan, stage, timeout, signals).await)
+}
+
+/// Moves a crowded stage's first try to `crowded/<stage>/` in the run
+/// directory (the evidence of why it ran twice); returns that path as the
+/// report names it, or `None` when it could not be kept.
+pub(super) fn set_aside(stage: &Stage) -> Option<String> {
+    let run_dir = stage.dir.parent()?;
+    let name = stage.dir.file_name()?;
+    let to = run_dir.join("crowded").join(name);
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(to.parent()?).ok()?;
+    std::fs::rename(&stage.dir, &to).ok()?;
+    Some(format!("crowded/{}", name.to_string_lossy()))
+}
+
+/// The stage as it runs: its command narrowed by what the plain run showed,
+/// once there was one.
+pub(super) fn stage_after_plain(stage: &Stage, plain: Option<&StageRecord>) -> Stage {
+    let mut stage = stage.clone();
+    if let Some(plain) = plain
+        && stage.tool != Tool::Plain
+    {
+        crate::tools::kind(stage.tool).after_plain(&mut stage.command, plain);
+    }
+    stage
+}
+
+/// The stage's folder, with the files its command reads.
+pub(super) fn create_stage_dir(stage: &Stage) -> Result<(), ExpectedError> {
+    let failed = |path: &std::path::Path, e: std::io::Error| ExpectedError::RunDir {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(&stage.dir).map_err(|e| failed(&stage.dir, e))?;
+    for (path, contents) in &stage.command.files {
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(|e| failed(folder, e))?;
+        }
+        std::fs::write(path, contents).map_err(|e| failed(path, e))?;
+    }
+    Ok(())
+}
+
+pub(super) async fn run_stage(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    signals: &mut Signals,
+) -> StageRecord {
+    run_stage_steered(plan, stage, timeout, None, signals)
+        .await
+        .0
+}
+
+/// Runs a stage under `timeout`, or under the orders `steer` gives while it
+/// runs (a stage started beside the plain run: its real limit, or stop);
+/// returns its record and whether a stop order ended it.
+pub(super) async fn run_stage_steered(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    steer: Option<tokio::sync::watch::Receiver<Steer>>,
+    signals: &mut Signals,
+) -> (StageRecord, bool) {
+    let command = &stage.command;
+    let spec = ChildSpec {
+        argv: command.argv.clone(),
+        env: command.env.clone(),
+        env_remove: command.env_remove.clone(),
+        output: Output::Files {
+            stdout: stage.dir.join("stdout"),
+            stderr: stage.dir.join("stderr"),
+        },
+        timeout,
+        grace: plan.timeouts.grace,
+        stream: plan.stream,
+        cwd: None,
+        steer: steer.clone(),
+    };
+    // Every stage's peak GPU memory: the plain run's decides how many tool
+    // stages fit at once; the tools' own show what each costs.
+    let sampler = Some(Sampler::start());
+    let end = match command
+        .cannot_start
+        .as_ref()
+        .or(command.not_applicable.as_ref())
+    {
+        Some(why) => ChildEnd::not_started(why.clone()),
+        None => {
+            supervise(&spec, signals, |pgid| {
+                if let Some(s) = &sampler {
+                    s.watch(pgid);
+                }
+            })
+            .await
+        }
+    };
+    let sampled = sampler.map(Sampler::stop).unwrap_or_default();
+    // The limit it ran under last (a stage started beside the plain run
+    // got its own once the plain run's time was known).
+    let timeout = match steer.map(|s| *s.borrow()) {
+        Some(Steer::Limit(limit)) => limit,
+        _ => timeout,
+    };
+    let mut env: Vec<String> = command
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    env.extend(command.env_remove.iter().map(|k| format!("-{k}")));
+    let mut record = StageRecord {
+        tool: stage.tool,
+        command: command
+            .argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        env,
+        end: end.end,
+        seconds: end.seconds,
+        timeout_seconds: timeout.as_secs_f64(),
+        timed_out: end.timed_out,
+        interrupted: end.interrupted,
+        killed: end.killed,
+        left_behind: end.left_behind,
+        unfinished: false,
+        // Not applicable is a fact about the program, not a failure to start.
+        not_applicable: command.not_applicable.clone(),
+        spawn_error: if command.not_applicable.is_some() {
+            None
+        } else {
+            end.spawn_error.clone().or(end.write_error.clone())
+        },
+        gpu_memory_mib: sampled.peak,
+        gpu_leader_only: sampled.leader_only,
+        imports: Vec::new(),
+        notes: sampled.note.into_iter().collect(),
+        gpu_others: sampled.others,
+    };
+    if end.end != ProcessEnd::NotStarted && !end.cancelled {
+        record.imports = follow_ups(plan, stage, timeout, signals).await;
+    }
+    (record, end.cancelled)
+}
+
+/// The commands the stage's kind plans after it (ncu's CSV imports, the
+/// memory stage's rerun), each batch at once, each command supervised like
+/// a stage; none once the user asked to stop. Returns how each ended, in
+/// the kind's order: one that failed left an artifact that cannot be
+/// trusted.
+async fn follow_ups(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    signals: &mut Signals,
+) -> Vec<(String, ProcessEnd)> {
+    let kind = crate::tools::kind(stage.tool);
+    kind.after_stage(&stage.dir);
+    let context = FollowUpContext {
+        stage_dir: &stage.dir,
+        command: &stage.command,
+        tools: &plan.tools,
+    };
+    let mut ends: Vec<(String, ProcessEnd)> = Vec::new();
+    loop {
+        if signals.shutdown() != Shutdown::None {
+            break;
+        }
+        let done: Vec<String> = ends.iter().map(|(name, _)| name.clone()).collect();
+        let batch = kind.follow_ups(&context, &done);
+        if batch.is_empty() {
+            break;
+        }
+        let mut running = Vec::new();
+        for next in batch {
+            if let Some(dir) = next.stdout.parent()
+                && std::fs::create_dir_all(dir).is_err()
+            {
+                running.push((next.name, None));
+                continue;
+            }
+            let spec = ChildSpec {
+                argv: next.argv,
+                env: next.env,
+                env_remove: next.env_remove,
+                output: Output::Files {
+                    stdout: next.stdout,
+                    stderr: next.stderr,
+                },
+                timeout: next.timeout.unwrap_or(timeout),
+                grace: plan.timeouts.grace,
+                stream: false,
+                cwd: None,
+                steer: None,
+            };
+            // A task each: they run at once on the loop's thread, each
+            // with its own view of the user's signals.
+            let task = tokio::task::spawn_local(async move {
+                let mut signals = Signals::install();
+                supervise(&spec, &mut signals, |_| {}).await.end
+            });
+            running.push((next.name, Some(task)));
+        }
+        for (name, task) in running {
+            let end = match task {
+                Some(task) => task.await.unwrap_or(ProcessEnd::NotStarted),
+                None => ProcessEnd::NotStarted,
+            };
+            ends.push((name, end));
+        }
+    }
+    ends
+}
+
+/// The command line as a shell would take it back (for progress lines):
+/// shlex quotes `'`, spaces and the rest the way a POSIX shell reads them.
+pub(super) fn shell_words(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|a| {
+            let s = a.to_string_lossy();
+            // A NUL cannot be quoted for a shell; show it as such.
+            shlex::try_quote(&s).map_or_else(|_| format!("{s:?}"), |q| q.into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_are_quoted_as_a_shell_reads_them() {
+        let argv: Vec<OsString> = ["python3", "train.py", "--name", "it's a test", "a;b"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        let line = shell_words(&argv);
+        assert_eq!(
+            shlex::split(&line).unwrap(),
+            ["python3", "train.py", "--name", "it's a test", "a;b"]
+        );
+    }
+}
