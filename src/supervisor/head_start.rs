@@ -83,6 +83,9 @@ pub struct Beside {
     /// Each GPU's free memory before any of them started: what the tool
     /// stages share (the free memory now counts the early stages' own).
     pub free_before: Vec<Option<u64>>,
+    /// What became of them when none is left to settle (all stopped
+    /// because the plain run ran out of memory), for the schedule's reason.
+    pub stopped: Option<String>,
 }
 
 /// The stages from `batch` to start beside the plain run at `plain_index`,
@@ -212,8 +215,10 @@ pub async fn run(
             plain,
             early,
             free_before,
+            stopped: None,
         });
     };
+    let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
     let kept = set_aside(&plan.stages[plain_index]);
     let mut again = run_alone(
@@ -234,6 +239,9 @@ pub async fn run(
         plain: again,
         early,
         free_before,
+        stopped: Some(format!(
+            "{started} had started beside the plain run, stopped when it ran out of memory"
+        )),
     })
 }
 

@@ -63,6 +63,7 @@ async fn run_stages(
     // before they started (`head_start`).
     let mut early: BTreeMap<usize, Early> = BTreeMap::new();
     let mut free_before: Option<Vec<Option<u64>>> = None;
+    let mut head_stopped: Option<String> = None;
     let total = plan.stages.len();
     let mut index = 0;
     while index < total {
@@ -86,6 +87,7 @@ async fn run_stages(
             if let Some(head) =
                 head_start::settle(plan, &mut early, index, plain.as_ref(), &schedule, stopping)
                     .await
+                    .or(head_stopped.take())
             {
                 schedule.why = format!("{}; {head}", schedule.why);
             }
@@ -122,6 +124,7 @@ async fn run_stages(
                         .await?;
                 early = beside.early;
                 free_before = Some(beside.free_before);
+                head_stopped = beside.stopped;
                 beside.plain
             }
             None => run_alone(plan, index, plain.as_ref(), "", &mut signals, &mut on_event).await?,

@@ -189,6 +189,11 @@ fn a_plain_run_that_ran_out_of_memory_beside_the_stages_runs_again_alone() {
             && notes.contains("with tool stages beside it, and was run again alone; the first try is in crowded/plain"),
         "{notes}"
     );
+    let why = schedule(&crowded);
+    assert!(
+        why.ends_with("4 had started beside the plain run, stopped when it ran out of memory"),
+        "{why}"
+    );
     let first = std::fs::read_to_string(crowded.join("crowded/plain/stderr")).unwrap();
     assert!(
         first.contains("CUDA out of memory"),
