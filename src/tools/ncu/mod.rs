@@ -1,6 +1,7 @@
 //! Nsight Compute: the profiling run and its CSV imports (`argv.rs`), the
-//! imports planned after the stage (raw and details pages, then the source
-//! pages of the launches that waste the most sectors), reading the pages
+//! imports planned after the stage (the raw page, then the details page,
+//! the call stacks and the source pages of the launches that waste the most
+//! sectors), reading the pages
 //! back, and when the stage is clean (`rules.rs`).
 
 mod argv;
@@ -78,14 +79,16 @@ impl super::StageKind for Ncu {
         };
         let not_done = |(name, _): &(String, Vec<std::ffi::OsString>)| !done.contains(name);
         // Each import is an ncu process reading the profile (a second or
-        // two each): the pages at once, then the source pages at once.
-        let pages: Vec<FollowUp> = imports(&stage.tools.ncu, &profile)
+        // two each): the raw page first (it says which source pages are
+        // worth reading), then the other pages and those source pages at
+        // once (on a DataLoader step the second batch used to wait for the
+        // call stacks' import, the slowest, before the source pages began).
+        let (raw_page, other_pages): (Vec<_>, Vec<_>) = imports(&stage.tools.ncu, &profile)
             .into_iter()
-            .filter(not_done)
-            .map(import)
-            .collect();
-        if !pages.is_empty() {
-            return pages;
+            .partition(|(name, _)| name == "raw.csv");
+        let raw_first: Vec<FollowUp> = raw_page.into_iter().filter(not_done).map(import).collect();
+        if !raw_first.is_empty() {
+            return raw_first;
         }
         // The raw page says which launches waste sectors: their source
         // pages, worst first.
@@ -97,10 +100,13 @@ impl super::StageKind for Ncu {
                 .unwrap_or(0.0)
                 .total_cmp(&a.excessive_sectors.unwrap_or(0.0))
         });
-        launches
+        let sources = launches
             .iter()
             .take(MAX_SOURCE_PAGES)
-            .map(|launch| source_import(&stage.tools.ncu, &profile, launch.launch_id))
+            .map(|launch| source_import(&stage.tools.ncu, &profile, launch.launch_id));
+        other_pages
+            .into_iter()
+            .chain(sources)
             .filter(not_done)
             .map(import)
             .collect()
