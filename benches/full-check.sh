@@ -10,13 +10,18 @@
 # Usage: benches/full-check.sh OUTDIR [PROGRAM.py ...]
 #   CHECK_LIMIT: seconds a full check may take (500), so one call of the
 #   GPU machine holds the run.
+#   REPEAT: plain runs and full checks per program, alternating (1); the
+#   table gives the median of each (the plain run alone varied from 9.7 s
+#   to 13.0 s between runs of one program), their ratio, and the stages
+#   of the median full check.
+#   CW: the cudawatch binary (target/release/cudawatch)
 #   (needs target/release/cudawatch; default programs: the small steps,
 #    ResNet-18 and ViT-tiny of tests/gpu/real and tests/gpu)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: full-check.sh OUTDIR [PROGRAM.py ...]}" && cd "$1" && pwd)
 shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CW=$ROOT/target/release/cudawatch
+CW=${CW:-$ROOT/target/release/cudawatch}
 export PATH=$PATH:/usr/local/cuda/bin
 programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(
@@ -41,32 +46,43 @@ for p in "${programs[@]}"; do
   name=$(basename "$p" .py)
   # Import caches (torch, timm, cuDNN's kernels) warm for both runs alike.
   timeout 300 python3 "$p" >/dev/null 2>&1 </dev/null
-  plain=$(seconds_of "$OUTDIR/$name.plain.txt" /dev/null timeout 300 python3 "$p")
-  full=$(seconds_of "$OUTDIR/$name.json" "$OUTDIR/$name.txt" \
-    timeout "${CHECK_LIMIT:-500}" "$CW" --color never run --out-dir "$OUTDIR/runs/$name" --format json -- python3 "$p")
-  python3 - "$name" "$plain" "$full" "$OUTDIR/runs/$name" >>"$summary" <<'PY'
-import json, sys
-name, plain, full, run = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-report = json.load(open(f"{run}/report.json"))
-record = json.load(open(f"{run}/run.json"))
-stages = " ".join(f"{s['tool']}={s.get('seconds', 0):.0f}" for s in report["stages"])
-conclusive = all(s["outcome"] in ("clean", "findings", "skipped") for s in report["stages"])
-odd = [f"{s['tool']}:{s['outcome']}" for s in report["stages"]
+  plains=() fulls=()
+  for k in $(seq 1 "${REPEAT:-1}"); do
+    run=$name; [ "${REPEAT:-1}" -gt 1 ] && run=$name-$k
+    plains+=("$(seconds_of "$OUTDIR/$run.plain.txt" /dev/null timeout 300 python3 "$p")")
+    fulls+=("$run=$(seconds_of "$OUTDIR/$run.json" "$OUTDIR/$run.txt" \
+      timeout "${CHECK_LIMIT:-500}" "$CW" --color never run --out-dir "$OUTDIR/runs/$run" --format json -- python3 "$p")")
+  done
+  python3 - "$name" "$OUTDIR/runs" "${plains[*]}" "${fulls[*]}" >>"$summary" <<'PY'
+import json, statistics, sys
+name, runs, plains, fulls = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4].split()
+plain = statistics.median(float(p) for p in plains)
+checks = sorted((float(f.split("=")[1]), f.split("=")[0]) for f in fulls)
+full, median_run = checks[(len(checks) - 1) // 2]
+def stages_of(run):
+    return json.load(open(f"{runs}/{run}/report.json"))["stages"]
+report_stages = stages_of(median_run)
+record = json.load(open(f"{runs}/{median_run}/run.json"))
+stages = " ".join(f"{s['tool']}={s.get('seconds', 0):.0f}" for s in report_stages)
+odd = [f"{run}:{s['tool']}:{s['outcome']}" for _, run in checks for s in stages_of(run)
        if s["outcome"] not in ("clean", "findings", "skipped")]
 # What the whole run took beyond its plain run and its longest tool stage:
 # the imports after a stage (ncu's CSV pages), reading and judging.
-seconds = {s["tool"]: s.get("seconds") or 0 for s in report["stages"]}
+seconds = {s["tool"]: s.get("seconds") or 0 for s in report_stages}
 longest = max([v for k, v in seconds.items() if k != "plain"] or [0])
 beyond = full - seconds.get("plain", 0) - longest
-print(f"| {name} | {plain:.1f} s | {full:.1f} s | {full / plain:.1f}x | {stages} | "
-      f"{beyond:.0f} s | {'yes' if conclusive else 'NO: ' + ', '.join(odd)} | "
+spread = "" if len(checks) == 1 else (
+    f" (plain {min(map(float, plains)):.1f}-{max(map(float, plains)):.1f} s, "
+    f"checks {checks[0][0]:.1f}-{checks[-1][0]:.1f} s, {len(checks)} each)")
+print(f"| {name} | {plain:.1f} s | {full:.1f} s{spread} | {full / plain:.1f}x | {stages} | "
+      f"{beyond:.0f} s | {'yes' if not odd else 'NO: ' + ', '.join(odd)} | "
       f"{record.get('schedule', '-')} |")
 PY
   if [ "${SEQUENTIAL:-0}" = 1 ]; then
     seq=$(seconds_of /dev/null /dev/null "$CW" --color never run -j 1 \
       --out-dir "$OUTDIR/runs/$name-seq" --format json -- python3 "$p")
     echo "  $name -j 1: $seq s; $(python3 "$ROOT/scripts/compare-reports.py" \
-      "$OUTDIR/runs/$name-seq" "$OUTDIR/runs/$name")" >>"$summary"
+      "$OUTDIR/runs/$name-seq" "$OUTDIR/runs/$run")" >>"$summary"
   fi
 done
 {
