@@ -260,8 +260,12 @@ impl SweepDir {
 }
 
 /// A run directory every planned stage of which recorded its end
-/// (`stage.json`), with a report, and not interrupted. The report alone
-/// proves nothing: one written mid-run lists the stages still to come too.
+/// (`stage.json`), with a report that has every one of those ends, and not
+/// interrupted. The report alone proves nothing: one written mid-run lists
+/// the stages still to come too. Nor do the records alone: a run killed
+/// after its last `stage.json` and before it rewrote `report.json` leaves
+/// the report of the stage before (seen: a resumed sweep then judged that
+/// stale report, "memcheck not run", inconclusive).
 fn complete_run(dir: &Path) -> bool {
     let (Ok(run), Ok(report)) = (
         rundir::read_json::<RunRecord>(&dir.join("run.json")),
@@ -271,10 +275,13 @@ fn complete_run(dir: &Path) -> bool {
     };
     !run.interrupted
         && !report.interrupted
-        && run
-            .stages
-            .iter()
-            .all(|tool| dir.join(tool.name()).join("stage.json").is_file())
+        && run.stages.iter().all(|tool| {
+            dir.join(tool.name()).join("stage.json").is_file()
+                && report
+                    .stages
+                    .iter()
+                    .any(|stage| stage.tool == *tool && stage.end.is_some())
+        })
 }
 
 /// Writes JSON in place at once (`crate::safe_files::write_atomic`).

@@ -436,6 +436,53 @@ fn a_sweep_killed_at_a_random_moment_resumes_without_losing_or_repeating_a_targe
     }
 }
 
+#[test]
+fn a_run_killed_before_its_report_caught_up_with_its_last_stage_runs_again() {
+    // The random-kill test's flake, reproduced under load: the sweep was
+    // killed after a target's run wrote memcheck's stage.json and before
+    // it rewrote report.json. With every stage recorded, that run counted
+    // as finished, its stale report ("memcheck not run") was judged, and
+    // the resumed sweep was inconclusive.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\", \"memcheck\"]",
+        &[T("t0", "clean", "sleep 0.2", "")],
+    );
+    let out = tmp.path().join("night");
+    let o = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // What the kill left: no attempt record, and the report as it was
+    // written after the plain run (memcheck still to come).
+    let target_dir = out.join("targets/t0");
+    std::fs::remove_file(target_dir.join("attempt-1.json")).unwrap();
+    let report_path = target_dir.join("attempt-1/report.json");
+    let mut stale = read_json(&report_path);
+    for stage in stale["stages"].as_array_mut().unwrap() {
+        if stage["tool"] == "memcheck" {
+            *stage = serde_json::json!({
+                "tool": "memcheck",
+                "outcome": "inconclusive",
+                "reason": "not run: the run ended before this stage (cudawatch was killed, or it is still running)",
+            });
+        }
+    }
+    std::fs::write(&report_path, serde_json::to_string(&stale).unwrap()).unwrap();
+    let o = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(o.code, 0, "{}\n{}", o.stderr, attempts_of(&out));
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(target(&report, "t0")["state"], "finished");
+    assert_eq!(
+        target(&report, "t0")["attempts"],
+        2,
+        "run again, beside the first"
+    );
+    assert!(
+        target_dir.join("attempt-1/memcheck/stage.json").is_file(),
+        "the first stays"
+    );
+}
+
 fn finish_killed(mut child: std::process::Child) -> std::process::ExitStatus {
     child.wait().unwrap()
 }
