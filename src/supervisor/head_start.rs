@@ -248,7 +248,8 @@ pub async fn run(
 /// Waits for the plain run, reading the GPUs' free memory meanwhile: when
 /// one falls below [`LOW_WATER`] of what it was, every early stage still
 /// running is told to stop (they start again, as many as fit, after the
-/// plain run). Early stages that end meanwhile are collected.
+/// plain run). Early stages that end meanwhile keep their result in their
+/// task until `settle` reads it.
 async fn watch_memory(
     plan: &Plan,
     mut plain_task: JoinHandle<StageRecord>,
@@ -282,8 +283,9 @@ async fn watch_memory(
     }
 }
 
-/// Stops every early stage still running and forgets it (its folder too):
-/// it starts again when its turn comes.
+/// Stops every early stage whose task was not yet read (one that just
+/// ended is dropped too: memory was short beside it) and forgets it, its
+/// folder too: it starts again when its turn comes.
 async fn stop_running(plan: &Plan, early: &mut BTreeMap<usize, Early>) {
     let running: Vec<usize> = early
         .iter()
