@@ -52,17 +52,17 @@ const WATCH_EVERY: Duration = Duration::from_millis(500);
 /// A tool stage started beside the plain run.
 pub struct Early {
     /// The slot it runs on (its GPU when pinned).
-    pub slot: Option<String>,
+    slot: Option<String>,
     /// The command it was started with.
     argv: Vec<OsString>,
     /// Told to stop while the plain run ran (the GPU's memory ran low).
     stopped: bool,
     /// Running, or finished.
-    pub state: EarlyState,
+    state: EarlyState,
 }
 
 /// Where a stage started beside the plain run is.
-pub enum EarlyState {
+enum EarlyState {
     /// Still running: its orders, and its end.
     Running {
         /// New time limit, or stop.
@@ -74,18 +74,19 @@ pub enum EarlyState {
     Finished(Box<StageRecord>),
 }
 
-/// The plain run with stages beside it, as it ended.
-pub struct Beside {
-    /// The plain run's record (of its run alone, when it had to run again).
-    pub plain: StageRecord,
-    /// The stages started beside it, by plan index.
+/// The stages started beside the plain run, once it has ended: what the
+/// batch after it takes over.
+#[derive(Default)]
+pub struct Started {
+    /// The stages, by plan index.
     pub early: BTreeMap<usize, Early>,
     /// Each GPU's free memory before any of them started: what the tool
     /// stages share (the free memory now counts the early stages' own).
-    pub free_before: Vec<Option<u64>>,
+    /// `None` when none started.
+    pub free_before: Option<Vec<Option<u64>>>,
     /// What became of them when none is left to settle (all stopped
     /// because the plain run ran out of memory), for the schedule's reason.
-    pub stopped: Option<String>,
+    stopped: Option<String>,
 }
 
 /// The stages from `batch` to start beside the plain run at `plain_index`,
@@ -130,7 +131,7 @@ pub async fn run(
     (schedule, free_before): (Schedule, Vec<Option<u64>>),
     signals: &mut Signals,
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
-) -> Result<Beside, ExpectedError> {
+) -> Result<(StageRecord, Started), ExpectedError> {
     on_event(StageEvent::Scheduled {
         at_once: schedule.slots.len(),
         why: &schedule.why,
@@ -211,12 +212,14 @@ pub async fn run(
         .then(|| crate::tools::starved::plain_crowded(&plain_dir))
         .flatten();
     let Some(why) = crowded else {
-        return Ok(Beside {
+        return Ok((
             plain,
-            early,
-            free_before,
-            stopped: None,
-        });
+            Started {
+                early,
+                free_before: Some(free_before),
+                stopped: None,
+            },
+        ));
     };
     let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
@@ -235,14 +238,16 @@ pub async fn run(
         kept.map(|k| format!("; the first try is in {k}"))
             .unwrap_or_default()
     ));
-    Ok(Beside {
-        plain: again,
-        early,
-        free_before,
-        stopped: Some(format!(
-            "{started} had started beside the plain run, stopped when it ran out of memory"
-        )),
-    })
+    Ok((
+        again,
+        Started {
+            early,
+            free_before: Some(free_before),
+            stopped: Some(format!(
+                "{started} had started beside the plain run, stopped when it ran out of memory"
+            )),
+        },
+    ))
 }
 
 /// Waits for the plain run, reading the GPUs' free memory meanwhile: when
@@ -316,14 +321,15 @@ async fn drop_run(early: Early) {
 /// the schedule's reason.
 pub async fn settle(
     plan: &Plan,
-    early: &mut BTreeMap<usize, Early>,
+    started_beside: &mut Started,
     batch_start: usize,
     plain: Option<&StageRecord>,
     schedule: &Schedule,
     stopping: bool,
 ) -> Option<String> {
+    let early = &mut started_beside.early;
     if early.is_empty() {
-        return None;
+        return started_beside.stopped.take();
     }
     let started = early.len();
     // Stopped by the user: each ends on its own and is reported as it ran
@@ -333,20 +339,18 @@ pub async fn settle(
     }
     // Those that ended meanwhile are finished runs, unless a stop order
     // ended them.
-    for e in early.values_mut() {
+    // (A task that failed left no record worth keeping: it runs again.)
+    for (index, e) in early.iter_mut() {
         if let EarlyState::Running { task, .. } = &mut e.state
             && task.is_finished()
         {
-            match task.await {
-                Ok((record, cancelled)) => {
-                    e.stopped |= cancelled;
-                    e.state = EarlyState::Finished(Box::new(record));
-                }
-                Err(_) => {
-                    e.stopped = true;
-                    e.state = EarlyState::Finished(Box::new(StageRecord::unfinished(Tool::Plain)));
-                }
-            }
+            let ended = task.await.ok();
+            e.stopped |= ended.as_ref().is_none_or(|(_, cancelled)| *cancelled);
+            let record = ended.map_or_else(
+                || StageRecord::unfinished(plan.stages[*index].tool),
+                |(record, _)| record,
+            );
+            e.state = EarlyState::Finished(Box::new(record));
         }
     }
     let mut dropped = Vec::new();

@@ -59,11 +59,9 @@ async fn run_stages(
     // stages' timeouts, its peak memory how many fit at once, its GPU
     // processes whom ncu follows.
     let mut plain: Option<StageRecord> = None;
-    // Tool stages started beside the plain run, and the GPUs' free memory
-    // before they started (`head_start`).
-    let mut early: BTreeMap<usize, Early> = BTreeMap::new();
-    let mut free_before: Option<Vec<Option<u64>>> = None;
-    let mut head_stopped: Option<String> = None;
+    // Tool stages started beside the plain run, until the batch after it
+    // takes them over (`head_start`).
+    let mut started: Option<head_start::Started> = None;
     let total = plan.stages.len();
     let mut index = 0;
     while index < total {
@@ -82,12 +80,18 @@ async fn run_stages(
                 .as_ref()
                 .and_then(|p| p.gpu_memory_mib)
                 .map(|(peak, _)| peak);
-            let mut schedule = decide(plan, &tools, peak, free_before.take()).await;
+            let mut beside = started.take().unwrap_or_default();
+            let mut schedule = decide(plan, &tools, peak, beside.free_before.take()).await;
             let stopping = signals.shutdown() != Shutdown::None;
-            if let Some(head) =
-                head_start::settle(plan, &mut early, index, plain.as_ref(), &schedule, stopping)
-                    .await
-                    .or(head_stopped.take())
+            if let Some(head) = head_start::settle(
+                plan,
+                &mut beside,
+                index,
+                plain.as_ref(),
+                &schedule,
+                stopping,
+            )
+            .await
             {
                 schedule.why = format!("{}; {head}", schedule.why);
             }
@@ -100,7 +104,7 @@ async fn run_stages(
                 index..index + batch,
                 plain.as_ref(),
                 schedule.slots,
-                std::mem::take(&mut early),
+                beside.early,
                 &mut signals,
                 &mut on_event,
             )
@@ -119,13 +123,11 @@ async fn run_stages(
         };
         let record = match head {
             Some(head) => {
-                let beside =
+                let (record, beside) =
                     head_start::run(plan, index, next_batch, head, &mut signals, &mut on_event)
                         .await?;
-                early = beside.early;
-                free_before = Some(beside.free_before);
-                head_stopped = beside.stopped;
-                beside.plain
+                started = Some(beside);
+                record
             }
             None => run_alone(plan, index, plain.as_ref(), "", &mut signals, &mut on_event).await?,
         };
@@ -144,7 +146,7 @@ async fn run_stages(
         // though nothing was polling then) stops the run before the next,
         // once the stages started beside it have ended and are reported.
         if signals.shutdown() != Shutdown::None {
-            if !early.is_empty() {
+            if started.as_ref().is_some_and(|s| !s.early.is_empty()) {
                 index += 1;
                 continue;
             }
