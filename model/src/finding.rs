@@ -481,6 +481,11 @@ pub struct Site {
     pub runtime_source: Option<SourceLocation>,
     /// How many records folded into this site.
     pub count: u64,
+    /// The count is a lower bound: the tool dropped records of this run
+    /// (compute-sanitizer without call stacks keeps the first 256 records
+    /// of each launch and counts the rest as "skipped").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub count_at_least: bool,
     /// The first few threads that hit it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<Sample>,
@@ -548,6 +553,17 @@ pub struct Site {
     /// its kind (`invalid_access`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<String>,
+}
+
+impl Site {
+    /// The count as a person reads it: `256+` when it is a lower bound.
+    pub fn count_text(&self) -> String {
+        if self.count_at_least {
+            format!("{}+", self.count)
+        } else {
+            self.count.to_string()
+        }
+    }
 }
 
 /// Whose code a finding is in.

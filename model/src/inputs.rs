@@ -14,6 +14,11 @@ pub struct ToolSummary {
     /// `N errors were not printed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_printed: Option<u64>,
+    /// `N errors were skipped (error buffer overflow).`: errors the tool
+    /// counted but kept no record of (without call stacks it keeps the
+    /// first 256 records of each launch). Not in `errors`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<u64>,
     /// `LEAK SUMMARY: B bytes leaked in K allocations`: (B, K).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaked: Option<(u64, u64)>,

@@ -37,6 +37,10 @@ pub struct SanitizerEvidence {
     /// Error: ... didn't track the launch"), each message with how many
     /// records said it: what it did not check, never a finding.
     pub tool_errors: Vec<(String, u64)>,
+    /// Launches whose records the tool dropped when its error buffer
+    /// overflowed (it kept each one's first 256): the counts of this
+    /// run's sites are lower bounds, and `summary.skipped` the rest.
+    pub overflowed_launches: u64,
 }
 
 /// What one ncu run's outputs showed.
@@ -186,6 +190,10 @@ impl ReportBuilder {
         stage.enrich_signatures(&signatures);
         evidence.folded = stage.record_count();
         evidence.tool_errors = stage.tool_errors().to_vec();
+        evidence.overflowed_launches = stage.overflows();
+        if evidence.overflowed_launches > 0 || evidence.summary.skipped.is_some_and(|n| n > 0) {
+            stage.counts_at_least();
+        }
         for (message, _) in &evidence.tool_errors {
             if !evidence.summary.failures.iter().any(|f| f == message) {
                 evidence.summary.failures.push(message.clone());

@@ -24,6 +24,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         inlined: None,
         runtime_source: None,
         count: 1,
+        count_at_least: false,
         samples: Vec::new(),
         other: None,
         bytes: None,
@@ -236,6 +237,9 @@ pub struct Folder {
     /// The tool's own failures among the records, each message once with
     /// how many records said it: not sites.
     tool_errors: Vec<(String, u64)>,
+    /// Launches whose records the tool dropped (its error buffer
+    /// overflowed): every count is then a lower bound.
+    overflows: u64,
 }
 
 impl Folder {
@@ -283,6 +287,26 @@ impl Folder {
         for (message, n) in other.tool_errors {
             self.tool_error(&message, n);
         }
+        self.overflows += other.overflows;
+    }
+
+    /// Counts one launch whose records the tool dropped
+    /// ([`crate::sanitizer::BUFFER_OVERFLOW`]).
+    pub fn overflowed(&mut self) {
+        self.overflows += 1;
+    }
+
+    /// Launches whose records the tool dropped.
+    pub fn overflows(&self) -> u64 {
+        self.overflows
+    }
+
+    /// Marks every site's count a lower bound. Which launch a record came
+    /// from is not in it, so a dropped record could have been any site's.
+    pub fn counts_at_least(&mut self) {
+        for site in &mut self.sites {
+            site.count_at_least = true;
+        }
     }
 
     /// Counts `n` records of the tool's own failure `message`.
@@ -313,6 +337,7 @@ impl Folder {
             Some(&i) => {
                 let existing = &mut self.sites[i];
                 existing.count += site.count;
+                existing.count_at_least |= site.count_at_least;
                 existing.bytes = match (existing.bytes, site.bytes) {
                     (Some(a), Some(b)) if existing.kind == FindingKind::Leak => Some(a + b),
                     (a, b) => a.or(b),

@@ -282,7 +282,7 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
             .map(|l| format!("<code>{}</code>", escape_markup(&l.to_string())))
             .unwrap_or_default(),
     );
-    row("count", site.count.to_string());
+    row("count", site.count_text());
     row(
         "level",
         super::describe::raised_severity(site)

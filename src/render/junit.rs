@@ -159,7 +159,7 @@ impl Exporter<Judged<'_>> for JunitExporter {
 }
 
 fn details(site: &Site) -> String {
-    let mut text = format!("{} ({} occurrences)", site.message, site.count);
+    let mut text = format!("{} ({} occurrences)", site.message, site.count_text());
     if let Some(sample) = site.samples.first()
         && let (Some(t), Some(b)) = (sample.thread, sample.block)
     {

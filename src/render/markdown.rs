@@ -87,7 +87,7 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
                         .as_ref()
                         .map(|l| cell(&l.to_string()))
                         .unwrap_or_default(),
-                    s.count,
+                    s.count_text(),
                     cell(&s.message)
                 );
             }

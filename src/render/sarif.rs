@@ -132,7 +132,7 @@ fn result(site: &Site, judgement: &Judgement) -> Value {
     }
     text.push_str(&format!(
         " ({} occurrence{})",
-        site.count,
+        site.count_text(),
         if site.count == 1 { "" } else { "s" }
     ));
     if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {

@@ -202,7 +202,7 @@ fn followers(report: &Report, root: &Site) -> String {
             site.tool.name(),
             site.kind.id(),
             shorten(&site.message, 90),
-            site.count
+            site.count_text()
         );
     }
     out
@@ -266,7 +266,7 @@ fn findings_list(sites: &[&Site]) -> String {
             i + 1,
             site.tool.name(),
             site.kind.id(),
-            site.count
+            site.count_text()
         );
         if let Some(kernel) = &site.kernel {
             let _ = writeln!(out, "     kernel {}", shorten(kernel, 60));
@@ -415,7 +415,7 @@ fn findings_table(sites: &[&Site], width: Option<usize>) -> String {
                 .as_ref()
                 .map(|l| short_path(&l.file, l.line))
                 .unwrap_or_else(|| "-".into()),
-            site.count.to_string(),
+            site.count_text(),
             sample(site),
             describe::launched_from(site)
                 .map(|f| shorten(&short_frame(&f), 36))
@@ -455,7 +455,7 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
         Severity::Warning => style.warn(&format!("[{n}]")),
         Severity::Note => style.dim(&format!("[{n}]")),
     };
-    let _ = writeln!(out, "\n{label} {} ×{}", site.message, site.count);
+    let _ = writeln!(out, "\n{label} {} ×{}", site.message, site.count_text());
     if let Some(location) = &site.location {
         let kernel = site
             .kernel

@@ -43,7 +43,11 @@ pub fn add_raw(folder: &mut Folder, tool: Tool, raw: &RawView<'_>) {
 /// a known site only gains a count and perhaps a sample.
 pub fn add_record(folder: &mut Folder, tool: Tool, record: Record) {
     if record.kind == RecordKind::ToolError {
-        folder.tool_error(record.text.trim(), 1);
+        if record.text.contains(super::BUFFER_OVERFLOW) {
+            folder.overflowed();
+        } else {
+            folder.tool_error(record.text.trim(), 1);
+        }
         return;
     }
     let tool = if tool == Tool::Sanitizer {

@@ -13,6 +13,14 @@ pub mod xml;
 
 use crate::model::{Dim3, Frame, NearestAllocation, Severity, SourceLocation, Tool};
 
+/// What compute-sanitizer says, once per launch, when its error buffer
+/// overflowed and it dropped records (a warning record in the XML and the
+/// text). Seen without call stacks (`--show-backtrace no`): each launch
+/// keeps its first 256 records, and the summary then adds "N errors were
+/// skipped (error buffer overflow)" (sample-reports/beyond/floods-*).
+/// Records were dropped, not checks skipped: the tool's failure, never.
+pub const BUFFER_OVERFLOW: &str = "Error buffer overflow has been detected";
+
 /// The record kinds compute-sanitizer 2025.3 writes (`<kind>` in the XML).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RecordKind {

@@ -153,6 +153,12 @@ fn summary_line(body: &str, summary: &mut ToolSummary) -> bool {
         summary.not_printed = first_number(body.trim_start_matches("ERROR SUMMARY:"));
         return true;
     }
+    if let Some(rest) = body.strip_suffix("errors were skipped (error buffer overflow).") {
+        // One line per process the tool followed: they add up.
+        let n = first_number(rest).unwrap_or(0);
+        summary.skipped = Some(summary.skipped.unwrap_or(0) + n);
+        return true;
+    }
     if let Some(rest) = body.strip_prefix("ERROR SUMMARY:") {
         summary.errors = first_number(rest);
         return true;
@@ -186,6 +192,12 @@ fn summary_line(body: &str, summary: &mut ToolSummary) -> bool {
 }
 
 fn header(body: &str) -> Option<Record> {
+    if body.contains(super::BUFFER_OVERFLOW) {
+        // The XML's `<kind>Sanitizer</kind>` warning, as the text has it.
+        let mut record = Record::new(RecordKind::ToolError);
+        record.text = body.to_string();
+        return Some(record);
+    }
     if let Some(rest) = body.strip_prefix("Invalid ") {
         let mut record = Record::new(RecordKind::Precise);
         record.text = body.to_string();
