@@ -367,6 +367,22 @@ pub struct RunArgs {
     /// kernel and source line); `all` keeps them in every stage.
     #[arg(help_heading = "Stages", long, value_enum, default_value_t = HostStacksArg::Auto, env = "CUDAWATCH_HOST_STACKS")]
     pub host_stacks: HostStacksArg,
+    /// Records a memcheck, initcheck or synccheck stage may print before it
+    /// is stopped as a flood and run again without call stacks
+    /// (`--show-backtrace no`): the tool then keeps each launch's first 256
+    /// records and counts the rest, so the stage ends in about a program
+    /// run (ViT-tiny's initcheck: 33 million reads of what Hopper's GEMMs
+    /// wrote, past 4 minutes with stacks, 46 s without) with every launch
+    /// that erred and the tool's total, its site counts lower bounds. 0:
+    /// never.
+    #[arg(
+        help_heading = "Stages",
+        long,
+        default_value_t = 50_000,
+        value_name = "RECORDS",
+        env = "CUDAWATCH_FLOOD_RECORDS"
+    )]
+    pub flood_records: u64,
     /// compute-sanitizer executable.
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,

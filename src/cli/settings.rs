@@ -45,6 +45,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             kernel: args.sanitizer_kernel.clone(),
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
+            flood_records: args.flood_records,
         },
         leak_check: match args.leak_check {
             LeakCheckArg::Auto => LeakCheck::Auto,

@@ -142,6 +142,9 @@ pub struct Plan {
     pub tools: ToolPaths,
     /// How many tool stages may run at once, and on which GPUs.
     pub concurrency: Concurrency,
+    /// Records a sanitizer stage may print before it is run again without
+    /// call stacks; 0: never.
+    pub flood_records: u64,
 }
 
 /// The plan for `settings` in `run_dir`.
@@ -157,6 +160,7 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
         stream: settings.stream,
         tools: settings.tools.clone(),
         concurrency: settings.concurrency.clone(),
+        flood_records: settings.sanitizer_launches.flood_records,
     }
 }
 

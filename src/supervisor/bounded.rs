@@ -74,6 +74,7 @@ pub fn capture<S: AsRef<OsStr>>(
         stream: false,
         cwd: None,
         steer: None,
+        flood: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

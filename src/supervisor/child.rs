@@ -48,6 +48,53 @@ pub struct ChildSpec {
     /// started beside the plain run, before its limit or its place was
     /// known; `supervisor::head_start`).
     pub steer: Option<tokio::sync::watch::Receiver<Steer>>,
+    /// Stop the child once its stdout has said `marker` more than `limit`
+    /// times (a sanitizer flooding records; `supervisor::stage`).
+    pub flood: Option<FloodWatch>,
+}
+
+/// A limit on how many times a child's stdout may say one thing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FloodWatch {
+    /// What is counted: it must not overlap itself.
+    pub marker: &'static [u8],
+    /// How many are allowed.
+    pub limit: u64,
+}
+
+/// Counts a [`FloodWatch`]'s marker in a stream that arrives in chunks.
+struct FloodCounter {
+    watch: FloodWatch,
+    seen: u64,
+    /// The end of the last chunk, where a marker may have begun.
+    carry: Vec<u8>,
+}
+
+impl FloodCounter {
+    fn new(watch: FloodWatch) -> FloodCounter {
+        FloodCounter {
+            watch,
+            seen: 0,
+            carry: Vec::new(),
+        }
+    }
+
+    /// Counts `chunk`; true once the limit is passed.
+    fn passed(&mut self, chunk: &[u8]) -> bool {
+        let marker = self.watch.marker;
+        if marker.is_empty() {
+            return false;
+        }
+        self.carry.extend_from_slice(chunk);
+        self.seen += self
+            .carry
+            .windows(marker.len())
+            .filter(|w| *w == marker)
+            .count() as u64;
+        let keep = self.carry.len().min(marker.len() - 1);
+        self.carry.drain(..self.carry.len() - keep);
+        self.seen > self.watch.limit
+    }
 }
 
 /// An order to a running child.
@@ -103,6 +150,8 @@ pub struct ChildEnd {
     pub output_cut: bool,
     /// A [`Steer::Cancel`] stopped it.
     pub cancelled: bool,
+    /// Its [`FloodWatch`] stopped it.
+    pub flooded: bool,
 }
 
 impl ChildEnd {
@@ -120,6 +169,7 @@ impl ChildEnd {
             captured: (Vec::new(), Vec::new()),
             output_cut: false,
             cancelled: false,
+            flooded: false,
         }
     }
 }
@@ -255,7 +305,9 @@ pub async fn supervise(
         captured: (Vec::new(), Vec::new()),
         output_cut: false,
         cancelled: false,
+        flooded: false,
     };
+    let mut flood = spec.flood.map(FloodCounter::new);
     // One loop for the whole life of the child: output is drained, the exit
     // awaited, the deadline and the signals watched, all at once. After the
     // exit the loop keeps draining until both pipes close, or until
@@ -266,7 +318,17 @@ pub async fn supervise(
         let running = exited.is_none();
         tokio::select! {
             n = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
-                Some(n) => out_sink.write(&out_buf[..n]),
+                Some(n) => {
+                    out_sink.write(&out_buf[..n]);
+                    if running
+                        && !result.flooded
+                        && flood.as_mut().is_some_and(|f| f.passed(&out_buf[..n]))
+                    {
+                        result.flooded = true;
+                        signal_group(pgid, Signal::TERM);
+                        kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
+                    }
+                }
                 None => stdout = None,
             },
             n = read_some(&mut stderr, &mut err_buf), if stderr.is_some() => match n {
@@ -388,5 +450,24 @@ fn die_with_cudawatch(command: &mut Command) {
             }
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marker_split_between_two_chunks_is_counted_once() {
+        let mut counter = FloodCounter::new(FloodWatch {
+            marker: b"\n========= \n",
+            limit: 2,
+        });
+        assert!(!counter.passed(b"========= COMPUTE-SANITIZER\n========= a\n========= \n"));
+        assert!(!counter.passed(b"========= b\n====="));
+        assert_eq!(counter.seen, 1);
+        assert!(!counter.passed(b"==== \n"));
+        assert_eq!(counter.seen, 2, "the marker across the chunks");
+        assert!(counter.passed(b"========= c\n========= \n"));
     }
 }

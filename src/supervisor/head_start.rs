@@ -223,7 +223,7 @@ pub async fn run(
     };
     let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
-    let kept = set_aside(&plan.stages[plain_index]);
+    let kept = set_aside(&plan.stages[plain_index], "crowded");
     let mut again = run_alone(
         plan,
         plain_index,

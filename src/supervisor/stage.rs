@@ -9,13 +9,14 @@ use std::time::Duration;
 use cudawatch_model::ProcessEnd;
 use cudawatch_model::Tool;
 
-use super::child::{ChildEnd, ChildSpec, Output, Steer, supervise};
+use super::child::{ChildEnd, ChildSpec, FloodWatch, Output, Steer, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
 use super::signals::{Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
 use crate::tools::{FollowUpContext, StageRecord};
+use crate::words::plural;
 
 /// Runs stage `index` with nothing beside it: its folder, its Started event
 /// (its command line and `label`), the stage.
@@ -42,17 +43,17 @@ pub(super) async fn run_alone(
     Ok(run_stage(plan, stage, timeout, signals).await)
 }
 
-/// Moves a crowded stage's first try to `crowded/<stage>/` in the run
-/// directory (the evidence of why it ran twice); returns that path as the
-/// report names it, or `None` when it could not be kept.
-pub(super) fn set_aside(stage: &Stage) -> Option<String> {
+/// Moves a stage's first try to `<folder>/<stage>/` in the run directory
+/// (`crowded`, `flooded`: the evidence of why it ran twice); returns that
+/// path as the report names it, or `None` when it could not be kept.
+pub(super) fn set_aside(stage: &Stage, folder: &str) -> Option<String> {
     let run_dir = stage.dir.parent()?;
     let name = stage.dir.file_name()?;
-    let to = run_dir.join("crowded").join(name);
+    let to = run_dir.join(folder).join(name);
     let _ = std::fs::remove_dir_all(&to);
     std::fs::create_dir_all(to.parent()?).ok()?;
     std::fs::rename(&stage.dir, &to).ok()?;
-    Some(format!("crowded/{}", name.to_string_lossy()))
+    Some(format!("{folder}/{}", name.to_string_lossy()))
 }
 
 /// The stage as it runs: its command narrowed by what the plain run showed,
@@ -96,7 +97,9 @@ pub(super) async fn run_stage(
 
 /// Runs a stage under `timeout`, or under the orders `steer` gives while it
 /// runs (a stage started beside the plain run: its real limit, or stop);
-/// returns its record and whether a stop order ended it.
+/// returns its record and whether a stop order ended it. A sanitizer stage
+/// that floods (more records than `plan.flood_records`) is stopped and run
+/// again without call stacks, its first try kept in `flooded/`.
 pub(super) async fn run_stage_steered(
     plan: &Plan,
     stage: &Stage,
@@ -104,6 +107,86 @@ pub(super) async fn run_stage_steered(
     steer: Option<tokio::sync::watch::Receiver<Steer>>,
     signals: &mut Signals,
 ) -> (StageRecord, bool) {
+    let watch = flood_watch(plan, stage);
+    let first = run_once(plan, stage, timeout, steer.clone(), watch, signals).await;
+    let (record, end) = first;
+    let wanted = !end.cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
+    let (Some(watch), true, true) = (watch, end.flooded, wanted) else {
+        return (record, end.cancelled);
+    };
+    let Some(again) = without_call_stacks(stage) else {
+        return (record, end.cancelled);
+    };
+    let kept = set_aside(stage, "flooded");
+    if let Err(e) = create_stage_dir(&again) {
+        let mut record = record;
+        record.notes.push(format!(
+            "a flood stopped it and it could not run again: {e}"
+        ));
+        return (record, end.cancelled);
+    }
+    // The limit it ran under, as its orders left it.
+    let limit = Duration::from_secs_f64(record.timeout_seconds);
+    let (mut second, end) = run_once(plan, &again, limit, steer, None, signals).await;
+    second.notes.push(format!(
+        "it printed more than {} with call stacks (a flood) and was stopped after {:.0}s, \
+         then run again without them (--show-backtrace no: each launch keeps its first \
+         records, and the tool counts the rest){}",
+        plural(watch.limit, "record"),
+        record.seconds,
+        kept.map(|k| format!("; the first try is in {k}"))
+            .unwrap_or_default()
+    ));
+    // The stage's time is both tries'.
+    second.seconds += record.seconds;
+    (second, end.cancelled)
+}
+
+/// What a flood is for this stage: the sanitizers that write a record per
+/// faulting thread, with their call stacks (racecheck sums its hazards up
+/// itself, and a stage already without stacks cannot be made cheaper).
+fn flood_watch(plan: &Plan, stage: &Stage) -> Option<FloodWatch> {
+    let per_thread = matches!(
+        stage.tool,
+        Tool::Memcheck | Tool::Initcheck | Tool::Synccheck
+    );
+    let stackless = stage
+        .command
+        .argv
+        .windows(2)
+        .any(|w| w[0] == "--show-backtrace" && w[1] == "no");
+    (per_thread && !stackless && plan.flood_records > 0).then_some(FloodWatch {
+        // Every record of compute-sanitizer's text ends with a line that
+        // holds only its prefix (sample-reports: one per record).
+        marker: b"\n========= \n",
+        limit: plan.flood_records,
+    })
+}
+
+/// The stage's command without call stacks: `--show-backtrace no` in
+/// place of any `--show-backtrace` it had, before the tool's options end.
+fn without_call_stacks(stage: &Stage) -> Option<Stage> {
+    let mut again = stage.clone();
+    let argv = &mut again.command.argv;
+    if let Some(i) = argv.iter().position(|a| a == "--show-backtrace")
+        && i + 1 < argv.len()
+    {
+        argv.drain(i..i + 2);
+    }
+    let at = argv.iter().position(|a| a == "--tool")?;
+    argv.splice(at..at, ["--show-backtrace".into(), "no".into()]);
+    Some(again)
+}
+
+/// One run of the stage's command; its record and how its child ended.
+async fn run_once(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    steer: Option<tokio::sync::watch::Receiver<Steer>>,
+    flood: Option<FloodWatch>,
+    signals: &mut Signals,
+) -> (StageRecord, ChildEnd) {
     let command = &stage.command;
     let spec = ChildSpec {
         argv: command.argv.clone(),
@@ -118,6 +201,7 @@ pub(super) async fn run_stage_steered(
         stream: plan.stream,
         cwd: None,
         steer: steer.clone(),
+        flood,
     };
     // Every stage's peak GPU memory: the plain run's decides how many tool
     // stages fit at once; the tools' own show what each costs.
@@ -179,10 +263,10 @@ pub(super) async fn run_stage_steered(
         notes: sampled.note.into_iter().collect(),
         gpu_others: sampled.others,
     };
-    if end.end != ProcessEnd::NotStarted && !end.cancelled {
+    if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded {
         record.imports = follow_ups(plan, stage, timeout, signals).await;
     }
-    (record, end.cancelled)
+    (record, end)
 }
 
 /// The commands the stage's kind plans after it (ncu's CSV imports, the
@@ -234,6 +318,7 @@ async fn follow_ups(
                 stream: false,
                 cwd: None,
                 steer: None,
+                flood: None,
             };
             // A task each: they run at once on the loop's thread, each
             // with its own view of the user's signals.

@@ -302,7 +302,7 @@ async fn run_batch(
         if signals.shutdown() != Shutdown::None {
             break;
         }
-        let kept = set_aside(&plan.stages[index]);
+        let kept = set_aside(&plan.stages[index], "crowded");
         let mut record = run_alone(
             plan,
             index,

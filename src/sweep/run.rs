@@ -161,6 +161,7 @@ pub fn run_shard(
             stream: false,
             cwd: Some(target.workdir.clone()),
             steer: None,
+            flood: None,
         });
         planned.push((target, attempt, checksum(target)));
     }

@@ -256,6 +256,7 @@ mod tests {
             kernel: None,
             recover_kernels: false,
             initcheck_host_stacks: false,
+            flood_records: 0,
         };
         StageContext {
             tool,

@@ -13,6 +13,7 @@ mod doctor;
 mod evidence;
 mod explain;
 mod first_contact;
+mod floods;
 mod formats;
 mod gate_property;
 mod head_start;

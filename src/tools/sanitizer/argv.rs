@@ -49,6 +49,9 @@ pub struct SanitizerLaunches {
     /// same 40,960 records; docs/tool-surprises.md). Its records keep the
     /// device frames that place them.
     pub initcheck_host_stacks: bool,
+    /// Records a stage may print before it is stopped as a flood and run
+    /// again without call stacks (`supervisor::stage`); 0: never.
+    pub flood_records: u64,
 }
 
 /// The argv for `call` around `program`.

@@ -141,7 +141,10 @@ pub fn rule(
                 plural(errors, "error"),
                 plural(warnings, "warning")
             ),
-            (Some(errors), None) => format!("{} reported", plural(errors, "error")),
+            (Some(errors), None) => match dropped(evidence, errors) {
+                Some(found) => found,
+                None => format!("{} reported", plural(errors, "error")),
+            },
             (None, None) => format!("{} reported", plural(evidence.folded, "error")),
         };
         return (Outcome::Findings, found);
@@ -176,6 +179,26 @@ pub fn rule(
             selected_launches(&record.command)
         ),
     )
+}
+
+/// The tool's total when it dropped records (its error buffer overflowed,
+/// `--show-backtrace no`): its ERROR SUMMARY counts the records it kept
+/// and one warning per launch that overflowed, and "N errors were skipped"
+/// the rest. Every launch kept its first records, so no launch with an
+/// error goes unseen; a site's count is then a lower bound.
+fn dropped(evidence: &SanitizerEvidence, errors: u64) -> Option<String> {
+    let launches = evidence.overflowed_launches;
+    let skipped = evidence.summary.skipped.unwrap_or(0);
+    if launches == 0 && skipped == 0 {
+        return None;
+    }
+    let kept = errors.saturating_sub(launches);
+    Some(format!(
+        "{} reported by the tool: {kept} kept and {skipped} skipped when its error buffer \
+         overflowed in {} (each keeps its first records); site counts are lower bounds",
+        plural(kept + skipped, "error"),
+        plural(launches, "launch")
+    ))
 }
 
 /// `; its last record was cut off mid-way and is not counted` when the
