@@ -41,7 +41,18 @@
 #           tool's own ERROR SUMMARY, and times `cudawatch parse` of the
 #           full XML when target/release/cudawatch is there.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods]
+#   racecheck-levers  racecheck on RACE_PROGRAM (ResNet-18's step) ALONE,
+#           one variant after another: as the stage runs it, with more
+#           analysis workers, with hazard reports instead of analysis,
+#           without cp.async tracking. Seconds, the tool process's CPU
+#           seconds, the GPU's busy share, the tool's summary.
+#   print-limit  the floods of BT_PROGRAM (ViT-tiny's step) with a print
+#           limit: synccheck and initcheck (device stacks) with
+#           `--print-limit 1000`, and synccheck without the flooding
+#           kernel (`--kernel-name-exclude`), AT ONCE: seconds, records
+#           printed, the tool's summary (the total it still counts).
+#
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -51,6 +62,7 @@ PY=${PY:-python3}
 NCU_PROGRAM=${NCU_PROGRAM:-$ROOT/tests/gpu/real/dataloader_amp_step.py}
 FLOOD_PROGRAM=${FLOOD_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
 FLOOD_TIMEOUT=${FLOOD_TIMEOUT:-300}
+RACE_PROGRAM=${RACE_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
 METRICS=$(sed -n '/^pub const METRICS/,/";/p' "$ROOT/src/tools/ncu/argv.rs" |
   tr -d '\\\n' | sed 's/.*= *"//; s/";.*//; s/ //g')
 
@@ -348,6 +360,76 @@ flood_costs() {
   } | tee "$OUTDIR/floods-summary.txt"
 }
 
+# gpu_busy FILE: samples the GPU's utilisation every 500 ms into FILE
+# until killed; prints its PID.
+gpu_busy() {
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 >"$1" 2>/dev/null &
+  echo $!
+}
+
+racecheck_levers() {
+  mkdir -p "$OUTDIR/race"
+  compute-sanitizer --help >"$OUTDIR/race/help.txt" 2>&1
+  local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$RACE_PROGRAM")
+  local cs=(compute-sanitizer --tool racecheck --error-exitcode 86 --target-processes all
+    --print-limit 0)
+  timed race/plain 300 $PY "$RACE_PROGRAM"
+  local v extra
+  for v in stage workers8 hazard no-async; do
+    case $v in
+      stage) extra=() ;;
+      workers8) extra=(--racecheck-num-workers 8) ;;
+      hazard) extra=(--racecheck-report hazard) ;;
+      no-async) extra=(--racecheck-memcpy-async no) ;;
+    esac
+    local smi
+    smi=$(gpu_busy "$OUTDIR/race/$v.busy")
+    # bash's own `time` gives the tool process tree's CPU seconds.
+    { TIMEFORMAT='%R %U %S'; time timed race/$v 300 "${cs[@]}" "${extra[@]}" \
+        --xml --save "$OUTDIR/race/$v.xml" "${run[@]}"; } 2>"$OUTDIR/race/$v.cpu"
+    kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+  done
+  {
+    printf '%-9s %8s %5s %9s %9s %8s  %s\n' variant seconds exit cpu-user cpu-sys gpu-busy summary
+    printf '%-9s %8s\n' plain "$(cat "$OUTDIR/race/plain.seconds")"
+    for v in stage workers8 hazard no-async; do
+      local f=$OUTDIR/race/$v
+      printf '%-9s %8s %5s %9s %9s %7s%%  %s\n' "$v" "$(cat "$f.seconds")" "$(cat "$f.exit")" \
+        "$(awk '{print $2}' "$f.cpu")" "$(awk '{print $3}' "$f.cpu")" \
+        "$(awk '{s+=$1; n++} END {if (n) printf "%.0f", s/n}' "$f.busy")" \
+        "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tr '\n' ' ')"
+    done
+    grep -A4 -i 'racecheck-num-workers\|racecheck-memcpy-async' "$OUTDIR/race/help.txt"
+    rm -f "$OUTDIR"/race/*.xml
+  } | tee "$OUTDIR/racecheck-levers-summary.txt"
+}
+
+print_limit_costs() {
+  mkdir -p "$OUTDIR/pl"
+  local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$BT_PROGRAM")
+  local cs=(compute-sanitizer --error-exitcode 86 --target-processes all --print-limit 1000)
+  timed pl/synccheck "$BT_TIMEOUT" "${cs[@]}" --tool synccheck \
+    --xml --save "$OUTDIR/pl/synccheck.xml" "${run[@]}" &
+  timed pl/initcheck "$BT_TIMEOUT" "${cs[@]}" --tool initcheck --show-backtrace device \
+    --xml --save "$OUTDIR/pl/initcheck.xml" "${run[@]}" &
+  timed pl/synccheck-exclude "$BT_TIMEOUT" "${cs[@]}" --tool synccheck \
+    --kernel-name-exclude kns=flash_bprop \
+    --xml --save "$OUTDIR/pl/synccheck-exclude.xml" "${run[@]}" &
+  wait
+  {
+    printf '%-18s %8s %5s %9s  %s\n' variant seconds exit records summary
+    for v in synccheck initcheck synccheck-exclude; do
+      local f=$OUTDIR/pl/$v
+      printf '%-18s %8s %5s %9s  %s\n' "$v" "$(cat "$f.seconds")" "$(cat "$f.exit")" \
+        "$(grep -c '<record>' "$f.xml" 2>/dev/null)" \
+        "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tr '\n' ' ')"
+      echo "  kernels:"
+      grep -o '<name>[^<]*</name>' "$f.xml" 2>/dev/null | sort | uniq -c | sort -rn | head -5
+    done
+    gzip -f "$OUTDIR"/pl/*.xml
+  } | tee "$OUTDIR/print-limit-summary.txt"
+}
+
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(ncu floods)
 for p in "${phases[@]}"; do
@@ -360,6 +442,8 @@ for p in "${phases[@]}"; do
     ncu-stacks) ncu_stacks ;;
     backtraces) backtrace_costs ;;
     floods) flood_costs ;;
+    racecheck-levers) racecheck_levers ;;
+    print-limit) print_limit_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done

@@ -10,6 +10,7 @@
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
+#           floods
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -306,6 +307,35 @@ host_stacks() {
 }
 
 # Today's binary on the programs whose verdicts the issue names.
+# floods: the sanitizers without any backtrace (`--show-backtrace no`),
+# kernel-level recovery as cudawatch runs them: ViT-tiny's step, whose
+# initcheck and synccheck records flood (834k and 460k with backtraces, past
+# 4 minutes), and planted programs, to see what a record keeps without its
+# frames (file and line of a -lineinfo kernel, inlined frames).
+floods() {
+  local gpu=$ROOT/tests/gpu vit=$ROOT/tests/gpu/real/vit_tiny_step.py
+  for c in uninit_read divergent_barrier oob_write; do
+    nvcc -lineinfo -arch=sm_90 -o "$BIN/$c" "$gpu/$c.cu" >/dev/null 2>&1
+  done
+  record build unrolled_uninit -- nvcc -lineinfo -arch=sm_90 -o "$BIN/unrolled_uninit" "$SRC/unrolled_uninit.cu"
+  local nobt=(--destroy-on-device-error kernel --show-backtrace no)
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=200 PROGRAM=$vit \
+    sanitize vit_tiny_step initcheck initcheck-flood "${nobt[@]}" &
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 RUN_TIMEOUT=200 PROGRAM=$vit \
+    sanitize vit_tiny_step synccheck synccheck-flood "${nobt[@]}" &
+  PROGRAM=$BIN/uninit_read sanitize floods-uninit_read initcheck initcheck-flood "${nobt[@]}" &
+  PROGRAM=$BIN/divergent_barrier sanitize floods-divergent_barrier synccheck synccheck-flood "${nobt[@]}" &
+  PROGRAM=$BIN/oob_write sanitize floods-oob_write memcheck memcheck-flood "${nobt[@]}" &
+  PROGRAM=$BIN/oob_write sanitize floods-oob_write memcheck memcheck-recover --destroy-on-device-error kernel &
+  sanitize unrolled_uninit initcheck initcheck-flood "${nobt[@]}" &
+  wait
+  gzip -f "$OUTDIR"/vit_tiny_step/*-flood.xml
+  local f
+  for f in "$OUTDIR"/vit_tiny_step/*-flood.stdout; do
+    [ -f "$f" ] && { tail -n 40 "$f" >"${f%.stdout}-tail.stdout"; rm -f "$f"; }
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -362,6 +392,7 @@ for p in "${phases[@]}"; do
     trim) trim ;;
     cudawatch) cudawatch_runs ;;
     host-stacks) host_stacks ;;
+    floods) floods ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /root/out/cap/floods-divergent_barrier/synccheck-flood.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel --show-backtrace no /root/out/cap/.bin/divergent_barrier 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /root/out/cap/floods-oob_write/memcheck-flood.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel --show-backtrace no /root/out/cap/.bin/oob_write 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /root/out/cap/unrolled_uninit/initcheck-flood.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel --show-backtrace no /root/out/cap/.bin/unrolled_uninit 

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /root/out/cap/vit_tiny_step/initcheck-flood.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel --show-backtrace no python3 /work/main/tests/gpu/real/vit_tiny_step.py 
