@@ -34,7 +34,7 @@ use tokio::task::JoinHandle;
 use super::child::Steer;
 use super::events::StageEvent;
 use super::signals::{Shutdown, Signals};
-use super::stage::{create_stage_dir, run_alone, run_stage_steered, set_aside, shell_words};
+use super::stage::{create_stage_dir, run_again_alone, run_stage_steered, shell_words};
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
 use crate::plan::concurrency::{self, Schedule};
@@ -223,21 +223,15 @@ pub async fn run(
     };
     let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
-    let kept = set_aside(&plan.stages[plain_index], "crowded");
-    let mut again = run_alone(
+    let again = run_again_alone(
         plan,
         plain_index,
         None,
-        "  [again, alone]",
+        &format!("the plain run {why}"),
         signals,
         on_event,
     )
     .await?;
-    again.notes.push(format!(
-        "the plain run {why}, and was run again alone{}",
-        kept.map(|k| format!("; the first try is in {k}"))
-            .unwrap_or_default()
-    ));
     Ok((
         again,
         Started {

@@ -15,11 +15,11 @@ use super::gpu_memory::Sampler;
 use super::signals::{Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
-use crate::tools::{FollowUpContext, StageRecord};
+use crate::tools::{FollowUpContext, StageRecord, sanitizer};
 use crate::words::plural;
 
 /// Runs stage `index` with nothing beside it: its folder, its Started event
-/// (its command line and `label`), the stage.
+/// (its command line and `label`, after the command), the stage.
 pub(super) async fn run_alone(
     plan: &Plan,
     index: usize,
@@ -43,10 +43,35 @@ pub(super) async fn run_alone(
     Ok(run_stage(plan, stage, timeout, signals).await)
 }
 
+/// Runs stage `index` again alone after a first try beside others that was
+/// crowded out (`why`, which starts its note); the first try is kept in
+/// `crowded/<stage>/`.
+pub(super) async fn run_again_alone(
+    plan: &Plan,
+    index: usize,
+    plain: Option<&StageRecord>,
+    why: &str,
+    signals: &mut Signals,
+    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<StageRecord, ExpectedError> {
+    let kept = set_aside(&plan.stages[index], "crowded");
+    let mut record = run_alone(plan, index, plain, "  [again, alone]", signals, on_event).await?;
+    record
+        .notes
+        .push(format!("{why}, and was run again alone{}", first_try(kept)));
+    Ok(record)
+}
+
+/// `; the first try is in <path>` when it was kept.
+fn first_try(kept: Option<String>) -> String {
+    kept.map(|k| format!("; the first try is in {k}"))
+        .unwrap_or_default()
+}
+
 /// Moves a stage's first try to `<folder>/<stage>/` in the run directory
 /// (`crowded`, `flooded`: the evidence of why it ran twice); returns that
 /// path as the report names it, or `None` when it could not be kept.
-pub(super) fn set_aside(stage: &Stage, folder: &str) -> Option<String> {
+fn set_aside(stage: &Stage, folder: &str) -> Option<String> {
     let run_dir = stage.dir.parent()?;
     let name = stage.dir.file_name()?;
     let to = run_dir.join(folder).join(name);
@@ -108,15 +133,15 @@ pub(super) async fn run_stage_steered(
     signals: &mut Signals,
 ) -> (StageRecord, bool) {
     let watch = flood_watch(plan, stage);
-    let first = run_once(plan, stage, timeout, steer.clone(), watch, signals).await;
-    let (record, end) = first;
+    let (record, end) = run_once(plan, stage, timeout, steer.clone(), watch, signals).await;
     let wanted = !end.cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
     let (Some(watch), true, true) = (watch, end.flooded, wanted) else {
         return (record, end.cancelled);
     };
-    let Some(again) = without_call_stacks(stage) else {
+    let mut again = stage.clone();
+    if !sanitizer::without_call_stacks(&mut again.command.argv) {
         return (record, end.cancelled);
-    };
+    }
     let kept = set_aside(stage, "flooded");
     if let Err(e) = create_stage_dir(&again) {
         let mut record = record;
@@ -134,48 +159,22 @@ pub(super) async fn run_stage_steered(
          records, and the tool counts the rest){}",
         plural(watch.limit, "record"),
         record.seconds,
-        kept.map(|k| format!("; the first try is in {k}"))
-            .unwrap_or_default()
+        first_try(kept)
     ));
     // The stage's time is both tries'.
     second.seconds += record.seconds;
     (second, end.cancelled)
 }
 
-/// What a flood is for this stage: the sanitizers that write a record per
-/// faulting thread, with their call stacks (racecheck sums its hazards up
-/// itself, and a stage already without stacks cannot be made cheaper).
+/// The stage's flood watch, when it can flood and be made cheaper
+/// (`tools::sanitizer::can_flood`) and the user did not turn it off.
 fn flood_watch(plan: &Plan, stage: &Stage) -> Option<FloodWatch> {
-    let per_thread = matches!(
-        stage.tool,
-        Tool::Memcheck | Tool::Initcheck | Tool::Synccheck
-    );
-    let stackless = stage
-        .command
-        .argv
-        .windows(2)
-        .any(|w| w[0] == "--show-backtrace" && w[1] == "no");
-    (per_thread && !stackless && plan.flood_records > 0).then_some(FloodWatch {
-        // Every record of compute-sanitizer's text ends with a line that
-        // holds only its prefix (sample-reports: one per record).
-        marker: b"\n========= \n",
-        limit: plan.flood_records,
-    })
-}
-
-/// The stage's command without call stacks: `--show-backtrace no` in
-/// place of any `--show-backtrace` it had, before the tool's options end.
-fn without_call_stacks(stage: &Stage) -> Option<Stage> {
-    let mut again = stage.clone();
-    let argv = &mut again.command.argv;
-    if let Some(i) = argv.iter().position(|a| a == "--show-backtrace")
-        && i + 1 < argv.len()
-    {
-        argv.drain(i..i + 2);
-    }
-    let at = argv.iter().position(|a| a == "--tool")?;
-    argv.splice(at..at, ["--show-backtrace".into(), "no".into()]);
-    Some(again)
+    (plan.flood_records > 0 && sanitizer::can_flood(stage.tool, &stage.command.argv)).then_some(
+        FloodWatch {
+            marker: sanitizer::RECORD_END,
+            limit: plan.flood_records,
+        },
+    )
 }
 
 /// One run of the stage's command; its record and how its child ended.

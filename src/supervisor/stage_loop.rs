@@ -15,7 +15,7 @@ use super::head_start::{self, Early};
 use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
 use super::stage::{
-    create_stage_dir, run_alone, run_stage, set_aside, shell_words, stage_after_plain,
+    create_stage_dir, run_again_alone, run_alone, run_stage, shell_words, stage_after_plain,
 };
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
@@ -302,21 +302,15 @@ async fn run_batch(
         if signals.shutdown() != Shutdown::None {
             break;
         }
-        let kept = set_aside(&plan.stages[index], "crowded");
-        let mut record = run_alone(
+        let record = run_again_alone(
             plan,
             index,
             plain,
-            "  [again, alone]",
+            &format!("{why} beside other stages"),
             signals,
             &mut on_event,
         )
         .await?;
-        record.notes.push(format!(
-            "{why} beside other stages, and was run again alone{}",
-            kept.map(|k| format!("; the first try is in {k}"))
-                .unwrap_or_default()
-        ));
         done.insert(index, record);
     }
     report_in_order(&mut done, &mut next_report, total, &[], &mut on_event)?;

@@ -95,6 +95,41 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     argv
 }
 
+/// What ends every record in compute-sanitizer's text: a line that holds
+/// only its prefix (one per record in every capture of sample-reports/).
+/// A stage's flood watch counts it.
+pub const RECORD_END: &[u8] = b"\n========= \n";
+
+/// Whether `tool`'s stage can flood and be made cheaper: the tools that
+/// write a record per faulting thread (racecheck sums its hazards up
+/// itself), while they still unwind call stacks for each.
+pub fn can_flood(tool: Tool, argv: &[OsString]) -> bool {
+    let per_thread = matches!(tool, Tool::Memcheck | Tool::Initcheck | Tool::Synccheck);
+    per_thread
+        && !argv
+            .windows(2)
+            .any(|w| w[0] == "--show-backtrace" && w[1] == "no")
+}
+
+/// Makes a sanitizer argv unwind no call stack (`--show-backtrace no` in
+/// place of any `--show-backtrace` it had, before `--tool`): the tool then
+/// keeps each launch's first 256 records and counts the rest, so a flood
+/// costs about a program run (docs/tool-surprises.md, "Record floods").
+/// False when the argv is not a sanitizer's (no `--tool`).
+pub fn without_call_stacks(argv: &mut Vec<OsString>) -> bool {
+    if !argv.iter().any(|a| a == "--tool") {
+        return false;
+    }
+    if let Some(i) = argv.iter().position(|a| a == "--show-backtrace")
+        && i + 1 < argv.len()
+    {
+        argv.drain(i..i + 2);
+    }
+    let at = argv.iter().position(|a| a == "--tool").unwrap_or(1);
+    argv.splice(at..at, ["--show-backtrace".into(), "no".into()]);
+    true
+}
+
 /// doctor's probe: memcheck on a one-kernel program, with the stages' own
 /// "errors found" exit code, its text output read back (no XML needed).
 pub fn probe_argv(executable: &Path, program: &[String]) -> Vec<OsString> {
@@ -130,6 +165,40 @@ mod tests {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect()
+    }
+
+    #[test]
+    fn a_flooded_stage_runs_again_with_no_stacks_in_place_of_its_own() {
+        let mut initcheck: Vec<OsString> = argv_of(Tool::Initcheck, false)
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        assert!(can_flood(Tool::Initcheck, &initcheck));
+        assert!(without_call_stacks(&mut initcheck));
+        let shown: Vec<String> = initcheck
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            &shown[..4],
+            ["compute-sanitizer", "--show-backtrace", "no", "--tool"]
+        );
+        assert_eq!(
+            shown.iter().filter(|a| *a == "--show-backtrace").count(),
+            1,
+            "initcheck's `device` is replaced: {shown:?}"
+        );
+        assert_eq!(shown.last().unwrap(), "./app", "the program is untouched");
+        assert!(!can_flood(Tool::Initcheck, &initcheck), "once is enough");
+        let racecheck: Vec<OsString> = argv_of(Tool::Racecheck, false)
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        assert!(!can_flood(Tool::Racecheck, &racecheck));
+        assert!(!without_call_stacks(&mut vec![
+            "python3".into(),
+            "x.py".into()
+        ]));
     }
 
     #[test]

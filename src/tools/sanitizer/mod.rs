@@ -14,7 +14,9 @@ use cudawatch_parsers::builder::ReportBuilder;
 use super::{StageCommand, StageContext, StageFiles, StageJudged, StageKind, StageRecord};
 
 pub use allocator::allocator_off;
-pub use argv::{SanitizerCall, SanitizerLaunches, argv, probe_argv};
+pub use argv::{
+    RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, probe_argv, without_call_stacks,
+};
 pub use rules::{output_complete, rule};
 
 /// The compute-sanitizer tools' kind.
