@@ -51,8 +51,27 @@
 #           `--print-limit 1000`, and synccheck without the flooding
 #           kernel (`--kernel-name-exclude`), AT ONCE: seconds, records
 #           printed, the tool's summary (the total it still counts).
+#   allocator  racecheck and synccheck on MIX_PROGRAM (ResNet-18's step)
+#           ALONE, with PyTorch's caching allocator off (as memcheck and
+#           initcheck need it) and on: seconds, CPU seconds, GPU busy share,
+#           the tool's summary and hazards per kernel.
+#   ncu-alone  the ncu stage on MIX_PROGRAM alone: as `cudawatch run -j 1
+#           --stages plain,ncu` runs it (after the plain run), and the
+#           stage's profile by hand with and without Python call stacks.
+#   ncu-contention  the ncu stage beside racecheck and initcheck (what
+#           slows it twofold on ResNet-18's step): `cudawatch run --stages
+#           plain,racecheck,initcheck,ncu` on MIX_PROGRAM with ncu as the
+#           stage runs it, without flushing caches between passes, and with
+#           fewer counters (replay passes): each stage's seconds and ncu's
+#           passes per launch. The variants are ncu wrappers (`--ncu`) that
+#           change the profiling run only.
+#   mix     which stages slow which when they share the GPU: `cudawatch
+#           run` on MIX_PROGRAM with default settings (the GPU's busy share
+#           sampled), then with the plain run and ncu only, the plain run
+#           and the three long stages (ncu, racecheck, initcheck), and the
+#           plain run and the four short ones: wall time and each stage's.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -63,6 +82,8 @@ NCU_PROGRAM=${NCU_PROGRAM:-$ROOT/tests/gpu/real/dataloader_amp_step.py}
 FLOOD_PROGRAM=${FLOOD_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
 FLOOD_TIMEOUT=${FLOOD_TIMEOUT:-300}
 RACE_PROGRAM=${RACE_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
+MIX_PROGRAM=${MIX_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
+CW=${CW:-$ROOT/target/release/cudawatch}
 METRICS=$(sed -n '/^pub const METRICS/,/";/p' "$ROOT/src/tools/ncu/argv.rs" |
   tr -d '\\\n' | sed 's/.*= *"//; s/";.*//; s/ //g')
 
@@ -367,6 +388,24 @@ gpu_busy() {
   echo $!
 }
 
+# tool_row WIDTH VARIANT FILE: one row of a tool variant's summary from
+# FILE.{seconds,exit,cpu,busy,out,err}: seconds, exit, CPU user and system
+# seconds, the GPU's mean busy share, the tool's summary lines.
+tool_row() {
+  local f=$3
+  printf "%-${1}s %8s %5s %9s %9s %7s%%  %s\n" "$2" "$(cat "$f.seconds")" "$(cat "$f.exit")" \
+    "$(awk '{print $2}' "$f.cpu")" "$(awk '{print $3}' "$f.cpu")" \
+    "$(awk '{s+=$1; n++} END {if (n) printf "%.0f", s/n}' "$f.busy")" \
+    "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tr '\n' ' ')"
+}
+
+# stage_times REPORT: each stage of a cudawatch report, "tool=seconds:outcome".
+stage_times() {
+  python3 -c 'import json, sys
+print(" ".join("%s=%.0f:%s" % (s["tool"], s.get("seconds") or 0, s["outcome"])
+               for s in json.load(open(sys.argv[1]))["stages"]))' "$1" 2>&1
+}
+
 racecheck_levers() {
   mkdir -p "$OUTDIR/race"
   compute-sanitizer --help >"$OUTDIR/race/help.txt" 2>&1
@@ -393,11 +432,7 @@ racecheck_levers() {
     printf '%-9s %8s %5s %9s %9s %8s  %s\n' variant seconds exit cpu-user cpu-sys gpu-busy summary
     printf '%-9s %8s\n' plain "$(cat "$OUTDIR/race/plain.seconds")"
     for v in stage workers8 hazard no-async; do
-      local f=$OUTDIR/race/$v
-      printf '%-9s %8s %5s %9s %9s %7s%%  %s\n' "$v" "$(cat "$f.seconds")" "$(cat "$f.exit")" \
-        "$(awk '{print $2}' "$f.cpu")" "$(awk '{print $3}' "$f.cpu")" \
-        "$(awk '{s+=$1; n++} END {if (n) printf "%.0f", s/n}' "$f.busy")" \
-        "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tr '\n' ' ')"
+      tool_row 9 "$v" "$OUTDIR/race/$v"
     done
     grep -A4 -i 'racecheck-num-workers\|racecheck-memcpy-async' "$OUTDIR/race/help.txt"
     rm -f "$OUTDIR"/race/*.xml
@@ -430,6 +465,133 @@ print_limit_costs() {
   } | tee "$OUTDIR/print-limit-summary.txt"
 }
 
+allocator_costs() {
+  mkdir -p "$OUTDIR/alloc"
+  timed alloc/plain 300 $PY "$MIX_PROGRAM"
+  local tool caching
+  for tool in racecheck synccheck; do
+    for caching in off on; do
+      local v=$tool-$caching run=($PY "$MIX_PROGRAM")
+      [ "$caching" = off ] && run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${run[@]}")
+      local cs=(compute-sanitizer --tool "$tool" --error-exitcode 86 --target-processes all
+        --print-limit 0)
+      [ "$tool" = synccheck ] && cs+=(--destroy-on-device-error kernel)
+      local smi
+      smi=$(gpu_busy "$OUTDIR/alloc/$v.busy")
+      { TIMEFORMAT='%R %U %S'; time timed alloc/$v 300 "${cs[@]}" \
+          --xml --save "$OUTDIR/alloc/$v.xml" "${run[@]}"; } 2>"$OUTDIR/alloc/$v.cpu"
+      kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+    done
+  done
+  {
+    printf '%-15s %8s %5s %9s %9s %8s  %s\n' variant seconds exit cpu-user cpu-sys gpu-busy summary
+    printf '%-15s %8s\n' plain "$(cat "$OUTDIR/alloc/plain.seconds")"
+    for v in racecheck-off racecheck-on synccheck-off synccheck-on; do
+      tool_row 15 "$v" "$OUTDIR/alloc/$v"
+      echo "  kernels with records:"
+      grep -o '<name>[^<]*</name>' "$OUTDIR/alloc/$v.xml" 2>/dev/null | sort | uniq -c | sort -rn | head -8
+    done
+    gzip -f "$OUTDIR"/alloc/*.xml
+  } | tee "$OUTDIR/allocator-summary.txt"
+}
+
+ncu_alone() {
+  mkdir -p "$OUTDIR/mix"
+  timeout 300 $PY "$MIX_PROGRAM" >/dev/null 2>&1 </dev/null
+  timed mix/ncu-j1 400 "$CW" --color never run -j 1 --stages plain,ncu \
+    --out-dir "$OUTDIR/mix/ncu-j1" --format json -- $PY "$MIX_PROGRAM"
+  local base=("${LEAN[@]}" --metrics "$METRICS")
+  timed mix/ncu-stacks 300 "${base[@]}" --call-stack --call-stack-type python \
+    -o /tmp/mix-ncu-stacks $PY "$MIX_PROGRAM"
+  timed mix/ncu-bare 300 "${base[@]}" -o /tmp/mix-ncu-bare $PY "$MIX_PROGRAM"
+  {
+    for v in ncu-j1 ncu-stacks ncu-bare; do
+      printf '%-10s %8s s, exit %s, %s launches profiled\n' "$v" "$(cat "$OUTDIR/mix/$v.seconds")" \
+        "$(cat "$OUTDIR/mix/$v.exit")" \
+        "$(cat "$OUTDIR/mix/$v.out" "$OUTDIR/mix/$v.err" "$OUTDIR/mix/$v"/ncu/stdout 2>/dev/null |
+          grep -c '==PROF== Profiling')"
+    done
+    echo "ncu-j1 stages: $(stage_times "$OUTDIR/mix/ncu-j1/report.json")"
+  } | tee "$OUTDIR/ncu-alone-summary.txt"
+}
+
+# ncu_wrapper NAME EXTRA...: an ncu that adds EXTRA to a profiling run (not
+# to the imports), or with EXTRA "--metrics=X" replaces the metrics.
+ncu_wrapper() {
+  local name=$1
+  shift
+  local w=$OUTDIR/contention/ncu-$name
+  {
+    echo '#!/usr/bin/env bash'
+    echo 'args=("$@")'
+    echo 'case " $* " in *" --import "*) exec ncu "$@" ;; esac'
+    printf 'extra=('; [ $# -gt 0 ] && printf '%q ' "$@"; echo ')'
+    echo 'metrics=""; for e in "${extra[@]}"; do case $e in --metrics=*) metrics=${e#--metrics=} ;; esac; done'
+    echo 'if [ -n "$metrics" ]; then for i in "${!args[@]}"; do [ "${args[$i]}" = --metrics ] && args[$((i+1))]=$metrics; done; exec ncu "${args[@]}"; fi'
+    echo 'exec ncu "${extra[@]}" "${args[@]}"'
+  } >"$w"
+  chmod +x "$w"
+  echo "$w"
+}
+
+ncu_contention() {
+  mkdir -p "$OUTDIR/contention"
+  timeout 300 $PY "$MIX_PROGRAM" >/dev/null 2>&1 </dev/null
+  local sass="smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
+  local v w
+  for v in stage no-flush sass-only; do
+    case $v in
+      stage) w=$(ncu_wrapper stage) ;;
+      no-flush) w=$(ncu_wrapper no-flush --cache-control none) ;;
+      sass-only) w=$(ncu_wrapper sass-only "--metrics=$sass") ;;
+    esac
+    timed "contention/$v" 400 "$CW" --color never run --ncu "$w" \
+      --stages plain,racecheck,initcheck,ncu --out-dir "$OUTDIR/contention/$v" \
+      --format json -- $PY "$MIX_PROGRAM"
+  done
+  {
+    for v in stage no-flush sass-only; do
+      printf '%-10s %6s s, exit %s, passes/launch %s: ' "$v" "$(cat "$OUTDIR/contention/$v.seconds")" \
+        "$(cat "$OUTDIR/contention/$v.exit")" \
+        "$(grep -o '[0-9]* passes' "$OUTDIR/contention/$v/ncu/stdout" 2>/dev/null |
+          awk '{ s += $1; n++ } END { if (n) printf "%.1f x %d", s / n, n; else print "-" }')"
+      stage_times "$OUTDIR/contention/$v/report.json"
+    done
+  } | tee "$OUTDIR/contention-summary.txt"
+}
+
+# mix_run NAME STAGES: `cudawatch run` of MIX_PROGRAM with those stages
+# (all when empty), its report in $OUTDIR/mix/NAME.
+mix_run() {
+  local name=$1 stages=$2 extra=()
+  [ -n "$stages" ] && extra=(--stages "$stages")
+  timed "mix/$name" 400 "$CW" --color never run --out-dir "$OUTDIR/mix/$name" \
+    "${extra[@]}" --format json -- $PY "$MIX_PROGRAM"
+}
+
+mix_costs() {
+  mkdir -p "$OUTDIR/mix"
+  timeout 300 $PY "$MIX_PROGRAM" >/dev/null 2>&1 </dev/null
+  timed mix/plain 300 $PY "$MIX_PROGRAM"
+  local smi
+  smi=$(gpu_busy "$OUTDIR/mix/all.busy")
+  mix_run all ""
+  kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+  mix_run ncu plain,ncu
+  mix_run long plain,racecheck,initcheck,ncu
+  mix_run short plain,memcheck,synccheck,csan,memory
+  {
+    printf '%-6s %8s %5s  %s\n' run seconds exit stages
+    printf '%-6s %8s\n' plain "$(cat "$OUTDIR/mix/plain.seconds")"
+    for v in all ncu long short; do
+      printf '%-6s %8s %5s  %s\n' "$v" "$(cat "$OUTDIR/mix/$v.seconds")" "$(cat "$OUTDIR/mix/$v.exit")" \
+        "$(stage_times "$OUTDIR/mix/$v/report.json")"
+    done
+    echo "GPU busy during the full check (mean, share of samples at 100%):"
+    awk '{s+=$1; n++; if ($1>=99) f++} END {if (n) printf "%.0f%% mean, %.0f%% of %d samples at 99-100%%\n", s/n, 100*f/n, n}' "$OUTDIR/mix/all.busy"
+  } | tee "$OUTDIR/mix-summary.txt"
+}
+
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(ncu floods)
 for p in "${phases[@]}"; do
@@ -444,6 +606,10 @@ for p in "${phases[@]}"; do
     floods) flood_costs ;;
     racecheck-levers) racecheck_levers ;;
     print-limit) print_limit_costs ;;
+    allocator) allocator_costs ;;
+    ncu-alone) ncu_alone ;;
+    ncu-contention) ncu_contention ;;
+    mix) mix_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done

@@ -15,7 +15,7 @@ use super::gpu_memory::Sampler;
 use super::signals::{Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
-use crate::tools::{FollowUpContext, StageRecord, sanitizer};
+use crate::tools::{FollowUp, FollowUpContext, StageRecord, sanitizer};
 use crate::words::plural;
 
 /// Runs stage `index` with nothing beside it: its folder, its Started event
@@ -269,10 +269,13 @@ async fn run_once(
 }
 
 /// The commands the stage's kind plans after it (ncu's CSV imports, the
-/// memory stage's rerun), each batch at once, each command supervised like
-/// a stage; none once the user asked to stop. Returns how each ended, in
-/// the kind's order: one that failed left an artifact that cannot be
-/// trusted.
+/// memory stage's rerun), each supervised like a stage. The kind is asked
+/// again whenever one ends, so a command that needs another's output starts
+/// as soon as that one is done, not when all that started with it are (ncu's
+/// source pages wait for the raw page only, not for the slow call stacks);
+/// nothing new starts once the user asked to stop. Returns how each ended,
+/// in the order they started: one that failed left an artifact that cannot
+/// be trusted.
 async fn follow_ups(
     plan: &Plan,
     stage: &Stage,
@@ -286,56 +289,78 @@ async fn follow_ups(
         command: &stage.command,
         tools: &plan.tools,
     };
-    let mut ends: Vec<(String, ProcessEnd)> = Vec::new();
+    // In the order they started; `None` while running.
+    let mut ends: Vec<(String, Option<ProcessEnd>)> = Vec::new();
+    let mut running = tokio::task::JoinSet::new();
+    let mut index_of = std::collections::HashMap::new();
     loop {
-        if signals.shutdown() != Shutdown::None {
-            break;
-        }
-        let done: Vec<String> = ends.iter().map(|(name, _)| name.clone()).collect();
-        let batch = kind.follow_ups(&context, &done);
-        if batch.is_empty() {
-            break;
-        }
-        let mut running = Vec::new();
-        for next in batch {
-            if let Some(dir) = next.stdout.parent()
-                && std::fs::create_dir_all(dir).is_err()
-            {
-                running.push((next.name, None));
-                continue;
+        let mut started_now = 0;
+        if signals.shutdown() == Shutdown::None {
+            let started: Vec<String> = ends.iter().map(|(name, _)| name.clone()).collect();
+            let finished: Vec<String> = ends
+                .iter()
+                .filter(|(_, end)| end.is_some())
+                .map(|(name, _)| name.clone())
+                .collect();
+            for next in kind.follow_ups(&context, &started, &finished) {
+                started_now += 1;
+                let index = ends.len();
+                ends.push((next.name.clone(), None));
+                let Some(spec) = follow_up_spec(plan, next, timeout) else {
+                    ends[index].1 = Some(ProcessEnd::NotStarted);
+                    continue;
+                };
+                // A task each: they run at once on the loop's thread, each
+                // with its own view of the user's signals.
+                let task = running.spawn_local(async move {
+                    let mut signals = Signals::install();
+                    supervise(&spec, &mut signals, |_| {}).await.end
+                });
+                index_of.insert(task.id(), index);
             }
-            let spec = ChildSpec {
-                argv: next.argv,
-                env: next.env,
-                env_remove: next.env_remove,
-                output: Output::Files {
-                    stdout: next.stdout,
-                    stderr: next.stderr,
-                },
-                timeout: next.timeout.unwrap_or(timeout),
-                grace: plan.timeouts.grace,
-                stream: false,
-                cwd: None,
-                steer: None,
-                flood: None,
-            };
-            // A task each: they run at once on the loop's thread, each
-            // with its own view of the user's signals.
-            let task = tokio::task::spawn_local(async move {
-                let mut signals = Signals::install();
-                supervise(&spec, &mut signals, |_| {}).await.end
-            });
-            running.push((next.name, Some(task)));
         }
-        for (name, task) in running {
-            let end = match task {
-                Some(task) => task.await.unwrap_or(ProcessEnd::NotStarted),
-                None => ProcessEnd::NotStarted,
-            };
-            ends.push((name, end));
+        if running.is_empty() {
+            if started_now == 0 {
+                break;
+            }
+            // Those planned could not start: the kind may plan others.
+            continue;
+        }
+        let (id, end) = match running.join_next_with_id().await {
+            Some(Ok((id, end))) => (id, end),
+            Some(Err(error)) => (error.id(), ProcessEnd::NotStarted),
+            None => break,
+        };
+        if let Some(&index) = index_of.get(&id) {
+            ends[index].1 = Some(end);
         }
     }
-    ends
+    ends.into_iter()
+        .map(|(name, end)| (name, end.unwrap_or(ProcessEnd::NotStarted)))
+        .collect()
+}
+
+/// How a follow-up command is supervised; `None` when its folder cannot be
+/// made.
+fn follow_up_spec(plan: &Plan, next: FollowUp, timeout: Duration) -> Option<ChildSpec> {
+    if let Some(dir) = next.stdout.parent() {
+        std::fs::create_dir_all(dir).ok()?;
+    }
+    Some(ChildSpec {
+        argv: next.argv,
+        env: next.env,
+        env_remove: next.env_remove,
+        output: Output::Files {
+            stdout: next.stdout,
+            stderr: next.stderr,
+        },
+        timeout: next.timeout.unwrap_or(timeout),
+        grace: plan.timeouts.grace,
+        stream: false,
+        cwd: None,
+        steer: None,
+        flood: None,
+    })
 }
 
 /// The command line as a shell would take it back (for progress lines):

@@ -59,11 +59,19 @@ pub trait StageKind: Sync {
     /// The stage's process: argv, environment, and why it cannot run.
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand;
 
-    /// The next commands to run after the stage, given the names of those
-    /// already run: independent of each other, so they run at once; none
-    /// when there is nothing more. The supervisor runs them and records how
-    /// each ended (`StageRecord::imports`).
-    fn follow_ups(&self, _stage: &FollowUpContext<'_>, _done: &[String]) -> Vec<FollowUp> {
+    /// The commands to start now after the stage, given the names of those
+    /// already started and of those of them that have finished: asked once
+    /// when the stage ends and again whenever one of them ends, so a command
+    /// that reads another's output is planned once that one has finished.
+    /// Those returned together run at once; none when there is nothing to
+    /// start now. The supervisor runs them and records how each ended
+    /// (`StageRecord::imports`).
+    fn follow_ups(
+        &self,
+        _stage: &FollowUpContext<'_>,
+        _started: &[String],
+        _finished: &[String],
+    ) -> Vec<FollowUp> {
         Vec::new()
     }
 

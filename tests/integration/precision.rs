@@ -653,9 +653,16 @@ fn the_ncu_stage_records_call_stacks_and_reads_them_into_its_report() {
         command.contains("--call-stack") && command.contains("\"native\""),
         "{command}"
     );
+    // ncu said it profiled 14 launches: the stacks' text import is one
+    // piece of them (launches 0 to 13), read back like the whole page.
     assert!(
-        ncu["artifacts"].to_string().contains("ncu/stacks.txt"),
+        ncu["artifacts"].to_string().contains("ncu/stacks-0.txt"),
         "{ncu}"
+    );
+    assert!(
+        report["inputs"].to_string().contains("ncu/stacks-*.txt"),
+        "{}",
+        report["inputs"]
     );
     let sort = report["coalescing"]
         .as_array()

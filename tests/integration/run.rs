@@ -666,6 +666,48 @@ fn a_ctrl_c_during_the_ncu_imports_stops_the_remaining_imports() {
     assert_eq!(read_json(&out_dir.join("run.json"))["interrupted"], true);
 }
 
+#[test]
+fn ncus_source_pages_start_when_the_raw_page_is_read_not_after_the_call_stacks() {
+    // The call stacks' text import is the slowest (4.4 s for ResNet-18's
+    // 90 launches on the H100); the source pages need only the raw page.
+    // Before, they waited for every import that started with the raw one.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out_dir = tmp.path().join("run");
+    let mut cmd = fake_run("coalescing", &out_dir, "plain,ncu", &[]);
+    cmd.env("FAKE_STACKS_SLOW", "3").env("FAKE_LOG", &log);
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let imports = std::fs::read_to_string(&log).unwrap();
+    let source = imports.find("page=source").expect("source pages imported");
+    let stacks_done = imports
+        .find("ncu import done page=details text")
+        .expect("the stacks' import ended");
+    assert!(source < stacks_done, "{imports}");
+    // And the report still has what each import brought: per-line
+    // figures from the source pages, every import recorded as ended well.
+    let report = read_json(&out_dir.join("report.json"));
+    let ncu = stage(&report, "ncu");
+    assert_eq!(ncu["outcome"], "findings", "{ncu}");
+    let record = read_json(&out_dir.join("ncu/stage.json"));
+    let ended: Vec<String> = record["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i[0].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        ended.iter().any(|n| n.starts_with("source-"))
+            && ended.iter().any(|n| n.starts_with("stacks-"))
+            && ended.contains(&"raw.csv".to_string()),
+        "{ended:?}"
+    );
+    assert!(
+        report["findings"].to_string().contains("\"line\":12"),
+        "the strided gather's line from its source page"
+    );
+}
+
 /// A copy of a captured case whose memcheck XML repeats its records up to
 /// about `bytes`: reading it in takes a while, which is the window the
 /// signal tests below need.

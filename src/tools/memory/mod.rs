@@ -32,8 +32,8 @@ pub struct Memory;
 impl Memory {
     /// The stage's program once more with PyTorch's expandable segments,
     /// when a recorded out-of-memory error looks like fragmentation; once.
-    fn rerun(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Option<FollowUp> {
-        if done.iter().any(|d| d == "expandable") {
+    fn rerun(&self, stage: &FollowUpContext<'_>, started: &[String]) -> Option<FollowUp> {
+        if started.iter().any(|d| d == "expandable") {
             return None;
         }
         let fragmented = oom_files(stage.stage_dir).iter().any(|path| {
@@ -69,8 +69,13 @@ impl StageKind for Memory {
         artifacts::name_other_processes(stage_dir);
     }
 
-    fn follow_ups(&self, stage: &FollowUpContext<'_>, done: &[String]) -> Vec<FollowUp> {
-        self.rerun(stage, done).into_iter().collect()
+    fn follow_ups(
+        &self,
+        stage: &FollowUpContext<'_>,
+        started: &[String],
+        _finished: &[String],
+    ) -> Vec<FollowUp> {
+        self.rerun(stage, started).into_iter().collect()
     }
 
     fn read(

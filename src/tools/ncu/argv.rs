@@ -179,26 +179,84 @@ pub fn imports(ncu: &Path, profile: &Path) -> Vec<(String, Vec<OsString>)> {
     vec![
         ("raw.csv".into(), base("raw")),
         ("details.csv".into(), base("details")),
-        // The call stacks are only in the details page's text.
-        (
-            STACKS.into(),
-            vec![
-                ncu.into(),
-                "--import".into(),
-                profile.into(),
-                "--page".into(),
-                "details".into(),
-                "--print-details".into(),
-                "all".into(),
-                "--print-units".into(),
-                "base".into(),
-            ],
-        ),
     ]
 }
 
-/// The text import that holds each launch's call stacks.
+/// The text import of the call stacks, as one file (runs of other
+/// versions) or, where the stage's output says how many launches were
+/// profiled, in pieces (`stacks-<first launch>.txt`, read back in order).
 pub const STACKS: &str = "stacks.txt";
+/// Each piece's name starts so.
+pub const STACKS_PIECE: &str = "stacks-";
+
+/// Launches per piece of the call stacks' import, at most.
+const STACK_LAUNCHES_PER_PIECE: usize = 16;
+/// Pieces at most: each is an ncu process loading the whole profile.
+const STACK_PIECES: usize = 8;
+
+/// The call stacks' imports for a profile of `launches` launches (0:
+/// unknown): (file name, argv). The text page that holds them takes about
+/// 50 ms a launch to write (4.4 s for ResNet-18's 90 launches on the H100,
+/// the longest import by far; docs/tool-surprises.md), so it is cut into
+/// pieces that run at once.
+pub fn stacks_imports(ncu: &Path, profile: &Path, launches: usize) -> Vec<(String, Vec<OsString>)> {
+    let argv = |range: Option<(usize, usize)>| -> Vec<OsString> {
+        let mut argv: Vec<OsString> = vec![
+            ncu.into(),
+            "--import".into(),
+            profile.into(),
+            "--page".into(),
+            "details".into(),
+            "--print-details".into(),
+            "all".into(),
+            "--print-units".into(),
+            "base".into(),
+        ];
+        if let Some((skip, count)) = range {
+            argv.extend([
+                "--launch-skip".into(),
+                skip.to_string().into(),
+                "--launch-count".into(),
+                count.to_string().into(),
+            ]);
+        }
+        argv
+    };
+    if launches == 0 {
+        return vec![(STACKS.into(), argv(None))];
+    }
+    stack_pieces(launches)
+        .into_iter()
+        .map(|(skip, count)| {
+            (
+                format!("{STACKS_PIECE}{skip}.txt"),
+                argv(Some((skip, count))),
+            )
+        })
+        .collect()
+}
+
+/// `launches` cut into pieces of at most 16, at most 8 pieces, as even as
+/// may be: (first launch, launches).
+fn stack_pieces(launches: usize) -> Vec<(usize, usize)> {
+    let pieces = launches
+        .div_ceil(STACK_LAUNCHES_PER_PIECE)
+        .clamp(1, STACK_PIECES);
+    let each = launches.div_ceil(pieces);
+    (0..launches)
+        .step_by(each.max(1))
+        .map(|skip| (skip, each.min(launches - skip)))
+        .collect()
+}
+
+/// The launches ncu says it profiled in its output (`==PROF== Profiling
+/// "kernel" - 3: 0%....50%....100% - 6 passes`, one line per launch).
+pub fn profiled_launches(output: &[u8]) -> usize {
+    output
+        .split(|b| *b == b'\n')
+        .filter(|line| line.starts_with(b"==PROF== Profiling "))
+        .count()
+}
 
 /// The source page of one launch: (file name, argv).
 pub fn source_import(ncu: &Path, profile: &Path, launch: u64) -> (String, Vec<OsString>) {
@@ -224,6 +282,59 @@ pub fn source_import(ncu: &Path, profile: &Path, launch: u64) -> (String, Vec<Os
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_call_stacks_are_imported_in_even_pieces_covering_every_launch_once() {
+        assert_eq!(stack_pieces(10), [(0, 10)]);
+        assert_eq!(stack_pieces(16), [(0, 16)]);
+        assert_eq!(stack_pieces(17), [(0, 9), (9, 8)]);
+        // ResNet-18's step: 90 launches in six pieces of 15.
+        assert_eq!(
+            stack_pieces(90),
+            (0..6).map(|i| (i * 15, 15)).collect::<Vec<_>>()
+        );
+        for launches in 1..400 {
+            let pieces = stack_pieces(launches);
+            assert!(pieces.len() <= STACK_PIECES);
+            let mut next = 0;
+            for (skip, count) in pieces {
+                assert_eq!(skip, next, "{launches}: pieces in order, no gap");
+                assert!(count > 0);
+                next = skip + count;
+            }
+            assert_eq!(next, launches, "{launches}: every launch once");
+        }
+        let imports = stacks_imports(Path::new("ncu"), Path::new("p.ncu-rep"), 20);
+        assert_eq!(
+            imports
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>(),
+            ["stacks-0.txt", "stacks-10.txt"]
+        );
+        assert!(
+            words(&imports[1].1)
+                .ends_with(&["--launch-skip", "10", "--launch-count", "10"].map(String::from)),
+            "{:?}",
+            imports[1].1
+        );
+        // Launches unknown: one import of them all, as before.
+        let whole = stacks_imports(Path::new("ncu"), Path::new("p.ncu-rep"), 0);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].0, STACKS);
+        assert!(!words(&whole[0].1).contains(&"--launch-skip".to_string()));
+    }
+
+    #[test]
+    fn profiled_launches_are_counted_from_ncus_own_lines() {
+        let output = b"==PROF== Connected to process 42 (/usr/bin/python3.12)\n\
+==PROF== Profiling \"gather\" - 0: 0%....50%....100% - 6 passes\n\
+loss 2.3\n\
+==PROF== Profiling \"gemm\" - 1: 0%....50%....100% - 6 passes\n\
+==PROF== Disconnected from process 42\n";
+        assert_eq!(profiled_launches(output), 2);
+        assert_eq!(profiled_launches(b""), 0);
+    }
 
     #[test]
     fn only_a_program_without_room_for_its_copy_replays_whole_and_only_once() {
