@@ -388,6 +388,17 @@ gpu_busy() {
   echo $!
 }
 
+# timed_tool NAME CMD...: like timed, with the command's CPU seconds in
+# NAME.cpu (bash's own `time`: the process tree's) and the GPU's busy share
+# sampled into NAME.busy while it runs.
+timed_tool() {
+  local name=$1 smi
+  shift
+  smi=$(gpu_busy "$OUTDIR/$name.busy")
+  { TIMEFORMAT='%R %U %S'; time timed "$name" 300 "$@"; } 2>"$OUTDIR/$name.cpu"
+  kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+}
+
 # tool_row WIDTH VARIANT FILE: one row of a tool variant's summary from
 # FILE.{seconds,exit,cpu,busy,out,err}: seconds, exit, CPU user and system
 # seconds, the GPU's mean busy share, the tool's summary lines.
@@ -421,12 +432,7 @@ racecheck_levers() {
       hazard) extra=(--racecheck-report hazard) ;;
       no-async) extra=(--racecheck-memcpy-async no) ;;
     esac
-    local smi
-    smi=$(gpu_busy "$OUTDIR/race/$v.busy")
-    # bash's own `time` gives the tool process tree's CPU seconds.
-    { TIMEFORMAT='%R %U %S'; time timed race/$v 300 "${cs[@]}" "${extra[@]}" \
-        --xml --save "$OUTDIR/race/$v.xml" "${run[@]}"; } 2>"$OUTDIR/race/$v.cpu"
-    kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+    timed_tool race/$v "${cs[@]}" "${extra[@]}" --xml --save "$OUTDIR/race/$v.xml" "${run[@]}"
   done
   {
     printf '%-9s %8s %5s %9s %9s %8s  %s\n' variant seconds exit cpu-user cpu-sys gpu-busy summary
@@ -476,11 +482,7 @@ allocator_costs() {
       local cs=(compute-sanitizer --tool "$tool" --error-exitcode 86 --target-processes all
         --print-limit 0)
       [ "$tool" = synccheck ] && cs+=(--destroy-on-device-error kernel)
-      local smi
-      smi=$(gpu_busy "$OUTDIR/alloc/$v.busy")
-      { TIMEFORMAT='%R %U %S'; time timed alloc/$v 300 "${cs[@]}" \
-          --xml --save "$OUTDIR/alloc/$v.xml" "${run[@]}"; } 2>"$OUTDIR/alloc/$v.cpu"
-      kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+      timed_tool alloc/$v "${cs[@]}" --xml --save "$OUTDIR/alloc/$v.xml" "${run[@]}"
     done
   done
   {
