@@ -178,6 +178,9 @@ pub fn merge(sources: &Sources, policy: &Policy, only: Option<&[String]>) -> Swe
                     Some(&i) => {
                         let entry = &mut folded[i];
                         entry.site.count += site.count;
+                        // A lower bound in one program (a flood's kept
+                        // records) makes the sum one too.
+                        entry.site.count_at_least |= site.count_at_least;
                         entry.site.severity = entry.site.severity.max(site.severity);
                         if !entry.targets.contains(&info.name) {
                             entry.targets.push(info.name.clone());

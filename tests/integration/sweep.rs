@@ -147,6 +147,41 @@ fn a_sweep_runs_every_target_over_the_gpus_and_folds_their_sites() {
 }
 
 #[test]
+fn a_site_counted_exactly_in_one_program_and_as_a_lower_bound_in_another_sums_to_a_lower_bound() {
+    // The planted uninitialised read, once with its call stacks (512
+    // records) and once as a flood that initcheck ran again without them
+    // (256 kept, the rest counted by the tool): one site, 768 or more.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[defaults]\nstages = [\"plain\", \"initcheck\"]\nrun-args = [\"--grace\", \"0.5\"]\n\
+             [[target]]\nname = \"exact\"\ncommand = [\"sh\", \"-c\", \"exit 0\"]\nexpect = \"findings\"\n\
+             env = {{ FAKE_CASE = \"{exact}\" }}\n\
+             [[target]]\nname = \"flooded\"\ncommand = [\"sh\", \"-c\", \"exit 0\"]\nexpect = \"findings\"\n\
+             env = {{ FAKE_CASE = \"{flood}\", FAKE_MODE = \"flood\" }}\n\
+             run-args = [\"--flood-records\", \"1000\"]\n",
+            exact = sample("uninit_read").display(),
+            flood = sample("beyond/floods-uninit_read").display(),
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("night");
+    let o = run(sweep_cmd(&file, &out, &["--gpus", "0"]));
+    assert_eq!(o.code, 0, "both as expected: {}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    let sites = report["sites"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    let site = &sites[0];
+    assert_eq!(site["targets"], serde_json::json!(["exact", "flooded"]));
+    assert_eq!(site["site"]["count"], 768);
+    // Before, the merged site kept the first program's exact flag: 768,
+    // where the tool had reported more.
+    assert_eq!(site["site"]["count_at_least"], true, "{site}");
+}
+
+#[test]
 fn shards_merge_into_one_report_and_missing_or_foreign_shards_are_named() {
     let tmp = tempfile::tempdir().unwrap();
     let targets: Vec<(String, &str)> = (0..7)
