@@ -200,7 +200,7 @@ const STACK_PIECES: usize = 8;
 /// the longest import by far; docs/tool-surprises.md), so it is cut into
 /// pieces that run at once.
 pub fn stacks_imports(ncu: &Path, profile: &Path, launches: usize) -> Vec<(String, Vec<OsString>)> {
-    let argv = |range: Option<(usize, usize)>| -> Vec<OsString> {
+    let argv = |range: Option<(usize, Option<usize>)>| -> Vec<OsString> {
         let mut argv: Vec<OsString> = vec![
             ncu.into(),
             "--import".into(),
@@ -213,21 +213,27 @@ pub fn stacks_imports(ncu: &Path, profile: &Path, launches: usize) -> Vec<(Strin
             "base".into(),
         ];
         if let Some((skip, count)) = range {
-            argv.extend([
-                "--launch-skip".into(),
-                skip.to_string().into(),
-                "--launch-count".into(),
-                count.to_string().into(),
-            ]);
+            argv.extend(["--launch-skip".into(), skip.to_string().into()]);
+            if let Some(count) = count {
+                argv.extend(["--launch-count".into(), count.to_string().into()]);
+            }
         }
         argv
     };
     if launches == 0 {
         return vec![(STACKS.into(), argv(None))];
     }
-    stack_pieces(launches)
+    let pieces = stack_pieces(launches);
+    let last = pieces.len() - 1;
+    pieces
         .into_iter()
-        .map(|(skip, count)| {
+        .enumerate()
+        // The last piece runs to the profile's end: a count read from the
+        // output that fell short must not cost the last launches their
+        // stacks. A range past the end prints nothing and exits 0 (ncu
+        // 2025.3.1), so a count too high costs nothing either.
+        .map(|(i, (skip, count))| {
+            let count = (i != last).then_some(count);
             (
                 format!("{STACKS_PIECE}{skip}.txt"),
                 argv(Some((skip, count))),
@@ -250,12 +256,12 @@ fn stack_pieces(launches: usize) -> Vec<(usize, usize)> {
 }
 
 /// The launches ncu says it profiled in its output (`==PROF== Profiling
-/// "kernel" - 3: 0%....50%....100% - 6 passes`, one line per launch).
+/// "kernel" - 3: 0%....50%....100% - 6 passes`, one per launch), counted
+/// wherever they are: a program's output without a final newline puts
+/// ncu's next line after it.
 pub fn profiled_launches(output: &[u8]) -> usize {
-    output
-        .split(|b| *b == b'\n')
-        .filter(|line| line.starts_with(b"==PROF== Profiling "))
-        .count()
+    const MARK: &[u8] = b"==PROF== Profiling \"";
+    output.windows(MARK.len()).filter(|w| *w == MARK).count()
 }
 
 /// The source page of one launch: (file name, argv).
@@ -313,8 +319,14 @@ mod tests {
             ["stacks-0.txt", "stacks-10.txt"]
         );
         assert!(
-            words(&imports[1].1)
-                .ends_with(&["--launch-skip", "10", "--launch-count", "10"].map(String::from)),
+            words(&imports[0].1)
+                .ends_with(&["--launch-skip", "0", "--launch-count", "10"].map(String::from)),
+            "{:?}",
+            imports[0].1
+        );
+        // The last piece runs to the end, whatever the count said.
+        assert!(
+            words(&imports[1].1).ends_with(&["--launch-skip", "10"].map(String::from)),
             "{:?}",
             imports[1].1
         );
@@ -333,6 +345,8 @@ loss 2.3\n\
 ==PROF== Profiling \"gemm\" - 1: 0%....50%....100% - 6 passes\n\
 ==PROF== Disconnected from process 42\n";
         assert_eq!(profiled_launches(output), 2);
+        let glued = b"step done==PROF== Profiling \"gemm\" - 1: 0%....50%....100% - 6 passes\n";
+        assert_eq!(profiled_launches(glued), 1);
         assert_eq!(profiled_launches(b""), 0);
     }
 
