@@ -100,6 +100,11 @@ timed() {
   echo "$rc" >"$OUTDIR/$name.exit"
 }
 
+# xml_kernels XML N: the N kernels with most records in a sanitizer XML.
+xml_kernels() {
+  grep -o '<name>[^<]*</name>' "$1" 2>/dev/null | sort | uniq -c | sort -rn | head -"$2"
+}
+
 ncu_costs() {
   local base=(ncu --target-processes all --clock-control none --metrics "$METRICS"
     --filter-mode per-launch-config --launch-count 1 -f)
@@ -336,7 +341,7 @@ backtrace_costs() {
     # What the records are: the kernels they name, most first.
     for v in racecheck-device synccheck-device; do
       echo "== $v kernels:"
-      grep -o '<name>[^<]*</name>' "$OUTDIR/bt/$v.xml" 2>/dev/null | sort | uniq -c | sort -rn | head -5
+      xml_kernels "$OUTDIR/bt/$v.xml" 5
     done
     rm -f "$OUTDIR"/bt/*.xml
   } | tee "$OUTDIR/backtraces-summary.txt"
@@ -465,7 +470,7 @@ print_limit_costs() {
         "$(grep -c '<record>' "$f.xml" 2>/dev/null)" \
         "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tr '\n' ' ')"
       echo "  kernels:"
-      grep -o '<name>[^<]*</name>' "$f.xml" 2>/dev/null | sort | uniq -c | sort -rn | head -5
+      xml_kernels "$f.xml" 5
     done
     gzip -f "$OUTDIR"/pl/*.xml
   } | tee "$OUTDIR/print-limit-summary.txt"
@@ -491,7 +496,7 @@ allocator_costs() {
     for v in racecheck-off racecheck-on synccheck-off synccheck-on; do
       tool_row 15 "$v" "$OUTDIR/alloc/$v"
       echo "  kernels with records:"
-      grep -o '<name>[^<]*</name>' "$OUTDIR/alloc/$v.xml" 2>/dev/null | sort | uniq -c | sort -rn | head -8
+      xml_kernels "$OUTDIR/alloc/$v.xml" 8
     done
     gzip -f "$OUTDIR"/alloc/*.xml
   } | tee "$OUTDIR/allocator-summary.txt"
