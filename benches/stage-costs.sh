@@ -70,8 +70,17 @@
 #           sampled), then with the plain run and ncu only, the plain run
 #           and the three long stages (ncu, racecheck, initcheck), and the
 #           plain run and the four short ones: wall time and each stage's.
+#   racecheck-ranges  racecheck told to check launch ranges only
+#           (`--launch-skip`/`--launch-count`, as a user might to make it
+#           cheaper), all at once: ResNet-18's step (RACE_PROGRAM) whole,
+#           in ranges of 64 and past its last launch; ViT-tiny's step
+#           (BT_PROGRAM) whole and in quarters of its launches (counted by
+#           torch's profiler). Per range: seconds, exit, CPU, the tool's
+#           summary, whether the program crashed under it, and whose the
+#           hazards are. Then the ncu stage beside racecheck alone
+#           (`cudawatch run --stages plain,racecheck,ncu`).
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -599,6 +608,78 @@ mix_costs() {
   } | tee "$OUTDIR/mix-summary.txt"
 }
 
+# count_launches PROGRAM: kernel launches of PROGRAM (caching allocator
+# off, as the sanitizer stages run it), from torch's profiler.
+count_launches() {
+  PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 300 $PY -c '
+import runpy, sys
+from torch.profiler import profile, ProfilerActivity
+from torch.autograd import DeviceType
+sys.argv = [sys.argv[1]]
+with profile(activities=[ProfilerActivity.CUDA]) as p:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+names = [e.name for e in p.events() if e.device_type == DeviceType.CUDA]
+print(sum(1 for n in names if not n.startswith(("Memcpy", "Memset"))))
+' "$1" 2>"$OUTDIR/count-launches.err" | tail -1
+}
+
+# race_ranges DIR PROGRAM RANGE...: racecheck as the stage runs it on
+# PROGRAM, once per RANGE ("skip:count", count empty for open-ended), all
+# at once; each range's files in DIR/rSKIP-COUNT ("end" when open-ended).
+race_ranges() {
+  local d=$1 program=$2
+  shift 2
+  mkdir -p "$d"
+  local cs=(compute-sanitizer --tool racecheck --error-exitcode 86 --target-processes all
+    --print-limit 0 --destroy-on-device-error kernel)
+  local r skip count pids=() extra
+  for r in "$@"; do
+    skip=${r%%:*}; count=${r#*:}
+    extra=(--launch-skip "$skip")
+    [ -n "$count" ] && extra+=(--launch-count "$count")
+    timed_tool "${d#$OUTDIR/}/r$skip-${count:-end}" "${cs[@]}" "${extra[@]}" \
+      --xml --save "$d/r$skip-${count:-end}.xml" \
+      env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$program" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  local f
+  for r in "$@"; do
+    count=${r#*:}
+    f=$d/r${r%%:*}-${count:-end}
+    tool_row 9 "r$r" "$f"
+    grep -q "didn't terminate successfully" "$f.out" 2>/dev/null &&
+      echo "            CRASHED: $(grep -h -m1 'Internal Sanitizer Error' "$f.out" | cut -c1-100)"
+    # whose the hazards are: the functions of each record's two accesses
+    grep -o '<func>[^<]*</func>' "$f.xml" 2>/dev/null | sed 's/<[/]*func>//g' | cut -c1-90 |
+      sort | uniq -c | sort -rn | head -4 | sed 's/^/            /'
+  done
+  rm -f "$d"/*.xml
+}
+
+racecheck_ranges() {
+  local d=$OUTDIR/ranges
+  mkdir -p "$d"
+  timeout 300 $PY "$RACE_PROGRAM" >/dev/null 2>&1 </dev/null
+  local n q
+  n=$(count_launches "$BT_PROGRAM")
+  n=${n:-1000}
+  q=$(((n + 3) / 4))
+  {
+    echo "ViT-tiny: $n launches"
+    race_ranges "$d/resnet" "$RACE_PROGRAM" 0: 0:64 64:64 128:64 192: 100000: &
+    local a=$!
+    race_ranges "$d/vit-whole" "$BT_PROGRAM" 0: &
+    local b=$!
+    race_ranges "$d/vit" "$BT_PROGRAM" 0:$q $q:$q $((2 * q)):$q $((3 * q)):
+    wait $a $b
+    timed ranges/ncu-race 400 "$CW" --color never run --stages plain,racecheck,ncu \
+      --out-dir "$d/ncu-race" --format json -- $PY "$RACE_PROGRAM"
+    printf 'ncu beside racecheck: %s s, exit %s: ' "$(cat "$d/ncu-race.seconds")" "$(cat "$d/ncu-race.exit")"
+    stage_times "$d/ncu-race/report.json"
+  } 2>&1 | tee "$OUTDIR/racecheck-ranges-summary.txt"
+}
+
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(ncu floods)
 for p in "${phases[@]}"; do
@@ -617,6 +698,7 @@ for p in "${phases[@]}"; do
     ncu-alone) ncu_alone ;;
     ncu-contention) ncu_contention ;;
     mix) mix_costs ;;
+    racecheck-ranges) racecheck_ranges ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done

@@ -10,7 +10,7 @@
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
-#           floods
+#           floods launch-ranges
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -306,6 +306,30 @@ host_stacks() {
   [ -f "$f" ] && { tail -n 3 "$f" >"$OUTDIR/resnet_step/initcheck-device-summary.stdout"; rm -f "$f"; }
 }
 
+# racecheck told to check only some launches (`--launch-skip`,
+# `--launch-count`), as a user might to make it cheaper: on ResNet-18's
+# step the launches it does not check crash the program ("The Sanitizer
+# failed to handle a hardware exception"), as leaving kernels out by name
+# does; the MLP step skips every launch safely. And `cudawatch run` with
+# a launch range, as the user would see it.
+launch_ranges() {
+  local c=launch_ranges resnet=$ROOT/tests/gpu/real/resnet_step.py mlp=$ROOT/tests/gpu/torch_train_clean.py
+  local env=PYTORCH_NO_CUDA_MEMORY_CACHING=1 rec=(--destroy-on-device-error kernel)
+  SAN_ENV=$env RUN_TIMEOUT=200 PROGRAM=$resnet sanitize $c racecheck racecheck-skip-all "${rec[@]}" \
+    --launch-skip 100000 &
+  SAN_ENV=$env RUN_TIMEOUT=200 PROGRAM=$resnet sanitize $c racecheck racecheck-first-64 "${rec[@]}" \
+    --launch-count 64 &
+  SAN_ENV=$env RUN_TIMEOUT=200 PROGRAM=$mlp sanitize $c racecheck racecheck-mlp-skip-all "${rec[@]}" \
+    --launch-skip 100000 &
+  wait
+  record plain $c -- env CUDA_LAUNCH_BLOCKING=1 $PY "$resnet"
+  RUN_TIMEOUT=200 record cudawatch $c -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" \
+    --stages plain,racecheck --sanitizer-launch-skip 138 --format json -- $PY "$resnet"
+  # the run's report and the racecheck stage's record; its raw output is
+  # the capture above
+  find "$OUTDIR/$c/run" -type f ! -name report.json ! -name stage.json -delete
+}
+
 # Today's binary on the programs whose verdicts the issue names.
 # floods: the sanitizers without any backtrace (`--show-backtrace no`),
 # kernel-level recovery as cudawatch runs them: ViT-tiny's step, whose
@@ -393,6 +417,7 @@ for p in "${phases[@]}"; do
     cudawatch) cudawatch_runs ;;
     host-stacks) host_stacks ;;
     floods) floods ;;
+    launch-ranges) launch_ranges ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -320,6 +320,8 @@ pub struct RunArgs {
     /// Sanitizer stages check only this many kernel launches (after the
     /// skipped ones, counting only launches the kernel filter selects):
     /// the stage is then clean only for those launches, and says so.
+    /// Caveat, as for --sanitizer-kernel: racecheck crashes programs whose
+    /// unchecked launches are cuDNN's (a ResNet step did, either way).
     #[arg(
         help_heading = "Stages",
         long,
@@ -327,7 +329,8 @@ pub struct RunArgs {
         env = "CUDAWATCH_SANITIZER_LAUNCH_COUNT"
     )]
     pub sanitizer_launch_count: Option<u64>,
-    /// Sanitizer stages skip this many kernel launches before checking.
+    /// Sanitizer stages skip this many kernel launches before checking
+    /// (the caveat of --sanitizer-launch-count holds).
     #[arg(
         help_heading = "Stages",
         long,

@@ -575,6 +575,40 @@ fn the_sanitizers_cost_levers_are_passed_to_every_sanitizer_stage() {
 }
 
 #[test]
+fn racecheck_crashing_in_launches_it_was_told_to_skip_says_to_check_every_launch() {
+    // The real H100 capture: ResNet-18's step under racecheck with
+    // --launch-skip; cuDNN's unchecked kernels faulted, the tool could not
+    // handle it and aborted the program, exiting 86 ("errors found") with
+    // "1 hazard displayed" for its own internal error.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "beyond/launch_ranges",
+        &tmp.path().join("run"),
+        "plain,racecheck",
+        &["--sanitizer-launch-skip", "138"],
+    )
+    .env("FAKE_RUN", "racecheck-skip-all"));
+    assert_eq!(out.code, 3, "inconclusive, never clean: {}", out.stderr);
+    let report = read_json(&tmp.path().join("run/report.json"));
+    let racecheck = stage(&report, "racecheck");
+    assert_eq!(racecheck["outcome"], "inconclusive");
+    let reason = racecheck["reason"].as_str().unwrap();
+    for said in [
+        "crashed under the tool",
+        "--launch-skip 138",
+        "checked only up to the crash",
+        "leave out --sanitizer-launch-skip",
+    ] {
+        assert!(reason.contains(said), "{said}: {reason}");
+    }
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "the tool's internal error is not a hazard of the program: {}",
+        report["findings"]
+    );
+}
+
+#[test]
 fn a_python_program_that_crashes_after_its_output_under_the_leak_check_is_not_clean() {
     // The real H100 capture: --leak-check full, all output printed, the
     // summary printed, then the interpreter crashed (exit 7). This was

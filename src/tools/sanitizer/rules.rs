@@ -98,8 +98,15 @@ pub fn rule(
         } else {
             String::new()
         };
+        let unhandled = evidence
+            .summary
+            .failures
+            .iter()
+            .any(|l| l.contains(UNHANDLED_FAULT));
         let why = if line.contains("before first instrumented API call") {
             "the program never initialised CUDA, so nothing was checked".to_string()
+        } else if unhandled {
+            format!("{found}{}", unhandled_fault(&record.command))
         } else if line.contains("didn't terminate successfully") {
             format!("{found}the program crashed under the tool: checked only up to the crash")
         } else {
@@ -338,14 +345,53 @@ pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
 /// ` (only the launches selected by --launch-count 5)` when the user
 /// narrowed the check: a clean stage then vouches for those launches only.
 fn selected_launches(command: &[String]) -> String {
-    let flags: Vec<String> = command
-        .windows(2)
-        .filter(|w| ["--launch-count", "--launch-skip", "--kernel-name"].contains(&w[0].as_str()))
-        .map(|w| format!("{} {}", w[0], w[1]))
-        .collect();
+    let flags = launch_selection(command);
     if flags.is_empty() {
         String::new()
     } else {
         format!(" (only the launches selected by {})", flags.join(" "))
     }
+}
+
+/// The flags of a sanitizer command that leave launches unchecked.
+fn launch_selection(command: &[String]) -> Vec<String> {
+    command
+        .windows(2)
+        .filter(|w| {
+            [
+                "--launch-count",
+                "--launch-skip",
+                "--kernel-name",
+                "--kernel-name-exclude",
+            ]
+            .contains(&w[0].as_str())
+        })
+        .map(|w| format!("{} {}", w[0], w[1]))
+        .collect()
+}
+
+/// compute-sanitizer's line when the program faulted in a way the tool
+/// could not attribute to a checked access; it then aborts the program.
+const UNHANDLED_FAULT: &str = "failed to handle a hardware exception";
+
+/// Why a stage ended in an unhandled fault, and what to do. With launches
+/// left unchecked it is what the tool does to cuDNN's kernels: ResNet-18's
+/// step crashed under racecheck with `--launch-skip 100000`, `--launch-count
+/// 64` and a kernel filter alike, and ran to the end with every launch
+/// checked (sample-reports/beyond/launch_ranges/).
+fn unhandled_fault(command: &[String]) -> String {
+    let selection = launch_selection(command);
+    if selection.is_empty() {
+        return "the program crashed under the tool with a fault it could not handle \
+                (\"The Sanitizer failed to handle a hardware exception\"): checked only up to the \
+                crash"
+            .into();
+    }
+    format!(
+        "the program crashed under the tool with a fault it could not handle, as it does when \
+         kernels it was told not to check run beside checked ones ({}; seen with cuDNN's \
+         kernels): checked only up to the crash; check every launch (leave out \
+         --sanitizer-launch-skip, --sanitizer-launch-count and --sanitizer-kernel)",
+        selection.join(" ")
+    )
 }

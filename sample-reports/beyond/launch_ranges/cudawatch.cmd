@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never run --out-dir /root/out/cap/launch_ranges/run --stages plain\,racecheck --sanitizer-launch-skip 138 --format json -- python3 /work/main/tests/gpu/real/resnet_step.py 

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /root/out/cap/launch_ranges/racecheck-skip-all.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel --launch-skip 100000 python3 /work/main/tests/gpu/real/resnet_step.py 
