@@ -168,8 +168,29 @@ fn a_site_counted_exactly_in_one_program_and_as_a_lower_bound_in_another_sums_to
     )
     .unwrap();
     let out = tmp.path().join("night");
-    let o = run(sweep_cmd(&file, &out, &["--gpus", "0"]));
+    let (md, html) = (tmp.path().join("s.md"), tmp.path().join("s.html"));
+    let o = run(sweep_cmd(
+        &file,
+        &out,
+        &[
+            "--gpus",
+            "0",
+            "--report",
+            &format!("markdown={}", md.display()),
+            "--report",
+            &format!("html={}", html.display()),
+        ],
+    ));
     assert_eq!(o.code, 0, "both as expected: {}", o.stderr);
+    // Every table a person reads says the count is a lower bound.
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        markdown.contains("| 2 (exact, flooded) | 768+ |"),
+        "{markdown}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<td>768+</td>"), "{page}");
+    assert!(o.stderr.contains("768+"), "{}", o.stderr);
     let report = read_json(&out.join("report.json"));
     let sites = report["sites"].as_array().unwrap();
     assert_eq!(sites.len(), 1, "{sites:?}");

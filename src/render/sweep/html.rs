@@ -75,7 +75,7 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
     if sites.is_empty() {
         out.push_str("<p>None.</p>\n");
     } else {
-        out.push_str("<table><tr><th>kind</th><th>owner</th><th>where</th><th>programs</th><th>gates in</th><th>change</th><th>message</th></tr>\n");
+        out.push_str("<table><tr><th>kind</th><th>owner</th><th>where</th><th>programs</th><th>count</th><th>gates in</th><th>change</th><th>message</th></tr>\n");
         for s in &sites {
             let site = &s.site;
             let place = super::place(site);
@@ -85,7 +85,7 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
             };
             let _ = writeln!(
                 out,
-                "<tr><td>{kind}</td><td>{}</td><td><code>{}</code></td><td>{}: {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{kind}</td><td>{}</td><td><code>{}</code></td><td>{}: {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&site
                     .owner
                     .as_ref()
@@ -93,6 +93,7 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
                 esc(&place),
                 s.targets.len(),
                 esc(&s.targets.join(", ")),
+                site.count_text(),
                 s.gating_in.len(),
                 super::change(s.change),
                 esc(&site.message)

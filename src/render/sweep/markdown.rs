@@ -54,7 +54,7 @@ fn render(report: &SweepReport) -> String {
     if sites.is_empty() {
         out.push_str("None.\n");
     } else {
-        out.push_str("| kind | owner | where | programs | gates in | change | message |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+        out.push_str("| kind | owner | where | programs | count | gates in | change | message |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for s in &sites {
             let site = &s.site;
             let place = super::place(site);
@@ -64,7 +64,7 @@ fn render(report: &SweepReport) -> String {
             };
             let _ = writeln!(
                 out,
-                "| {kind} | {} | {} | {} ({}) | {} | {} | {} |",
+                "| {kind} | {} | {} | {} ({}) | {} | {} | {} | {} |",
                 cell(
                     &site
                         .owner
@@ -74,6 +74,7 @@ fn render(report: &SweepReport) -> String {
                 cell(&place),
                 s.targets.len(),
                 cell(&s.targets.join(", ")),
+                site.count_text(),
                 s.gating_in.len(),
                 super::change(s.change),
                 cell(&site.message)

@@ -70,7 +70,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
         out.push_str("  none\n");
     } else {
         let mut t = Table::new([
-            "kind", "owner", "where", "programs", "gates in", "change", "message",
+            "kind", "owner", "where", "programs", "count", "gates in", "change", "message",
         ]);
         for s in sites.iter().take(SITES_SHOWN) {
             let site = &s.site;
@@ -97,6 +97,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
                     s.targets.len(),
                     shorten(&s.targets.join(", "), 40)
                 ),
+                site.count_text(),
                 if s.gating_in.is_empty() {
                     "-".into()
                 } else {
