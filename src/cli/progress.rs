@@ -56,6 +56,17 @@ impl Progress {
         }
     }
 
+    /// A running stage did something worth saying before it ends (a
+    /// flood: it runs again without call stacks).
+    pub fn noted(&mut self, index: usize, total: usize, tool: Tool, text: &str) {
+        self.line(&format!(
+            "({}/{total}) {}: {}",
+            index + 1,
+            tool.name(),
+            crate::render::untrusted::clean(text)
+        ));
+    }
+
     /// A stage finished with `outcome` after `seconds`.
     pub fn finished(
         &mut self,

@@ -35,6 +35,18 @@ pub enum StageEvent<'a> {
         /// What the supervisor saw.
         record: &'a StageRecord,
     },
+    /// A running stage did something worth saying before it ends (a
+    /// flood stopped it and it runs again without call stacks).
+    Noted {
+        /// Its position, from 0.
+        index: usize,
+        /// How many stages the plan has.
+        total: usize,
+        /// Its tool.
+        tool: Tool,
+        /// What happened, in words.
+        text: &'a str,
+    },
     /// The user asked to stop; no further stage starts.
     Interrupted {
         /// The last stage that ran.

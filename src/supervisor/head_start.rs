@@ -33,6 +33,7 @@ use tokio::task::JoinHandle;
 
 use super::child::Steer;
 use super::events::StageEvent;
+use super::notices::Notices;
 use super::signals::{Shutdown, Signals};
 use super::stage::{create_stage_dir, run_again_alone, run_stage_steered, shell_words};
 use crate::errors::ExpectedError;
@@ -129,7 +130,7 @@ pub async fn run(
     plain_index: usize,
     batch: std::ops::Range<usize>,
     (schedule, free_before): (Schedule, Vec<Option<u64>>),
-    signals: &mut Signals,
+    (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<(StageRecord, Started), ExpectedError> {
     on_event(StageEvent::Scheduled {
@@ -149,9 +150,10 @@ pub async fn run(
     let plain_task = {
         let plan = plain_plan.clone();
         let timeout = plan.timeouts.for_stage(Tool::Plain, None);
+        let notices = notices.clone();
         tokio::task::spawn_local(async move {
             let mut signals = Signals::install();
-            run_stage_steered(&plan, &plain_stage, timeout, None, &mut signals)
+            run_stage_steered(&plan, &plain_stage, timeout, None, (&mut signals, &notices))
                 .await
                 .0
         })
@@ -182,9 +184,17 @@ pub async fn run(
         let (steer, orders) = watch::channel(Steer::Limit(timeout));
         let argv = stage.command.argv.clone();
         let plan = plain_plan.clone();
+        let notices = notices.clone();
         let task = tokio::task::spawn_local(async move {
             let mut signals = Signals::install();
-            run_stage_steered(&plan, &stage, timeout, Some(orders), &mut signals).await
+            run_stage_steered(
+                &plan,
+                &stage,
+                timeout,
+                Some(orders),
+                (&mut signals, &notices),
+            )
+            .await
         });
         early.insert(
             index,
@@ -228,7 +238,7 @@ pub async fn run(
         plain_index,
         None,
         &format!("the plain run {why}"),
-        signals,
+        (signals, notices),
         on_event,
     )
     .await?;

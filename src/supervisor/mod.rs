@@ -11,6 +11,7 @@ pub mod gpu_memory;
 pub mod gpus;
 pub mod group;
 pub mod head_start;
+pub mod notices;
 pub mod pool;
 pub mod signals;
 pub mod stage;

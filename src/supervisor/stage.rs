@@ -12,6 +12,7 @@ use cudawatch_model::Tool;
 use super::child::{ChildEnd, ChildSpec, FloodWatch, Output, Steer, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
+use super::notices::Notices;
 use super::signals::{Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
@@ -25,7 +26,7 @@ pub(super) async fn run_alone(
     index: usize,
     plain: Option<&StageRecord>,
     label: &str,
-    signals: &mut Signals,
+    (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
     let stage = &stage_after_plain(&plan.stages[index], plain);
@@ -40,7 +41,7 @@ pub(super) async fn run_alone(
         tool: stage.tool,
         command: &format!("{command}{label}"),
     })?;
-    Ok(run_stage(plan, stage, timeout, signals).await)
+    Ok(run_stage(plan, stage, timeout, signals, notices).await)
 }
 
 /// Runs stage `index` again alone after a first try beside others that was
@@ -51,11 +52,19 @@ pub(super) async fn run_again_alone(
     index: usize,
     plain: Option<&StageRecord>,
     why: &str,
-    signals: &mut Signals,
+    (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
     let kept = set_aside(&plan.stages[index], "crowded");
-    let mut record = run_alone(plan, index, plain, "  [again, alone]", signals, on_event).await?;
+    let mut record = run_alone(
+        plan,
+        index,
+        plain,
+        "  [again, alone]",
+        (signals, notices),
+        on_event,
+    )
+    .await?;
     record
         .notes
         .push(format!("{why}, and was run again alone{}", first_try(kept)));
@@ -114,8 +123,9 @@ pub(super) async fn run_stage(
     stage: &Stage,
     timeout: Duration,
     signals: &mut Signals,
+    notices: &Notices,
 ) -> StageRecord {
-    run_stage_steered(plan, stage, timeout, None, signals)
+    run_stage_steered(plan, stage, timeout, None, (signals, notices))
         .await
         .0
 }
@@ -130,7 +140,7 @@ pub(super) async fn run_stage_steered(
     stage: &Stage,
     timeout: Duration,
     steer: Option<tokio::sync::watch::Receiver<Steer>>,
-    signals: &mut Signals,
+    (signals, notices): (&mut Signals, &Notices),
 ) -> (StageRecord, bool) {
     let watch = flood_watch(plan, stage);
     let (record, end) = run_once(plan, stage, timeout, steer.clone(), watch, signals).await;
@@ -150,6 +160,15 @@ pub(super) async fn run_stage_steered(
         ));
         return (record, end.cancelled);
     }
+    notices.say(
+        stage.tool,
+        format!(
+            "printed more than {} with call stacks (a flood) in {:.0}s: stopped, and running \
+             again without them",
+            plural(watch.limit, "record"),
+            record.seconds
+        ),
+    );
     // The limit it ran under, as its orders left it.
     let limit = Duration::from_secs_f64(record.timeout_seconds);
     let (mut second, end) = run_once(plan, &again, limit, steer, None, signals).await;

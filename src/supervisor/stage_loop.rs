@@ -12,6 +12,7 @@ use cudawatch_model::{ProcessEnd, Tool};
 
 use super::events::StageEvent;
 use super::head_start::{self, Early};
+use super::notices::{self, Notices};
 use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
 use super::stage::{
@@ -51,8 +52,13 @@ pub fn run_plan(
 
 async fn run_stages(
     plan: &Plan,
-    mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+    on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<LoopEnd, ExpectedError> {
+    // The listener, shared by the loop's own steps and the notices it
+    // relays from running stages while it waits on them.
+    let events = std::cell::RefCell::new(on_event);
+    let mut on_event = |event: StageEvent<'_>| (events.borrow_mut())(event);
+    let (notices, mut heard) = notices::channel();
     let mut signals = Signals::install();
     super::group::adopt_orphans();
     // The plain run as it finished, when it did: its time sets the tool
@@ -99,16 +105,15 @@ async fn run_stages(
                 at_once: schedule.slots.len(),
                 why: &schedule.why,
             })?;
-            let end = run_batch(
+            let work = run_batch(
                 plan,
                 index..index + batch,
                 plain.as_ref(),
-                schedule.slots,
-                beside.early,
-                &mut signals,
+                (schedule.slots, beside.early),
+                (&mut signals, &notices),
                 &mut on_event,
-            )
-            .await?;
+            );
+            let end = notices::relaying(plan, work, &mut heard, &events).await?;
             if end == LoopEnd::Interrupted {
                 return Ok(end);
             }
@@ -123,13 +128,29 @@ async fn run_stages(
         };
         let record = match head {
             Some(head) => {
-                let (record, beside) =
-                    head_start::run(plan, index, next_batch, head, &mut signals, &mut on_event)
-                        .await?;
+                let work = head_start::run(
+                    plan,
+                    index,
+                    next_batch,
+                    head,
+                    (&mut signals, &notices),
+                    &mut on_event,
+                );
+                let (record, beside) = notices::relaying(plan, work, &mut heard, &events).await?;
                 started = Some(beside);
                 record
             }
-            None => run_alone(plan, index, plain.as_ref(), "", &mut signals, &mut on_event).await?,
+            None => {
+                let work = run_alone(
+                    plan,
+                    index,
+                    plain.as_ref(),
+                    "",
+                    (&mut signals, &notices),
+                    &mut on_event,
+                );
+                notices::relaying(plan, work, &mut heard, &events).await?
+            }
         };
         {
             let _busy = Blocking::enter();
@@ -210,9 +231,8 @@ async fn run_batch(
     plan: &Plan,
     range: std::ops::Range<usize>,
     plain: Option<&StageRecord>,
-    slots: Vec<Option<String>>,
-    mut early: BTreeMap<usize, Early>,
-    signals: &mut Signals,
+    (slots, mut early): (Vec<Option<String>>, BTreeMap<usize, Early>),
+    (signals, notices): (&mut Signals, &Notices),
     mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<LoopEnd, ExpectedError> {
     let shared = std::rc::Rc::new(plan.clone());
@@ -265,9 +285,10 @@ async fn run_batch(
                 command: &shown,
             })?;
             let plan = shared.clone();
+            let notices = notices.clone();
             let task: StageTask = Box::pin(async move {
                 let mut signals = Signals::install();
-                run_stage(&plan, &stage, timeout, &mut signals).await
+                run_stage(&plan, &stage, timeout, &mut signals, &notices).await
             });
             Ok(Some(task))
         }
@@ -307,7 +328,7 @@ async fn run_batch(
             index,
             plain,
             &format!("{why} beside other stages"),
-            signals,
+            (signals, notices),
             &mut on_event,
         )
         .await?;

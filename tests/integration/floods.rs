@@ -158,6 +158,13 @@ fn a_flooding_stage_is_stopped_and_run_again_without_call_stacks() {
     let site = &report["findings"].as_array().unwrap()[0];
     assert_eq!(site["count_at_least"], true);
     assert!(out.stderr.contains("×256+"), "{}", out.stderr);
+    // The progress says why the stage goes on, while it goes on.
+    let noted = out
+        .stderr
+        .find("(2/2) initcheck: printed more than 1000 records with call stacks (a flood)")
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    let ended = out.stderr.find("(2/2) initcheck findings in").unwrap();
+    assert!(noted < ended, "{}", out.stderr);
 }
 
 #[test]

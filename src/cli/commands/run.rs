@@ -172,6 +172,15 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             progress.finished(index, total, record.tool, outcome, record.seconds);
             Ok(())
         }
+        StageEvent::Noted {
+            index,
+            total,
+            tool,
+            text,
+        } => {
+            progress.noted(index, total, tool, text);
+            Ok(())
+        }
         StageEvent::Interrupted { after } => {
             render::stderr::line(&format!(
                 "interrupted: stopping after {}; the report covers what finished",
