@@ -10,7 +10,7 @@
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
-#           floods launch-ranges
+#           floods launch-ranges unchecked-writes
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -330,6 +330,22 @@ launch_ranges() {
   find "$OUTDIR/$c/run" -type f ! -name report.json ! -name stage.json -delete
 }
 
+# initcheck told to skip launches, on a correct program whose first launch
+# writes what the second reads (tests/gpu/beyond/fill_then_read.cu): as the
+# stage runs it, whole and with the first launch skipped; and `cudawatch
+# run` with `--sanitizer-launch-skip 1`.
+unchecked_writes() {
+  local c=fill_then_read rec=(--destroy-on-device-error kernel)
+  record build $c -- nvcc -lineinfo -arch=sm_90 -o "$BIN/$c" "$SRC/$c.cu"
+  record plain $c -- env CUDA_LAUNCH_BLOCKING=1 "$BIN/$c"
+  sanitize $c initcheck initcheck-recover --show-backtrace device "${rec[@]}"
+  sanitize $c initcheck initcheck-skip1 --show-backtrace device "${rec[@]}" --launch-skip 1
+  record initcheck-user-skip1 $c -- compute-sanitizer --tool initcheck --launch-skip 1 "$BIN/$c"
+  (cd "$SRC" && record cudawatch $c -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" \
+    --stages plain,initcheck --sanitizer-launch-skip 1 --format json -- "$BIN/$c")
+  find "$OUTDIR/$c/run" -type f ! -name report.json ! -name stage.json -delete
+}
+
 # Today's binary on the programs whose verdicts the issue names.
 # floods: the sanitizers without any backtrace (`--show-backtrace no`),
 # kernel-level recovery as cudawatch runs them: ViT-tiny's step, whose
@@ -418,6 +434,7 @@ for p in "${phases[@]}"; do
     host-stacks) host_stacks ;;
     floods) floods ;;
     launch-ranges) launch_ranges ;;
+    unchecked-writes) unchecked_writes ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -527,8 +527,8 @@ pub struct Site {
     pub tool_severity: Option<Severity>,
     /// Why the tool's record may not be a bug at all: the tool cannot see
     /// something this run did (initcheck does not see the stores of
-    /// cuBLAS's and cuDNN's Hopper kernels, so a read of their output looks
-    /// uninitialised). Set when the report is judged; such a read in a
+    /// cuBLAS's and cuDNN's Hopper kernels, nor of launches it was told not
+    /// to check, so a read of their output looks uninitialised). Set when the report is judged; such a read in a
     /// framework or library kernel does not gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doubt: Option<String>,

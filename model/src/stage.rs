@@ -80,6 +80,12 @@ pub struct StageReport {
     /// Environment cudawatch set for this stage, `NAME=value`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
+    /// A sanitizer's options that left launches before or between the
+    /// checked ones unchecked (`--launch-skip 1`, a kernel filter), as run:
+    /// what those launches write, initcheck does not track, so reads of it
+    /// look uninitialised to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked_launches: Vec<String>,
     /// The summary lines the tool printed.
     #[serde(default)]
     pub summary: ToolSummary,

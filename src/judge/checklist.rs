@@ -324,11 +324,21 @@ fn by_stage(stage: Option<&StageReport>, found: &[&Site]) -> (CheckStatus, Strin
 }
 
 /// "; 2 sites read what ... wrote, which initcheck cannot see: not
-/// judged": how much of initcheck's view this run's Hopper kernels hid.
+/// judged": how much of initcheck's view this run's Hopper kernels, or the
+/// launches it was told not to check, hid.
 fn unseen_reads(report: &Report) -> String {
     let doubted = report.findings.iter().filter(|s| s.doubt.is_some()).count();
+    if doubted == 0 {
+        return String::new();
+    }
+    if let Some(flags) = super::owner::unchecked_launches(report) {
+        return format!(
+            "; {} may be reads of what launches it did not check ({flags}) wrote: not gating",
+            plural(doubted as u64, "uninitialised-read site")
+        );
+    }
     match super::owner::unseen_writer(report) {
-        Some(writer) if doubted > 0 => format!(
+        Some(writer) => format!(
             "; {} may be reads of what {} wrote, which initcheck cannot see: \
              not gating outside the user's kernels",
             plural(doubted as u64, "uninitialised-read site"),
@@ -666,6 +676,7 @@ mod tests {
                 "full".into(),
             ],
             env: Vec::new(),
+            unchecked_launches: Vec::new(),
             summary: ToolSummary::default(),
             artifacts: Vec::new(),
             gpu_memory_mib: Some((1000, 80000)),

@@ -6,7 +6,7 @@
 //! kernel is never waved through. `docs/owners.md` says how each program of
 //! the real-workload corpus comes out, and why.
 
-use cudawatch_model::{FindingKind, Frame, Owner, Ownership, Report, Site};
+use cudawatch_model::{FindingKind, Frame, Owner, Ownership, Report, Site, Tool};
 
 /// Kernel-name fragments of library kernels, and the library.
 const LIBRARY_KERNELS: &[(&str, &str)] = &[
@@ -116,20 +116,33 @@ pub fn is_failure(kind: &FindingKind) -> bool {
 const UNSEEN_STORES: &[&str] = &["nvjet_", "sm90_", "sm100_"];
 
 /// Sets every site's owner, and the doubt on uninitialised reads that
-/// may be initcheck's blind spot.
+/// may be initcheck's blind spot: launches it was told not to check, or
+/// Hopper library kernels.
 pub fn assign(report: &mut Report) {
-    let unseen = unseen_writer(report).map(str::to_string);
+    let doubt = unchecked_launches(report)
+        .map(|flags| {
+            format!(
+                "initcheck was told not to check some launches ({flags}) and does not see what \
+                 they write, so a read of it looks uninitialised: this may be one (a warning, \
+                 not an error; --fail-on warning gates it; check every launch to know)"
+            )
+        })
+        .or_else(|| {
+            unseen_writer(report).map(|writer| {
+                format!(
+                    "initcheck does not see what Hopper library kernels such as {writer} (run \
+                     by this program) write, so a read of their output looks uninitialised: \
+                     this may be one (a warning, not an error; --fail-on warning gates it)"
+                )
+            })
+        });
     for site in &mut report.findings {
         let mut ownership = of(site);
         site.doubt = None;
-        if let Some(writer) = &unseen
+        if let Some(doubt) = &doubt
             && site.kind == FindingKind::UninitializedRead
         {
-            site.doubt = Some(format!(
-                "initcheck does not see what Hopper library kernels such as {writer} (run by \
-                 this program) write, so a read of their output looks uninitialised: this \
-                 may be one (a warning, not an error; --fail-on warning gates it)"
-            ));
+            site.doubt = Some(doubt.clone());
             // A framework's or library's read of a buffer no longer counts
             // as the user's call; severity.rs lowers every doubted read
             // to a warning (the user's own kernel's too: still listed).
@@ -139,6 +152,18 @@ pub fn assign(report: &mut Report) {
         }
         site.owner = Some(ownership);
     }
+}
+
+/// The options that left initcheck launches unchecked before or between
+/// the checked ones (`--launch-skip 1`, a kernel filter), if any: a
+/// correct program's reads of what a skipped launch wrote come out
+/// uninitialised (sample-reports/beyond/fill_then_read/).
+pub fn unchecked_launches(report: &Report) -> Option<String> {
+    report
+        .stages
+        .iter()
+        .find(|s| s.tool == Tool::Initcheck && !s.unchecked_launches.is_empty())
+        .map(|s| s.unchecked_launches.join(" "))
 }
 
 /// A library kernel this run launched whose stores initcheck cannot see

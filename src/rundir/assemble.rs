@@ -165,6 +165,11 @@ fn read_stage(
         seconds: Some(record.seconds),
         command: record.command.clone(),
         env: record.env.clone(),
+        unchecked_launches: if Tool::SANITIZERS.contains(&tool) {
+            crate::tools::sanitizer::unchecked_before(&record.command)
+        } else {
+            Vec::new()
+        },
         summary,
         artifacts,
         gpu_memory_mib: record.gpu_memory_mib,
@@ -205,6 +210,7 @@ fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {
         seconds: None,
         command: Vec::new(),
         env: Vec::new(),
+        unchecked_launches: Vec::new(),
         summary: ToolSummary::default(),
         artifacts: Vec::new(),
         gpu_memory_mib: None,

@@ -609,6 +609,52 @@ fn racecheck_crashing_in_launches_it_was_told_to_skip_says_to_check_every_launch
 }
 
 #[test]
+fn initchecks_reads_of_what_a_skipped_launch_wrote_are_doubted_not_gating() {
+    // The real H100 capture: a correct program whose first kernel fills
+    // the buffer its second reads, under initcheck with --launch-skip 1:
+    // 4096 "uninitialised" reads at the user's line. Before, the gate
+    // failed on them.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "beyond/fill_then_read",
+        &tmp.path().join("run"),
+        "plain,initcheck",
+        &["--sanitizer-launch-skip", "1", "--format", "json"],
+    )
+    .env("FAKE_RUN", "initcheck-skip1"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The judged report (the run directory's is written before judging).
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        stage(&report, "initcheck")["unchecked_launches"],
+        serde_json::json!(["--launch-skip 1"])
+    );
+    let site = &report["findings"][0];
+    assert_eq!(site["count"], 4096);
+    assert_eq!(site["severity"], "warning", "{site}");
+    let doubt = site["doubt"].as_str().unwrap();
+    assert!(
+        doubt.contains("told not to check some launches (--launch-skip 1)"),
+        "{doubt}"
+    );
+    // Still listed where the user looks, and gating when asked.
+    assert!(
+        out.stderr.contains("fill_then_read.cu:14"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("told not to check"), "{}", out.stderr);
+    let strict = run(fake_run(
+        "beyond/fill_then_read",
+        &tmp.path().join("strict"),
+        "plain,initcheck",
+        &["--sanitizer-launch-skip", "1", "--fail-on", "warning"],
+    )
+    .env("FAKE_RUN", "initcheck-skip1"));
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+}
+
+#[test]
 fn a_python_program_that_crashes_after_its_output_under_the_leak_check_is_not_clean() {
     // The real H100 capture: --leak-check full, all output printed, the
     // summary printed, then the interpreter crashed (exit 7). This was

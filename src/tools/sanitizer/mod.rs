@@ -5,6 +5,7 @@
 
 mod allocator;
 mod argv;
+mod launches;
 mod rules;
 pub use rules::cut_records;
 
@@ -17,6 +18,7 @@ pub use allocator::allocator_off;
 pub use argv::{
     RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, probe_argv, without_call_stacks,
 };
+pub use launches::unchecked_before;
 pub use rules::{output_complete, rule};
 
 /// The compute-sanitizer tools' kind.

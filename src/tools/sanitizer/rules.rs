@@ -5,6 +5,7 @@
 use cudawatch_model::{Outcome, ProcessEnd};
 use cudawatch_parsers::builder::SanitizerEvidence;
 
+use super::launches::launch_selection;
 use crate::tools::StageRecord;
 use crate::tools::outcome::{describe_end, process_problem};
 use crate::words::plural;
@@ -351,23 +352,6 @@ fn selected_launches(command: &[String]) -> String {
     } else {
         format!(" (only the launches selected by {})", flags.join(" "))
     }
-}
-
-/// The flags of a sanitizer command that leave launches unchecked.
-fn launch_selection(command: &[String]) -> Vec<String> {
-    command
-        .windows(2)
-        .filter(|w| {
-            [
-                "--launch-count",
-                "--launch-skip",
-                "--kernel-name",
-                "--kernel-name-exclude",
-            ]
-            .contains(&w[0].as_str())
-        })
-        .map(|w| format!("{} {}", w[0], w[1]))
-        .collect()
 }
 
 /// compute-sanitizer's line when the program faulted in a way the tool

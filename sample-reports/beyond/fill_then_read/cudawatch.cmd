@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never run --out-dir /root/out/cap/fill_then_read/run --stages plain\,initcheck --sanitizer-launch-skip 1 --format json -- /root/out/cap/.bin/fill_then_read 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /root/out/cap/fill_then_read/initcheck-recover.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device --destroy-on-device-error kernel /root/out/cap/.bin/fill_then_read 

@@ -1,0 +1,74 @@
+//! Which launches a compute-sanitizer command checks: the options that
+//! leave some out (a launch range, a kernel filter), read from its argv.
+//! The stage rules name them when such a run crashes; the report keeps
+//! those that hide stores from initcheck (`StageReport::unchecked_launches`).
+
+/// The options of a sanitizer command that leave launches unchecked
+/// (`--launch-count 5`, `--launch-skip 2`, a kernel filter), read from the
+/// options only: the program's own arguments after them are not the tool's.
+pub fn launch_selection(command: &[String]) -> Vec<String> {
+    const SELECTING: [&str; 4] = [
+        "--launch-count",
+        "--launch-skip",
+        "--kernel-name",
+        "--kernel-name-exclude",
+    ];
+    let mut found = Vec::new();
+    let mut i = 1;
+    // compute-sanitizer's options come in pairs, but for --xml (see
+    // `super::argv::argv`); the first word that is no option is the program.
+    while i < command.len() && command[i].starts_with("--") {
+        if command[i] == "--xml" {
+            i += 1;
+            continue;
+        }
+        if let Some(value) = command.get(i + 1)
+            && SELECTING.contains(&command[i].as_str())
+        {
+            found.push(format!("{} {value}", command[i]));
+        }
+        i += 2;
+    }
+    found
+}
+
+/// The options of [`launch_selection`] that leave launches unchecked
+/// before or between checked ones: what those write, initcheck does not
+/// see (a correct program's reads of it came out uninitialised:
+/// sample-reports/beyond/fill_then_read/). A launch count alone leaves
+/// out only launches after the checked ones.
+pub fn unchecked_before(command: &[String]) -> Vec<String> {
+    launch_selection(command)
+        .into_iter()
+        .filter(|flag| !flag.starts_with("--launch-count") && flag != "--launch-skip 0")
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_selection_reads_the_tools_options_not_the_programs_arguments() {
+        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let command = words(
+            "compute-sanitizer --tool initcheck --xml --save x.xml --launch-skip 1 \
+             --kernel-name kns=gemm --launch-count 5 ./prog --launch-skip 9",
+        );
+        assert_eq!(
+            launch_selection(&command),
+            [
+                "--launch-skip 1",
+                "--kernel-name kns=gemm",
+                "--launch-count 5"
+            ]
+        );
+        // Launches left out only after the checked ones hide no writes.
+        assert_eq!(
+            unchecked_before(&command),
+            ["--launch-skip 1", "--kernel-name kns=gemm"]
+        );
+        assert!(unchecked_before(&words("compute-sanitizer --launch-count 5 ./p")).is_empty());
+        assert!(unchecked_before(&words("compute-sanitizer --launch-skip 0 ./p")).is_empty());
+    }
+}
