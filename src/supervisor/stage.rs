@@ -160,12 +160,15 @@ pub(super) async fn run_stage_steered(
         ));
         return (record, end.cancelled);
     }
+    // Said twice: on the progress line now, in the stage's notes after.
+    let flood = format!(
+        "printed more than {} with call stacks (a flood)",
+        plural(watch.limit, "record")
+    );
     notices.say(
         stage.tool,
         format!(
-            "printed more than {} with call stacks (a flood) in {:.0}s: stopped, and running \
-             again without them",
-            plural(watch.limit, "record"),
+            "{flood} in {:.0}s: stopped, and running again without them",
             record.seconds
         ),
     );
@@ -173,10 +176,9 @@ pub(super) async fn run_stage_steered(
     let limit = Duration::from_secs_f64(record.timeout_seconds);
     let (mut second, end) = run_once(plan, &again, limit, steer, None, signals).await;
     second.notes.push(format!(
-        "it printed more than {} with call stacks (a flood) and was stopped after {:.0}s, \
-         then run again without them (--show-backtrace no: each launch keeps its first \
-         records, and the tool counts the rest){}",
-        plural(watch.limit, "record"),
+        "it {flood} and was stopped after {:.0}s, then run again without them \
+         (--show-backtrace no: each launch keeps its first records, and the tool counts \
+         the rest){}",
         record.seconds,
         first_try(kept)
     ));
