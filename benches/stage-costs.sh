@@ -79,8 +79,16 @@
 #           summary, whether the program crashed under it, and whose the
 #           hazards are. Then the ncu stage beside racecheck alone
 #           (`cudawatch run --stages plain,racecheck,ncu`).
+#   mps     the same stages with the GPU shared through a private MPS
+#           daemon (CUDA's Multi-Process Service: kernels of different
+#           processes run side by side instead of taking turns): whether
+#           compute-sanitizer and ncu work as MPS clients at all (a tiny
+#           kernel under each), then `cudawatch run --stages
+#           plain,racecheck,ncu` and with default settings on MIX_PROGRAM,
+#           each without MPS and with it. Seconds, each stage's time and
+#           outcome, and whether the stages' processes were MPS clients.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -680,6 +688,61 @@ racecheck_ranges() {
   } 2>&1 | tee "$OUTDIR/racecheck-ranges-summary.txt"
 }
 
+# mps_costs: the long stages with and without a private MPS daemon. The
+# daemon's pipe and log directories are this run's own, so only the
+# processes started here with CUDA_MPS_PIPE_DIRECTORY set connect to it;
+# it is told to quit at the end.
+mps_costs() {
+  local d=$OUTDIR/mps
+  mkdir -p "$d"
+  local pipe=$d/pipe log=$d/log
+  mkdir -p "$pipe" "$log"
+  timeout 300 $PY "$MIX_PROGRAM" >/dev/null 2>&1 </dev/null
+  timed mps/plain 300 $PY "$MIX_PROGRAM"
+  timed mps/solo-race-ncu 400 "$CW" --color never run --stages plain,racecheck,ncu \
+    --out-dir "$d/solo-race-ncu" --format json -- $PY "$MIX_PROGRAM"
+  timed mps/solo-all 400 "$CW" --color never run \
+    --out-dir "$d/solo-all" --format json -- $PY "$MIX_PROGRAM"
+  {
+    echo "daemon: $(command -v nvidia-cuda-mps-control || echo 'nvidia-cuda-mps-control not found')"
+    nvidia-smi --query-gpu=compute_mode --format=csv,noheader
+    CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$log nvidia-cuda-mps-control -d
+    echo "daemon start: exit $?"
+    export CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$log
+    local tiny='import torch; x = torch.ones(1 << 20, device="cuda"); print(float((x * 2).sum()))'
+    timed mps/tiny-plain 120 $PY -c "$tiny"
+    timed mps/tiny-memcheck 120 compute-sanitizer --tool memcheck $PY -c "$tiny"
+    timed mps/tiny-racecheck 120 compute-sanitizer --tool racecheck $PY -c "$tiny"
+    timed mps/tiny-ncu 120 ncu --metrics gpu__time_duration.sum $PY -c "$tiny"
+    local t
+    for t in tiny-plain tiny-memcheck tiny-racecheck tiny-ncu; do
+      printf '%-15s %6s s, exit %s: %s\n' "$t" "$(cat "$d/$t.seconds")" "$(cat "$d/$t.exit")" \
+        "$(cat "$d/$t.out" "$d/$t.err" | grep -v '^ *$' | tail -3 | tr '\n' '|' | cut -c1-300)"
+    done
+    echo "servers: $(echo get_server_list | nvidia-cuda-mps-control 2>&1 | tr '\n' ' ')"
+    local smi
+    (sleep 20; nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv >"$d/apps.txt" 2>&1;
+      nvidia-smi >"$d/smi.txt" 2>&1) &
+    smi=$!
+    timed mps/mps-race-ncu 400 "$CW" --color never run --stages plain,racecheck,ncu \
+      --out-dir "$d/mps-race-ncu" --format json -- $PY "$MIX_PROGRAM"
+    wait $smi
+    timed mps/mps-all 400 "$CW" --color never run \
+      --out-dir "$d/mps-all" --format json -- $PY "$MIX_PROGRAM"
+    echo quit | nvidia-cuda-mps-control
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    echo "plain: $(cat "$d/plain.seconds") s"
+    local v
+    for v in solo-race-ncu mps-race-ncu solo-all mps-all; do
+      printf '%-14s %6s s, exit %s: %s\n' "$v" "$(cat "$d/$v.seconds")" "$(cat "$d/$v.exit")" \
+        "$(stage_times "$d/$v/report.json")"
+    done
+    echo "processes 20 s into the MPS run (type M+C: an MPS client):"
+    grep -E 'M\+C|  C  |MPS' "$d/smi.txt" | head -12
+    tail -5 "$log"/control.log 2>/dev/null
+  } 2>&1 | tee "$OUTDIR/mps-summary.txt"
+}
+
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(ncu floods)
 for p in "${phases[@]}"; do
@@ -699,6 +762,7 @@ for p in "${phases[@]}"; do
     ncu-contention) ncu_contention ;;
     mix) mix_costs ;;
     racecheck-ranges) racecheck_ranges ;;
+    mps) mps_costs ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done

@@ -10,7 +10,7 @@
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
-#           floods launch-ranges unchecked-writes
+#           floods launch-ranges unchecked-writes mps
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -346,6 +346,44 @@ unchecked_writes() {
   find "$OUTDIR/$c/run" -type f ! -name report.json ! -name stage.json -delete
 }
 
+# mps: the GPU shared through a private MPS control daemon (its own pipe
+# and log folders, told to quit at the end; the GPU's compute mode is left
+# as it is): the daemon's pipe folder; a CUDA program plainly, under ncu
+# and under memcheck as MPS clients; ncu with CUDA_MPS_PIPE_DIRECTORY
+# naming a folder with no daemon (the program outside MPS); then doctor and
+# cudawatch's own runs of that program and of a PyTorch step under MPS.
+mps() {
+  local c=mps pipe=/tmp/cw-mps/pipe log=/tmp/cw-mps/log
+  local prog=$BIN/coalescing py=$ROOT/tests/gpu/torch_train_clean.py
+  mkdir -p "$pipe" "$log" "$OUTDIR/$c"
+  nvcc -lineinfo -arch=sm_90 -o "$prog" "$ROOT/tests/gpu/coalescing.cu" >/dev/null 2>&1
+  local ncu_flags=(--target-processes all --clock-control none --metrics "$NCU_METRICS"
+    --section SourceCounters -f)
+  CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$log nvidia-cuda-mps-control -d
+  echo "daemon: exit $?, compute mode $(nvidia-smi --query-gpu=compute_mode --format=csv,noheader)" \
+    >"$OUTDIR/$c/daemon.txt"
+  (
+    export CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$log
+    record plain-client $c -- "$prog"
+    ls -l "$pipe" | sed 's/^\(.\)[^ ]* *[0-9]* [^ ]* [^ ]* */\1 /' >"$OUTDIR/$c/pipe-listing.txt"
+    record ncu-client $c -- ncu "${ncu_flags[@]}" -o "$OUTDIR/$c/ncu-client" "$prog"
+    record ncu-outside $c -- env CUDA_MPS_PIPE_DIRECTORY=/tmp/cw-mps/no-daemon-here \
+      ncu "${ncu_flags[@]}" -o "$OUTDIR/$c/ncu-outside" "$prog"
+    PROGRAM=$prog sanitize $c memcheck memcheck-client
+    if [ -x "$CW" ]; then
+      record doctor $c -- "$CW" --color never doctor
+      (cd "$ROOT/tests/gpu" && record cudawatch $c -- "$CW" --color never run \
+        --out-dir "$OUTDIR/$c/run" --format json -- "$prog")
+      (cd "$ROOT/tests/gpu" && RUN_TIMEOUT=300 record cudawatch-torch $c -- "$CW" --color never \
+        run --out-dir "$OUTDIR/$c/run-torch" --format json -- $PY "$py")
+    fi
+    nvidia-smi >"$OUTDIR/$c/smi-after.txt" 2>&1
+  )
+  echo quit | CUDA_MPS_PIPE_DIRECTORY=$pipe nvidia-cuda-mps-control
+  cp "$log/control.log" "$OUTDIR/$c/control.log" 2>/dev/null
+  rm -f "$OUTDIR/$c"/*.ncu-rep
+}
+
 # Today's binary on the programs whose verdicts the issue names.
 # floods: the sanitizers without any backtrace (`--show-backtrace no`),
 # kernel-level recovery as cudawatch runs them: ViT-tiny's step, whose
@@ -435,6 +473,7 @@ for p in "${phases[@]}"; do
     floods) floods ;;
     launch-ranges) launch_ranges ;;
     unchecked-writes) unchecked_writes ;;
+    mps) mps ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -65,6 +65,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
                 gpus,
             }
         },
+        mps_pipe: crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok()),
     }
 }
 

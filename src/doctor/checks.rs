@@ -124,6 +124,9 @@ fn gpus(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     ));
 }
 
+/// The process name of MPS's server (CUDA's Multi-Process Service).
+const MPS_SERVER: &str = "nvidia-cuda-mps-server";
+
 fn memory(facts: &MachineFacts, smi: &super::Smi, out: &mut Vec<EnvCheck>) {
     if smi.apps.is_empty() {
         let used: u64 = smi.gpus.iter().filter_map(|g| g.memory.map(|m| m.0)).sum();
@@ -164,6 +167,16 @@ fn memory(facts: &MachineFacts, smi: &super::Smi, out: &mut Vec<EnvCheck>) {
             .find(|(p, _)| *p == app.pid)
             .map_or(ProcessState::NotHere, |(_, s)| *s);
         out.push(match state {
+            // Not another program: MPS's own server, whose memory is the
+            // clients' shared context (doctor's MPS line says what MPS
+            // changes). Killing it would end every client's work.
+            _ if state != ProcessState::Zombie && app.name.ends_with(MPS_SERVER) => check(
+                "gpu_memory",
+                "GPU memory held by other processes",
+                EnvStatus::Ok,
+                format!("{held} on {gpu} held by pid {} ({}), the MPS server: it runs its clients' work, programs started here included, and holds their shared context", app.pid, app.name),
+                None,
+            ),
             ProcessState::Zombie => check(
                 "gpu_memory",
                 "GPU memory held by other processes",

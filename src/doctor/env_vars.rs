@@ -89,6 +89,25 @@ pub fn checks(var: impl Fn(&str) -> Option<String>) -> Vec<EnvCheck> {
     out
 }
 
+/// A GPU shared through MPS (its control daemon's pipe folder is where the
+/// CUDA driver looks): what that changes for the stages.
+pub fn mps(pipe: Option<&std::path::Path>) -> Option<EnvCheck> {
+    pipe.map(|dir| {
+        check(
+            "mps",
+            "MPS (Multi-Process Service)",
+            EnvStatus::Ok,
+            format!(
+                "a control daemon at {}: programs run as MPS clients, the sanitizers too; ncu \
+                 cannot profile an MPS client, so the ncu stage runs its program outside MPS \
+                 (refused where the GPU admits MPS clients only)",
+                dir.display()
+            ),
+            None,
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

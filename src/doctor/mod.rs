@@ -167,7 +167,12 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         ncu,
         torch,
         probes: Vec::new(),
-        env: env_vars::checks(|k| std::env::var(k).ok()),
+        env: env_vars::checks(|k| std::env::var(k).ok())
+            .into_iter()
+            .chain(env_vars::mps(
+                crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok()).as_deref(),
+            ))
+            .collect(),
         processes,
     };
     if options.probe {

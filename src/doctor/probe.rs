@@ -65,6 +65,7 @@ fn sanitizer(facts: &MachineFacts, program: &[String]) -> EnvCheck {
         &facts.sanitizer,
         |exe| crate::tools::sanitizer::probe_argv(exe, program),
         &SANITIZER_TOOLS,
+        &[],
     ) {
         Ok(r) => r,
         Err(c) => return *c,
@@ -111,12 +112,19 @@ fn sanitizer(facts: &MachineFacts, program: &[String]) -> EnvCheck {
 
 fn ncu(facts: &MachineFacts, program: &[String]) -> EnvCheck {
     let title = "ncu may read the performance counters";
+    let outside_mps: Vec<(String, String)> =
+        crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok())
+            .map(|_| crate::tools::ncu::mps::outside(&super::cache::dir()))
+            .into_iter()
+            .collect();
     let (ran, version) = match start(
         "probe_ncu",
         title,
         &facts.ncu,
         |exe| crate::tools::ncu::probe_argv(exe, program),
         &[Tool::Ncu],
+        // On a GPU shared through MPS, as the ncu stage does: outside it.
+        &outside_mps,
     ) {
         Ok(r) => r,
         Err(c) => return *c,
@@ -170,6 +178,7 @@ fn start(
     tool: &Result<(std::path::PathBuf, Option<String>), String>,
     argv: impl FnOnce(&Path) -> Vec<std::ffi::OsString>,
     tools: &[Tool],
+    env: &[(String, String)],
 ) -> Result<(bounded::Ran, String), Box<EnvCheck>> {
     let Ok((path, version)) = tool else {
         return Err(Box::new(check(
@@ -183,7 +192,8 @@ fn start(
     let argv = argv(path);
     let args = &argv[1..];
     let limit = bounded::limit(PROBE);
-    let ran = bounded::capture(path, args, &[], limit).ok_or_else(|| {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let ran = bounded::capture(path, args, &env, limit).ok_or_else(|| {
         Box::new(check(
             id,
             title,

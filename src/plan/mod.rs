@@ -49,6 +49,9 @@ pub struct RunSettings {
     /// How many tool stages may run at once after the plain run, and on
     /// which GPUs.
     pub concurrency: Concurrency,
+    /// The MPS control daemon's pipe folder the program would connect to,
+    /// when the GPU is shared through MPS (`tools::ncu::mps`).
+    pub mps_pipe: Option<PathBuf>,
 }
 
 /// Whether memcheck checks for leaks.
@@ -181,6 +184,7 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
         oom_recovery_share: settings.oom_recovery_share,
         pythonpath: std::env::var("PYTHONPATH").ok(),
         alloc_conf: std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok(),
+        mps_pipe: settings.mps_pipe.as_deref(),
     };
     Stage {
         tool,

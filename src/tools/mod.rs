@@ -129,6 +129,9 @@ pub struct StageContext<'a> {
     pub pythonpath: Option<String>,
     /// The user's `PYTORCH_CUDA_ALLOC_CONF`.
     pub alloc_conf: Option<String>,
+    /// The MPS control daemon's pipe folder, when the GPU is shared through
+    /// MPS.
+    pub mps_pipe: Option<&'a Path>,
 }
 
 /// A stage's process as its kind plans it.
@@ -281,6 +284,7 @@ mod tests {
             oom_recovery_share: 0.6,
             pythonpath: Some("/site".into()),
             alloc_conf: None,
+            mps_pipe: None,
         }
     }
 

@@ -324,3 +324,48 @@ fn settings_that_change_what_the_tools_see_are_flagged() {
     assert_eq!(find(&c, "env_visible_devices")["status"], "problem");
     assert_eq!(o.code, 1);
 }
+
+#[test]
+fn on_a_gpu_shared_through_mps_doctor_says_so_and_probes_ncu_outside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pipe = crate::mps::daemon_pipe();
+    let pipe = pipe.path().to_str().unwrap();
+    let o = doctor(
+        tmp.path(),
+        &[
+            ("CUDA_MPS_PIPE_DIRECTORY", pipe),
+            // As the H100 listed it with a private daemon
+            // (sample-reports/beyond/mps/doctor.stdout).
+            (
+                "FAKE_SMI_APPS",
+                "GPU-b0fb79d7-ef9a-3adc-1dfa-53f88fc0e1bb, 1, nvidia-cuda-mps-server, 66 MiB",
+            ),
+        ],
+        &["--format", "json"],
+    );
+    let all = checks(&o);
+    let find = |id: &str| {
+        all.iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {all:?}"))
+            .clone()
+    };
+    let mps = find("mps");
+    assert!(
+        mps["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the ncu stage runs its program outside MPS"),
+        "{mps}"
+    );
+    // The fake ncu refuses an MPS client as the real one did; the probe,
+    // kept outside MPS like the stage, is measured.
+    assert_eq!(find("probe_ncu")["status"], "ok", "{all:?}");
+    // Its server holds memory, and is not a stray run to kill.
+    let held = find("gpu_memory");
+    assert_eq!(held["status"], "ok", "{held}");
+    assert!(
+        held["detail"].as_str().unwrap().contains("the MPS server"),
+        "{held}"
+    );
+}

@@ -21,6 +21,7 @@ mod helpers;
 mod html;
 mod judging;
 mod memory_stage;
+mod mps;
 mod parse;
 mod parse_evidence;
 mod precision;

@@ -5,11 +5,12 @@
 //! back, and when the stage is clean (`rules.rs`).
 
 mod argv;
+pub mod mps;
 mod rules;
 
 use std::time::Duration;
 
-use cudawatch_model::FindingKind;
+use cudawatch_model::{FindingKind, Outcome};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::{
@@ -41,10 +42,14 @@ impl super::StageKind for Ncu {
             ctx.python,
         );
         let section = sections.join(format!("{}.section", argv::SECTION_NAME));
-        StageCommand {
+        let mut command = StageCommand {
             files: vec![(section, argv::SECTION)],
             ..StageCommand::tool(ctx, argv)
+        };
+        if ctx.mps_pipe.is_some() {
+            command.env.push(mps::outside(ctx.stage_dir));
         }
+        command
     }
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
@@ -158,6 +163,10 @@ impl super::StageKind for Ncu {
         // directory (it is large); an imported raw page proves it existed.
         let profile = files.path(PROFILE).exists() || !raw.is_empty();
         let (outcome, mut reason) = rule(record, &evidence, uncoalesced, profile);
+        if mps::ran_outside(record) {
+            let checked = matches!(outcome, Outcome::Clean | Outcome::Findings);
+            reason.push_str(mps::reason(checked));
+        }
         if argv::replays_whole_program(&record.command) {
             reason.push_str(
                 "; the program ran once per replay pass (--replay-mode application): it \

@@ -26,6 +26,8 @@ pub fn rule(
     if let Some(line) = evidence.summary.failures.first() {
         let hint = if line.contains("ERR_NVGPUCTRPERM") {
             ": the GPU's performance counters need admin rights (NVreg_RestrictProfilingToAdminUsers=0)"
+        } else if line.contains("Multi-Process Server (MPS)") && !super::mps::ran_outside(record) {
+            super::mps::REFUSED
         } else if line.contains("LaunchFailed") {
             " (a kernel that faults cannot be profiled; fix the memory errors first)"
         } else {

@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never doctor 

@@ -1,0 +1,1 @@
+/root/out/cap/.bin/coalescing 
