@@ -44,8 +44,11 @@
 #   racecheck-levers  racecheck on RACE_PROGRAM (ResNet-18's step) ALONE,
 #           one variant after another: as the stage runs it, with more
 #           analysis workers, with hazard reports instead of analysis,
-#           without cp.async tracking. Seconds, the tool process's CPU
-#           seconds, the GPU's busy share, the tool's summary.
+#           without cp.async tracking (RACE_VARIANTS picks among those
+#           and: no-wgmma, no-bulk, neither: without the checks of Hopper's
+#           wgmma and cp.async.bulk instructions). Seconds, the tool
+#           process's CPU seconds, the GPU's busy share, the tool's summary
+#           and the kernels of its records.
 #   print-limit  the floods of BT_PROGRAM (ViT-tiny's step) with a print
 #           limit: synccheck and initcheck (device stacks) with
 #           `--print-limit 1000`, and synccheck without the flooding
@@ -446,21 +449,29 @@ racecheck_levers() {
   local cs=(compute-sanitizer --tool racecheck --error-exitcode 86 --target-processes all
     --print-limit 0)
   timed race/plain 300 $PY "$RACE_PROGRAM"
-  local v extra
-  for v in stage workers8 hazard no-async; do
+  local v extra variants
+  read -ra variants <<<"${RACE_VARIANTS:-stage workers8 hazard no-async}"
+  for v in "${variants[@]}"; do
     case $v in
       stage) extra=() ;;
       workers8) extra=(--racecheck-num-workers 8) ;;
       hazard) extra=(--racecheck-report hazard) ;;
       no-async) extra=(--racecheck-memcpy-async no) ;;
+      no-wgmma) extra=(--check-warpgroup-mma no) ;;
+      no-bulk) extra=(--check-bulk-copy no) ;;
+      neither) extra=(--check-warpgroup-mma no --check-bulk-copy no) ;;
+      *) echo "unknown racecheck variant $v" >&2; continue ;;
     esac
     timed_tool race/$v "${cs[@]}" "${extra[@]}" --xml --save "$OUTDIR/race/$v.xml" "${run[@]}"
   done
   {
     printf '%-9s %8s %5s %9s %9s %8s  %s\n' variant seconds exit cpu-user cpu-sys gpu-busy summary
     printf '%-9s %8s\n' plain "$(cat "$OUTDIR/race/plain.seconds")"
-    for v in stage workers8 hazard no-async; do
+    for v in "${variants[@]}"; do
       tool_row 9 "$v" "$OUTDIR/race/$v"
+      # whose the hazards are: each record's kernel
+      grep -o '<func>[^<]*</func>' "$OUTDIR/race/$v.xml" 2>/dev/null | sed 's/<[/]*func>//g' |
+        cut -c1-80 | sort | uniq -c | sort -rn | head -3 | sed 's/^/            /'
     done
     grep -A4 -i 'racecheck-num-workers\|racecheck-memcpy-async' "$OUTDIR/race/help.txt"
     rm -f "$OUTDIR"/race/*.xml
