@@ -414,6 +414,7 @@ mod tests {
             probes: Vec::new(),
             env: Vec::new(),
             processes: Vec::new(),
+            mps_pipe: None,
         }
     }
 

@@ -59,6 +59,9 @@ pub struct MachineFacts {
     pub env: Vec<EnvCheck>,
     /// Whether a process id is alive, dead, or a zombie here.
     pub processes: Vec<(u32, ProcessState)>,
+    /// The MPS control daemon's pipe folder programs started here would
+    /// connect to, when the GPU is shared through MPS.
+    pub mps_pipe: Option<PathBuf>,
 }
 
 /// What nvidia-smi says.
@@ -160,6 +163,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
     let torch = options
         .ask_python
         .then(|| ask_torch(options.python.clone()));
+    let mps_pipe = crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok());
     let mut facts = MachineFacts {
         smi,
         nvcc,
@@ -169,11 +173,10 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         probes: Vec::new(),
         env: env_vars::checks(|k| std::env::var(k).ok())
             .into_iter()
-            .chain(env_vars::mps(
-                crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok()).as_deref(),
-            ))
+            .chain(env_vars::mps(mps_pipe.as_deref()))
             .collect(),
         processes,
+        mps_pipe,
     };
     if options.probe {
         facts.probes = probe::probe_tools(&facts);

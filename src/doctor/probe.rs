@@ -112,11 +112,14 @@ fn sanitizer(facts: &MachineFacts, program: &[String]) -> EnvCheck {
 
 fn ncu(facts: &MachineFacts, program: &[String]) -> EnvCheck {
     let title = "ncu may read the performance counters";
-    let outside_mps: Vec<(String, String)> =
-        crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok())
-            .map(|_| crate::tools::ncu::mps::outside(&super::cache::dir()))
-            .into_iter()
-            .collect();
+    let outside_mps = facts
+        .mps_pipe
+        .as_ref()
+        .map(|_| crate::tools::ncu::mps::outside(&super::cache::dir()));
+    let outside_mps: Vec<(&str, &str)> = outside_mps
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let (ran, version) = match start(
         "probe_ncu",
         title,
@@ -178,7 +181,7 @@ fn start(
     tool: &Result<(std::path::PathBuf, Option<String>), String>,
     argv: impl FnOnce(&Path) -> Vec<std::ffi::OsString>,
     tools: &[Tool],
-    env: &[(String, String)],
+    env: &[(&str, &str)],
 ) -> Result<(bounded::Ran, String), Box<EnvCheck>> {
     let Ok((path, version)) = tool else {
         return Err(Box::new(check(
@@ -192,8 +195,7 @@ fn start(
     let argv = argv(path);
     let args = &argv[1..];
     let limit = bounded::limit(PROBE);
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let ran = bounded::capture(path, args, &env, limit).ok_or_else(|| {
+    let ran = bounded::capture(path, args, env, limit).ok_or_else(|| {
         Box::new(check(
             id,
             title,
