@@ -224,6 +224,18 @@ impl TargetResult {
     }
 }
 
+impl SweepReport {
+    /// The ids of the sites outside the gate's scope in every target that
+    /// has them.
+    pub fn out_of_scope_ids(&self) -> Vec<String> {
+        self.sites
+            .iter()
+            .filter(|s| s.out_of_scope)
+            .map(|s| s.site.id.clone())
+            .collect()
+    }
+}
+
 /// A site, with the targets it was seen in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepSite {
@@ -253,6 +265,12 @@ pub struct FixedSite {
     pub message: String,
     /// The targets it was seen in then.
     pub targets: Vec<String>,
+    /// It was outside the gate's scope (library or framework internals):
+    /// such sites come and go between runs of the same program (racecheck
+    /// does not see every hazard every time), so the reports say so
+    /// instead of listing each as fixed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub out_of_scope: bool,
 }
 
 /// One line of the history file: one sweep.
@@ -273,6 +291,10 @@ pub struct HistoryEntry {
     /// Sites seen, by id, with the targets that had each.
     #[serde(default)]
     pub sites: Vec<(String, String, Vec<String>)>,
+    /// The ids of those sites that were outside the gate's scope in every
+    /// target that had them (absent from lines written before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub out_of_scope: Vec<String>,
 }
 
 /// One target in a history line.

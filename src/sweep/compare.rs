@@ -85,6 +85,7 @@ pub fn entry_of(report: &SweepReport, dir: &str, seconds: f64, at: &str) -> Hist
             .iter()
             .map(|s| (s.site.id.clone(), s.site.message.clone(), s.targets.clone()))
             .collect(),
+        out_of_scope: report.out_of_scope_ids(),
     }
 }
 
@@ -163,6 +164,7 @@ pub fn compare(report: &mut SweepReport, previous: &Previous) {
             id: id.clone(),
             message: message.clone(),
             targets: targets.clone(),
+            out_of_scope: previous.entry.out_of_scope.contains(id),
         })
         .collect();
     report.baseline = Some(previous.source.clone());

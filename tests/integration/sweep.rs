@@ -679,6 +679,91 @@ fn night_to_night_targets_are_new_fixed_still_failing_or_flaky() {
 }
 
 #[test]
+fn night_to_night_library_sites_that_come_and_go_are_counted_apart_from_the_users() {
+    // racecheck does not see every hazard inside cuDNN or CUB every run
+    // (ViT-tiny's step: 124 to 132 hazards over runs of the same program),
+    // so a nightly comparison that listed each as new or fixed would make
+    // every night look changed. Night 1: library hazards (a real capture
+    // of torch.sort and cuDNN attention) and a clean user program; night 2:
+    // the library hazards gone and a race in the user's own kernel.
+    let tmp = tempfile::tempdir().unwrap();
+    let night = |n: u32, lib: &str, user: &str| {
+        let dir = tmp.path().join(format!("night-{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        sweep_file(
+            &dir,
+            "[\"racecheck\"]",
+            &[T("lib", lib, "exit 0", ""), T("user", user, "exit 0", "")],
+        )
+    };
+    let first = tmp.path().join("sweep-1");
+    // The baseline is last night's history line, which keeps which sites
+    // were outside the scope.
+    let history = tmp.path().join("history.jsonl");
+    let o = run(sweep_cmd(
+        &night(1, "beyond/library_kernels", "clean"),
+        &first,
+        &["--history", history.to_str().unwrap()],
+    ));
+    assert_eq!(o.code, 0, "library hazards do not gate: {}", o.stderr);
+    let before = read_json(&first.join("report.json"));
+    let library_sites = before["sites"].as_array().unwrap().len();
+    assert!(library_sites > 0, "{before}");
+    let second = tmp.path().join("sweep-2");
+    let md = tmp.path().join("m.md");
+    let o = run(sweep_cmd(
+        &night(2, "clean", "smem_race"),
+        &second,
+        &[
+            "--baseline",
+            history.to_str().unwrap(),
+            "--report",
+            &format!("markdown={}", md.display()),
+        ],
+    ));
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let report = read_json(&second.join("report.json"));
+    let fixed = report["fixed_sites"].as_array().unwrap();
+    assert_eq!(fixed.len(), library_sites, "{report}");
+    assert!(fixed.iter().all(|f| f["out_of_scope"] == true), "{report}");
+    // The user's race is new and counted as such; the library's are apart.
+    let new_sites = report["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["change"] == "new" && s["out_of_scope"] != true)
+        .count();
+    assert!(new_sites >= 1, "{report}");
+    let expected = format!(
+        "{}, 0 fixed; outside the gate's scope 0 new and {library_sites} gone",
+        if new_sites == 1 {
+            "1 new site".to_string()
+        } else {
+            format!("{new_sites} new sites")
+        }
+    );
+    assert!(o.stderr.contains(&expected), "{expected}\n{}", o.stderr);
+    // No "Fixed" heading for what only the library's variance took away.
+    assert!(
+        !o.stderr.contains("Fixed since the baseline"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains(&format!(
+            "{library_sites} sites outside the gate's scope (library or framework internals) no longer seen"
+        )),
+        "{}",
+        o.stderr
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        !md.contains("### Fixed since the baseline") && md.contains("no longer seen"),
+        "{md}"
+    );
+}
+
+#[test]
 fn a_bad_sweep_file_is_one_line_naming_file_line_and_key_before_anything_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("sweep.toml");

@@ -101,9 +101,10 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
         }
         out.push_str("</table>\n");
     }
-    if !report.fixed_sites.is_empty() {
+    let (fixed, gone_outside) = super::fixed_sites(report);
+    if !fixed.is_empty() {
         out.push_str("<h2>Fixed since the baseline</h2>\n<ul>\n");
-        for f in &report.fixed_sites {
+        for f in &fixed {
             let _ = writeln!(
                 out,
                 "<li>{} ({})</li>",
@@ -112,6 +113,9 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
             );
         }
         out.push_str("</ul>\n");
+    }
+    if let Some(line) = super::gone_outside_scope(gone_outside) {
+        let _ = writeln!(out, "<p>{}</p>", esc(&line));
     }
     let trend = super::trend(report);
     if trend.len() > 1 {

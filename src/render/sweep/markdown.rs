@@ -81,9 +81,10 @@ fn render(report: &SweepReport) -> String {
             );
         }
     }
-    if !report.fixed_sites.is_empty() {
+    let (fixed, gone_outside) = super::fixed_sites(report);
+    if !fixed.is_empty() {
         out.push_str("\n### Fixed since the baseline\n\n");
-        for f in &report.fixed_sites {
+        for f in &fixed {
             let _ = writeln!(
                 out,
                 "- {} ({})",
@@ -91,6 +92,9 @@ fn render(report: &SweepReport) -> String {
                 cell(&f.targets.join(", "))
             );
         }
+    }
+    if let Some(line) = super::gone_outside_scope(gone_outside) {
+        let _ = writeln!(out, "\n{line}");
     }
     let trend = super::trend(report);
     if trend.len() > 1 {

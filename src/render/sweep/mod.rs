@@ -29,7 +29,9 @@ pub fn render(
 }
 
 /// "since BASELINE: 1 new, 2 fixed, 1 flaky; 3 new sites, 1 fixed", when
-/// the report was compared.
+/// the report was compared. Sites outside the gate's scope are counted
+/// apart: library internals come and go between runs of the same program,
+/// and counting them with the rest would make every night look changed.
 pub fn comparison(report: &SweepReport) -> Option<String> {
     let baseline = report.baseline.as_ref()?;
     let count = |c: Change| {
@@ -39,20 +41,50 @@ pub fn comparison(report: &SweepReport) -> Option<String> {
             .filter(|t| t.change == Some(c))
             .count()
     };
-    let new_sites = report
-        .sites
-        .iter()
-        .filter(|s| s.change == Some(Change::New))
-        .count();
-    Some(format!(
-        "since {baseline}: {} new, {} fixed, {} flaky, {} still failing; {new_sites} new site{}, {} fixed",
+    let new = |outside: bool| {
+        report
+            .sites
+            .iter()
+            .filter(|s| s.change == Some(Change::New) && s.out_of_scope == outside)
+            .count()
+    };
+    let (listed, gone_outside) = fixed_sites(report);
+    let mut line = format!(
+        "since {baseline}: {} new, {} fixed, {} flaky, {} still failing; {}, {} fixed",
         count(Change::New),
         count(Change::Fixed),
         count(Change::Flaky),
         count(Change::StillFailing),
-        if new_sites == 1 { "" } else { "s" },
-        report.fixed_sites.len()
-    ))
+        crate::words::plural(new(false) as u64, "new site"),
+        listed.len()
+    );
+    let new_outside = new(true);
+    if new_outside + gone_outside > 0 {
+        line += &format!(
+            "; outside the gate's scope {new_outside} new and {gone_outside} gone (library internals vary from run to run)"
+        );
+    }
+    Some(line)
+}
+
+/// The fixed sites the reports list (those the gate could count), and how
+/// many more, outside its scope, are no longer seen.
+fn fixed_sites(report: &SweepReport) -> (Vec<&cudawatch_model::FixedSite>, usize) {
+    let (outside, listed): (Vec<_>, Vec<_>) =
+        report.fixed_sites.iter().partition(|f| f.out_of_scope);
+    (listed, outside.len())
+}
+
+/// The line after the fixed list for sites outside the gate's scope that
+/// are gone, or none.
+fn gone_outside_scope(count: usize) -> Option<String> {
+    (count > 0).then(|| {
+        format!(
+            "{} outside the gate's scope (library or framework internals) no longer seen; \
+             such sites come and go between runs of the same program",
+            crate::words::plural(count as u64, "site")
+        )
+    })
 }
 
 /// The exporter of one format for merged sweeps.

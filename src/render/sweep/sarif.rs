@@ -24,12 +24,7 @@ fn render(report: &SweepReport) -> Vec<u8> {
         checklist: Vec::new(),
         verdict: report.verdict.clone(),
         exit_code: report.exit_code,
-        out_of_scope: report
-            .sites
-            .iter()
-            .filter(|s| s.out_of_scope)
-            .map(|s| s.site.id.clone())
-            .collect(),
+        out_of_scope: report.out_of_scope_ids(),
         gating: report
             .sites
             .iter()

@@ -123,16 +123,14 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
             crate::words::plural(followers as u64, "site")
         );
     }
-    if !report.fixed_sites.is_empty() {
+    let (fixed, gone_outside) = super::fixed_sites(report);
+    if !fixed.is_empty() {
         let _ = writeln!(
             out,
             "\n{}",
-            style.bold(&format!(
-                "Fixed since the baseline ({})",
-                report.fixed_sites.len()
-            ))
+            style.bold(&format!("Fixed since the baseline ({})", fixed.len()))
         );
-        for f in &report.fixed_sites {
+        for f in &fixed {
             let _ = writeln!(
                 out,
                 "  {} ({})",
@@ -140,6 +138,9 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
                 f.targets.join(", ")
             );
         }
+    }
+    if let Some(line) = super::gone_outside_scope(gone_outside) {
+        let _ = writeln!(out, "\n{}", style.dim(&line));
     }
     let trend = super::trend(report);
     if trend.len() > 1 {
