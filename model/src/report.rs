@@ -33,6 +33,11 @@ pub struct Report {
     /// What limits trust in this report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// What cudawatch changed about how the program ran, and why (PyTorch's
+    /// caching allocator off under the sanitizers): worth knowing, not a
+    /// limit on the report, so the verdict does not count them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Warning>,
     /// What `cudawatch doctor` found about the machine the run ran on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<crate::Environment>,
@@ -55,6 +60,7 @@ impl Report {
             wasteful_lines: Vec::new(),
             memory: None,
             warnings: Vec::new(),
+            notes: Vec::new(),
             environment: None,
             interrupted: false,
         }

@@ -215,6 +215,10 @@ pub struct TargetResult {
     /// Compared with the baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<Change>,
+    /// Its run's warnings ("source: message"): its summary may say "see
+    /// Warnings", and the sweep's reports are where its reader looks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl TargetResult {

@@ -105,10 +105,11 @@ pub fn judge(report: &mut SweepReport) {
         lines.push(VerdictLine {
             label: VerdictLabel::Clean,
             text: if with_findings == 0 {
-                format!("all {total} targets clean and as expected")
+                format!("{} clean and as expected", every(total))
             } else {
                 format!(
-                    "all {total} targets as expected ({} clean, {with_findings} with their expected findings)",
+                    "{} as expected ({} clean, {with_findings} with their expected findings)",
+                    every(total),
                     total - with_findings
                 )
             },
@@ -130,6 +131,15 @@ pub fn judge(report: &mut SweepReport) {
     };
     report.exit_code = decision.exit_code();
     report.verdict = lines;
+}
+
+/// "all 3 targets", or "the 1 target".
+fn every(total: usize) -> String {
+    if total == 1 {
+        "the 1 target".into()
+    } else {
+        format!("all {total} targets")
+    }
 }
 
 #[cfg(test)]
@@ -166,6 +176,7 @@ mod tests {
             shard: 0,
             checksum: None,
             change: None,
+            warnings: Vec::new(),
         }
     }
 

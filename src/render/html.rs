@@ -29,7 +29,8 @@ impl Exporter<Judged<'_>> for HtmlExporter {
         findings(&mut out, &report.findings, judgement);
         coalescing(&mut out, &report.coalescing, &report.wasteful_lines);
         memory(&mut out, report);
-        warnings(&mut out, report);
+        listed(&mut out, "warnings", "Warnings", &report.warnings);
+        listed(&mut out, "notes", "Notes", &report.notes);
         let _ = write!(
             out,
             "<footer>cudawatch {} · report schema {}</footer>\n</body>\n</html>\n",
@@ -550,12 +551,13 @@ fn chart(kernels: &[&KernelCoalescing]) -> String {
     svg
 }
 
-fn warnings(out: &mut String, report: &Report) {
-    if report.warnings.is_empty() {
+/// The warnings, or the notes: a section of `source: message` items.
+fn listed(out: &mut String, id: &str, title: &str, items: &[cudawatch_model::Warning]) {
+    if items.is_empty() {
         return;
     }
-    out.push_str("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n");
-    for w in &report.warnings {
+    let _ = writeln!(out, "<section id=\"{id}\">\n<h2>{title}</h2>\n<ul>");
+    for w in items {
         let _ = writeln!(
             out,
             "<li><strong>{}</strong>: {}</li>",

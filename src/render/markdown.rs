@@ -138,9 +138,12 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
             }
             out.push('\n');
         }
-        if !report.warnings.is_empty() {
-            out.push_str("### Warnings\n\n");
-            for w in &report.warnings {
+        for (title, items) in [("Warnings", &report.warnings), ("Notes", &report.notes)] {
+            if items.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "### {title}\n");
+            for w in items {
                 let _ = writeln!(out, "- {}: {}", cell(&w.source), cell(&w.message));
             }
             out.push('\n');

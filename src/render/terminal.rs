@@ -140,6 +140,12 @@ pub fn render(
             let _ = writeln!(out, "  - {}: {}", w.source, w.message);
         }
     }
+    if !report.notes.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Notes"));
+        for n in &report.notes {
+            let _ = writeln!(out, "  - {}: {}", n.source, style.dim(&n.message));
+        }
+    }
     if let Some(env) = &report.environment {
         // What doctor found that is not ok; the rest is in the JSON.
         let _ = writeln!(

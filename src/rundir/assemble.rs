@@ -110,7 +110,7 @@ impl Assembler {
             })
             .collect();
         if self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
-            report.warnings.extend(allocator_note(&stages));
+            report.notes.extend(allocator_note(&stages));
         }
         report.stages = stages;
         report.interrupted = self.run.interrupted;

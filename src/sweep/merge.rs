@@ -262,6 +262,7 @@ fn row(info: &Target, state: TargetState, summary: String, shard: u32) -> Target
         shard,
         checksum: None,
         change: None,
+        warnings: Vec::new(),
     }
 }
 
@@ -320,6 +321,11 @@ fn target(
     };
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);
+    result.warnings = report
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.source, w.message))
+        .collect();
     result.exit_code = Some(judgement.exit_code);
     result.verdict = judgement.verdict.first().map(|l| l.label);
     result.counts = counts(&report, &judgement);

@@ -891,3 +891,51 @@ fn a_daemon_the_program_leaves_behind_is_killed_and_reported() {
         .collect();
     assert!(survivors.is_empty(), "still running: {survivors:?}");
 }
+
+#[test]
+fn turning_pytorchs_allocator_off_is_a_note_and_a_clean_run_says_clean_without_a_warning() {
+    // Every PyTorch program runs its sanitizers with the caching allocator
+    // off (it hides out-of-bounds accesses inside its blocks). That is what
+    // cudawatch did, not a limit on the report: a clean run must not read
+    // "with 1 warning" for it, and the reader still learns it was done.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = crate::helpers::with_fake_torch(tmp.path(), "print('step done')\n");
+    let out = run(cmd
+        .env("FAKE_CASE", sample("torch_train_clean"))
+        // The capture made with the stage's own flags.
+        .env("FAKE_RUN", "memcheck-noleak")
+        .args(["--color", "never", "run", "--stages", "plain,memcheck"])
+        .arg("--out-dir")
+        .arg(tmp.path().join("run"))
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .args(["--format", "json", "--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    assert_eq!(stage(&report, "memcheck")["outcome"], "clean", "{report}");
+    assert!(
+        stage(&report, "memcheck")["env"]
+            .to_string()
+            .contains("PYTORCH_NO_CUDA_MEMORY_CACHING=1"),
+        "{report}"
+    );
+    assert!(report.get("warnings").is_none(), "{report}");
+    assert!(
+        report["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("caching allocator was turned off"),
+        "{report}"
+    );
+    let verdict = report["verdict"][0]["text"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("no errors found") && !verdict.contains("warning"),
+        "{verdict}"
+    );
+    // The terminal lists it under Notes, not Warnings.
+    assert!(
+        out.stderr.contains("\nNotes\n") && !out.stderr.contains("\nWarnings\n"),
+        "{}",
+        out.stderr
+    );
+}

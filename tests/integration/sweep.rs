@@ -764,6 +764,52 @@ fn night_to_night_library_sites_that_come_and_go_are_counted_apart_from_the_user
 }
 
 #[test]
+fn a_targets_run_warnings_are_in_the_sweeps_report_where_its_summary_points() {
+    // A run's verdict says "with 1 warning (see Warnings)"; in a sweep the
+    // reader has the sweep's report, so the warnings must be there too.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"memcheck\"]",
+        &[T(
+            "rooted",
+            "oob_write",
+            "exit 0",
+            // Snippets are never read under `/`: the run says so.
+            "run-args = [\"--source-root\", \"/\"]\nexpect = \"findings\"",
+        )],
+    );
+    let out = tmp.path().join("sweep");
+    let md = tmp.path().join("m.md");
+    let o = run(sweep_cmd(
+        &file,
+        &out,
+        &["--report", &format!("markdown={}", md.display())],
+    ));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    let warnings = target(&report, "rooted")["warnings"].to_string();
+    assert!(
+        warnings.contains("snippets: no source snippets"),
+        "{report}"
+    );
+    // Not the sweep's own warning: it does not make the sweep inconclusive.
+    assert!(report.get("warnings").is_none(), "{report}");
+    assert!(
+        o.stderr.contains(
+            "rooted: snippets: no source snippets: the source root is the filesystem's root"
+        ),
+        "{}",
+        o.stderr
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("### Warnings") && md.contains("rooted: snippets"),
+        "{md}"
+    );
+}
+
+#[test]
 fn a_bad_sweep_file_is_one_line_naming_file_line_and_key_before_anything_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("sweep.toml");

@@ -47,9 +47,9 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
         exe,
     };
     render::stderr::line(&format!(
-        "sweep {} shard {shard}: {} targets in the file, {}",
+        "sweep {} shard {shard}: {} in the file, {}",
         file.id(),
-        file.targets.len(),
+        crate::words::plural(file.targets.len() as u64, "target"),
         if gpus.is_empty() {
             "no GPU listed: one target at a time".to_string()
         } else {

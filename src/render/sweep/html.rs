@@ -133,9 +133,10 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
         }
         out.push_str("</table>\n");
     }
-    if !report.warnings.is_empty() {
+    let warnings = super::warning_lines(report);
+    if !warnings.is_empty() {
         out.push_str("<h2>Warnings</h2>\n<ul>\n");
-        for w in &report.warnings {
+        for w in &warnings {
             let _ = writeln!(out, "<li>{}</li>", esc(w));
         }
         out.push_str("</ul>\n");

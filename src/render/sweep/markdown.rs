@@ -124,9 +124,10 @@ fn render(report: &SweepReport) -> String {
             );
         }
     }
-    if !report.warnings.is_empty() {
+    let warnings = super::warning_lines(report);
+    if !warnings.is_empty() {
         out.push_str("\n### Warnings\n\n");
-        for w in &report.warnings {
+        for w in &warnings {
             let _ = writeln!(out, "- {}", cell(w));
         }
     }

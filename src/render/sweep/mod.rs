@@ -87,6 +87,16 @@ fn gone_outside_scope(count: usize) -> Option<String> {
     })
 }
 
+/// The Warnings section of the human formats: the sweep's own, then each
+/// target's run's, named by target (its summary may say "see Warnings").
+fn warning_lines(report: &SweepReport) -> Vec<String> {
+    let mut lines = report.warnings.clone();
+    for t in &report.targets {
+        lines.extend(t.warnings.iter().map(|w| format!("{}: {w}", t.name)));
+    }
+    lines
+}
+
 /// The exporter of one format for merged sweeps.
 pub fn exporter(format: ReportFormat) -> Box<dyn Exporter<SweepReport>> {
     match format {

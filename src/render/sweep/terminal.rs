@@ -153,9 +153,10 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
             );
         }
     }
-    if !report.warnings.is_empty() {
+    let warnings = super::warning_lines(report);
+    if !warnings.is_empty() {
         let _ = writeln!(out, "\n{}", style.warn("Warnings"));
-        for w in &report.warnings {
+        for w in &warnings {
             let _ = writeln!(out, "  {w}");
         }
     }
