@@ -10,7 +10,7 @@
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
-#           floods launch-ranges unchecked-writes mps
+#           floods launch-ranges unchecked-writes mps sweep-variance
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -414,6 +414,39 @@ floods() {
   done
 }
 
+# sweep-variance: the same nightly sweep three nights running (ViT-tiny's
+# step under the plain run and racecheck, each night
+# compared with the last line of the history): racecheck does not see the
+# same hazards inside cuDNN every run, so the comparison must not call the
+# library's sites new or fixed one by one. Keeps each night's stderr, its
+# Markdown and JSON reports and the history; the run directories go.
+sweep_variance() {
+  local c=sweep_variance
+  [ -x "$CW" ] || { echo "sweep-variance needs $CW" >&2; return; }
+  mkdir -p "$OUTDIR/$c"
+  cat >"$OUTDIR/$c/sweep.toml" <<TOML
+[defaults]
+workdir = "$ROOT"
+stages = ["plain", "racecheck"]
+stage-timeout = 300
+timeout = 600
+
+[[target]]
+name = "vit_tiny_step"
+command = ["$PY", "tests/gpu/real/vit_tiny_step.py"]
+TOML
+  local n
+  for n in 1 2 3; do
+    local base=()
+    [ "$n" -gt 1 ] && base=(--baseline "$OUTDIR/$c/history.jsonl")
+    RUN_TIMEOUT=400 record "night-$n" $c -- "$CW" --color never sweep "$OUTDIR/$c/sweep.toml" \
+      --out-dir "$OUTDIR/$c/sweep-$n" --history "$OUTDIR/$c/history.jsonl" "${base[@]}" \
+      --report "markdown=$OUTDIR/$c/night-$n.md"
+    cp "$OUTDIR/$c/sweep-$n/report.json" "$OUTDIR/$c/night-$n.report.json" 2>/dev/null
+    rm -rf "$OUTDIR/$c/sweep-$n"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -474,6 +507,7 @@ for p in "${phases[@]}"; do
     launch-ranges) launch_ranges ;;
     unchecked-writes) unchecked_writes ;;
     mps) mps ;;
+    sweep-variance) sweep_variance ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

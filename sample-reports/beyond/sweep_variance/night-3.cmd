@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never sweep /root/out/cap/sweep_variance/sweep.toml --out-dir /root/out/cap/sweep_variance/sweep-3 --history /root/out/cap/sweep_variance/history.jsonl --baseline /root/out/cap/sweep_variance/history.jsonl --report markdown=/root/out/cap/sweep_variance/night-3.md 
