@@ -14,10 +14,12 @@ pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    serde_json::from_str(&text).map_err(|e| ExpectedError::Input {
+    let mut report: Report = serde_json::from_str(&text).map_err(|e| ExpectedError::Input {
         path: path.display().to_string(),
         message: format!("not a cudawatch JSON report: {e}"),
-    })
+    })?;
+    super::notes::moved_out_of_warnings(&mut report);
+    Ok(report)
 }
 
 /// The site ids of a baseline report.

@@ -10,6 +10,7 @@ pub mod consequences;
 pub mod diff;
 pub mod explain_links;
 pub mod gate;
+pub mod notes;
 pub mod owner;
 pub mod policy;
 pub mod severity;

@@ -193,11 +193,8 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
                     .any(|e| e == "PYTORCH_NO_CUDA_MEMORY_CACHING=1")
         })
         .map(|_| Warning {
-            source: "sanitizers".into(),
-            message: "PyTorch's caching allocator was turned off under the sanitizers \
-                      (PYTORCH_NO_CUDA_MEMORY_CACHING=1): it hides out-of-bounds accesses \
-                      inside its blocks"
-                .into(),
+            source: crate::judge::notes::ALLOCATOR_OFF_SOURCE.into(),
+            message: crate::judge::notes::ALLOCATOR_OFF.into(),
         })
 }
 

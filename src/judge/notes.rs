@@ -1,0 +1,54 @@
+//! What cudawatch did on purpose that a reader should know, said as the
+//! report's notes rather than its warnings: a warning limits trust in the
+//! report (and the clean verdict says "with 1 warning"), a note does not.
+
+use cudawatch_model::Report;
+
+/// The note of a run whose sanitizers ran with PyTorch's caching allocator
+/// off (`tools::sanitizer::allocator_off`): they then saw one allocation
+/// per tensor.
+pub const ALLOCATOR_OFF: &str = "PyTorch's caching allocator was turned off under the sanitizers \
+                                 (PYTORCH_NO_CUDA_MEMORY_CACHING=1): it hides out-of-bounds \
+                                 accesses inside its blocks";
+
+/// Where the allocator note came from.
+pub const ALLOCATOR_OFF_SOURCE: &str = "sanitizers";
+
+/// Moves the allocator note out of the warnings of a report written before
+/// reports had notes, so a saved report reads back as a new one reads.
+pub fn moved_out_of_warnings(report: &mut Report) {
+    let (notes, warnings): (Vec<_>, Vec<_>) = std::mem::take(&mut report.warnings)
+        .into_iter()
+        .partition(|w| w.source == ALLOCATOR_OFF_SOURCE && w.message == ALLOCATOR_OFF);
+    report.warnings = warnings;
+    report.notes.extend(notes);
+}
+
+#[cfg(test)]
+mod tests {
+    use cudawatch_model::Warning;
+
+    use super::*;
+
+    #[test]
+    fn only_the_allocator_note_moves_and_other_warnings_stay() {
+        let mut report = Report::new("0.1.0");
+        let warning = |source: &str, message: &str| Warning {
+            source: source.into(),
+            message: message.into(),
+        };
+        report.warnings = vec![
+            warning("memcheck", "printed no summary line"),
+            warning(ALLOCATOR_OFF_SOURCE, ALLOCATOR_OFF),
+        ];
+        moved_out_of_warnings(&mut report);
+        assert_eq!(
+            report.warnings,
+            vec![warning("memcheck", "printed no summary line")]
+        );
+        assert_eq!(
+            report.notes,
+            vec![warning(ALLOCATOR_OFF_SOURCE, ALLOCATOR_OFF)]
+        );
+    }
+}
