@@ -229,6 +229,16 @@ empty_then_reduce() {
   record plain $c -- env CUDA_LAUNCH_BLOCKING=1 $PY "$program"
   SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 PROGRAM=$program \
     sanitize $c initcheck initcheck-device --show-backtrace device --destroy-on-device-error kernel
+  # The initcheck stage's rerun with host stacks for its first records
+  # (tools::sanitizer::host_stacks): the launching line of ATen's read.
+  record initcheck-host $c -- env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=initcheck \
+    compute-sanitizer --tool initcheck --xml --save "$OUTDIR/$c/initcheck-host.xml" \
+    --print-limit 2000 --error-exitcode 86 --target-processes all \
+    --destroy-on-device-error kernel $PY "$program"
+  if [ -x "$CW" ]; then
+    (cd "$ROOT/tests/gpu/real" && RUN_TIMEOUT=300 record cudawatch $c -- "$CW" --color never run \
+      --out-dir "$OUTDIR/$c/run" --timeout 200 --format json -- $PY empty_then_reduce.py)
+  fi
 }
 
 # Reads of what a matrix product, convolution or attention wrote

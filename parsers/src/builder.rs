@@ -528,6 +528,33 @@ impl ReportBuilder {
         &mut self.report
     }
 
+    /// Gives `tool`'s sites that have no launching frames (a run without
+    /// host call stacks) those of the site with the same id in `other`, a
+    /// report of the same program's run with them; returns how many got
+    /// them. Only frames move: counts, samples and severity stay this
+    /// run's.
+    pub fn launch_frames_from(&mut self, tool: Tool, other: &Report) -> usize {
+        let by_id: std::collections::HashMap<&str, &crate::model::Site> = other
+            .findings
+            .iter()
+            .filter(|s| s.tool == tool && !(s.python_frame.is_none() && s.launch_frame.is_none()))
+            .map(|s| (s.id.as_str(), s))
+            .collect();
+        let mut filled = 0;
+        for site in self.folder.sites_mut() {
+            if site.tool != tool || site.python_frame.is_some() || site.launch_frame.is_some() {
+                continue;
+            }
+            if let Some(from) = by_id.get(site.id.as_str()) {
+                site.python_frame = from.python_frame.clone();
+                site.launch_frame = from.launch_frame.clone();
+                site.host_frames = from.host_frames.clone();
+                filled += 1;
+            }
+        }
+        filled
+    }
+
     /// The finished report, findings worst first.
     pub fn finish(mut self) -> Report {
         self.report.findings = self.folder.finish();

@@ -367,7 +367,10 @@ pub struct RunArgs {
     /// except in initcheck, which writes one record per thread and spends
     /// most of its time unwinding their host stacks (ResNet-18's step: 191 s
     /// with them, 26 s without; its records keep their device frames,
-    /// kernel and source line); `all` keeps them in every stage.
+    /// kernel and source line). When a read outside NVIDIA's libraries then
+    /// has no launching line (ATen's kernel under `buf.sum()`), initcheck
+    /// runs once more with host stacks for its first 2000 records and the
+    /// site takes its line from there. `all` keeps them in every stage.
     #[arg(help_heading = "Stages", long, value_enum, default_value_t = HostStacksArg::Auto, env = "CUDAWATCH_HOST_STACKS")]
     pub host_stacks: HostStacksArg,
     /// Records a memcheck, initcheck or synccheck stage may print before it
@@ -687,7 +690,8 @@ pub enum LeakCheckArg {
 /// `--host-stacks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HostStacksArg {
-    /// In every sanitizer stage but initcheck.
+    /// In every sanitizer stage but initcheck (which runs again with them
+    /// when a read outside NVIDIA's libraries has no launching line).
     Auto,
     /// In every sanitizer stage.
     All,

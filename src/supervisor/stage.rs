@@ -306,6 +306,7 @@ async fn follow_ups(
     let kind = crate::tools::kind(stage.tool);
     kind.after_stage(&stage.dir);
     let context = FollowUpContext {
+        tool: stage.tool,
         stage_dir: &stage.dir,
         command: &stage.command,
         tools: &plan.tools,

@@ -179,6 +179,8 @@ impl StageCommand {
 
 /// What a follow-up is planned from: the stage as it ran.
 pub struct FollowUpContext<'a> {
+    /// The stage's tool.
+    pub tool: Tool,
     /// The stage's folder.
     pub stage_dir: &'a Path,
     /// The stage's command.

@@ -823,3 +823,85 @@ fn the_users_own_kernel_reading_a_hopper_product_is_a_warning_with_the_doubt() {
         "{alert}"
     );
 }
+
+/// The initcheck invocations a fake run logged (`FAKE_LOG`).
+fn initcheck_runs(log: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("compute-sanitizer tool=initcheck"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_framework_read_without_host_stacks_gets_its_launching_line_from_a_rerun_with_them() {
+    // tests/gpu/real/empty_then_reduce.py: a `torch.empty` buffer half
+    // filled, then `buf.sum()` at line 9. The initcheck stage runs without
+    // host stacks (for speed), so ATen's reduce_kernel read had no line to
+    // fix; a second run with host stacks for its first records gives it.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out = run(fake_run(
+        "beyond/empty_then_reduce",
+        &tmp.path().join("run"),
+        "plain,initcheck",
+        &["--format", "json"],
+    )
+    .env("FAKE_LOG", &log));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert_eq!(site["kernel"], "reduce_kernel", "{site}");
+    assert_eq!(site["python_frame"]["line"], 9, "{site}");
+    assert!(
+        site["python_frame"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("empty_then_reduce.py"),
+        "{site}"
+    );
+    // The count is the stage's own run's: 128 reads.
+    assert_eq!(site["count"], 128, "{site}");
+    assert!(
+        stage(&report, "initcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the launching line of 1 site from a second run with host call stacks"),
+        "{report}"
+    );
+    assert!(
+        report["verdict"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("reduce_kernel (launched from empty_then_reduce.py:9)"),
+        "{report}"
+    );
+    let runs = initcheck_runs(&log);
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs[0].contains("backtrace=device") && runs[1].contains("backtrace=yes"));
+    assert!(tmp.path().join("run/initcheck/host-stacks.xml").is_file());
+}
+
+#[test]
+fn a_read_in_the_users_kernel_at_its_own_line_is_not_run_again() {
+    // A user kernel built with -lineinfo is placed at its line by its
+    // device frames: nothing to gain from host stacks, so no second run.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out = run(fake_run(
+        "beyond/unrolled_uninit",
+        &tmp.path().join("run"),
+        "plain,initcheck",
+        &["--format", "json"],
+    )
+    .env("FAKE_LOG", &log)
+    .env("FAKE_RUN", "initcheck-device"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert_eq!(site["owner"]["owner"], "user", "{site}");
+    assert!(site["location"]["line"].is_number(), "{site}");
+    assert_eq!(initcheck_runs(&log).len(), 1);
+    assert!(!tmp.path().join("run/initcheck/host-stacks.xml").exists());
+}

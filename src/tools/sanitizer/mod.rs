@@ -5,6 +5,7 @@
 
 mod allocator;
 mod argv;
+mod host_stacks;
 mod launches;
 mod rules;
 pub use rules::cut_records;
@@ -12,7 +13,10 @@ pub use rules::cut_records;
 use cudawatch_model::Tool;
 use cudawatch_parsers::builder::ReportBuilder;
 
-use super::{StageCommand, StageContext, StageFiles, StageJudged, StageKind, StageRecord};
+use super::{
+    FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageKind,
+    StageRecord,
+};
 
 pub use allocator::allocator_off;
 pub use argv::{
@@ -47,6 +51,18 @@ impl StageKind for Sanitizer {
         command
     }
 
+    fn follow_ups(
+        &self,
+        stage: &FollowUpContext<'_>,
+        started: &[String],
+        _finished: &[String],
+    ) -> Vec<FollowUp> {
+        if !started.is_empty() {
+            return Vec::new();
+        }
+        host_stacks::follow_up(stage).into_iter().collect()
+    }
+
     fn read(
         &self,
         builder: &mut ReportBuilder,
@@ -63,9 +79,17 @@ impl StageKind for Sanitizer {
             xml.map(|r| (xml_name.as_str(), r)),
             Some((files.rel("stdout").as_str(), text.as_slice())),
         );
+        let filled = host_stacks::fill(builder, files, tool);
         let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
         let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &text);
-        let (outcome, reason) = rule(record, &evidence, usage, complete);
+        let (outcome, mut reason) = rule(record, &evidence, usage, complete);
+        if filled > 0 {
+            reason.push_str(&format!(
+                "; the launching line of {} from a second run with host call stacks ({}.xml)",
+                crate::words::plural(filled as u64, "site"),
+                host_stacks::NAME
+            ));
+        }
         StageJudged {
             outcome,
             reason,

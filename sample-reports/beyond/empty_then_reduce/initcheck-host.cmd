@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /root/out/cap/empty_then_reduce/initcheck-host.xml --print-limit 2000 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel python3 /work/main/tests/gpu/real/empty_then_reduce.py 

@@ -1,0 +1,160 @@
+//! initcheck's launching lines, when its stage ran without host call
+//! stacks (`--show-backtrace device`, for speed: docs/tool-surprises.md).
+//! A read in one of ATen's kernels is only worth fixing at the Python line
+//! that launched it (`buf.sum()` on a `torch.empty` buffer), and that line
+//! is in the host stack. So when the stage's records hold such a site, the
+//! program runs once more under initcheck with host stacks for its first
+//! records only (`--print-limit`: past them the tool counts at the speed
+//! of a run without stacks), and each site without launching frames takes
+//! those of the same site there. Counts and samples stay the stage's own.
+
+use std::ffi::OsString;
+
+use cudawatch_model::{Owner, Report, Tool};
+use cudawatch_parsers::builder::ReportBuilder;
+
+use crate::tools::{FollowUp, FollowUpContext, StageFiles};
+
+/// The follow-up's name, and its files' stem in the stage's folder.
+pub const NAME: &str = "host-stacks";
+/// Records printed with their host stacks: enough for the first record of
+/// every site of a real bug (`empty_then_reduce`: 128), few enough that a
+/// flood of library reads (ViT-tiny: 834,063) costs about a run without
+/// stacks.
+pub const PRINT_LIMIT: u32 = 2000;
+
+/// The rerun with host stacks, when the stage ran without them and a site
+/// outside NVIDIA's libraries has no launching line.
+pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
+    if stage.tool != Tool::Initcheck {
+        return None;
+    }
+    let argv = with_host_stacks(&stage.command.argv, &stage.stage_dir.join(xml_name()))?;
+    let report = stage_report(stage)?;
+    if !report.findings.iter().any(needs_launching_line) {
+        return None;
+    }
+    Some(FollowUp {
+        name: NAME.into(),
+        argv,
+        env: stage.command.env.clone(),
+        env_remove: stage.command.env_remove.clone(),
+        stdout: stage.stage_dir.join(format!("{NAME}.stdout")),
+        stderr: stage.stage_dir.join(format!("{NAME}.stderr")),
+        timeout: None,
+    })
+}
+
+/// Fills the launching frames of the stage's sites from the follow-up's
+/// records; how many sites got them.
+pub fn fill(builder: &mut ReportBuilder, files: &StageFiles, tool: Tool) -> usize {
+    if tool != Tool::Initcheck {
+        return 0;
+    }
+    let Some(xml) = files.open(&xml_name()) else {
+        return 0;
+    };
+    let mut rerun = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
+    let text = files.read(&format!("{NAME}.stdout"));
+    rerun.sanitizer(
+        tool,
+        Some((xml_name().as_str(), xml)),
+        Some((NAME, text.as_slice())),
+    );
+    builder.launch_frames_from(tool, &rerun.finish())
+}
+
+fn xml_name() -> String {
+    format!("{NAME}.xml")
+}
+
+/// A site whose line to fix is where it was launched: not inside NVIDIA's
+/// libraries (nobody fixes those from here), and no launching frame yet.
+fn needs_launching_line(site: &cudawatch_model::Site) -> bool {
+    site.python_frame.is_none()
+        && site.launch_frame.is_none()
+        && site
+            .owner
+            .as_ref()
+            .is_none_or(|o| o.owner != Owner::Library)
+        && (site.location.is_none()
+            || site
+                .owner
+                .as_ref()
+                .is_some_and(|o| o.owner == Owner::Framework))
+}
+
+/// The stage's records, owners named (cuDNN's kernels by the signature in
+/// the text log): what the follow-up is decided on.
+fn stage_report(stage: &FollowUpContext<'_>) -> Option<Report> {
+    let files = StageFiles::new(stage.stage_dir, stage.tool);
+    let xml_file = format!("{}.xml", stage.tool.name());
+    let xml = files.open(&xml_file)?;
+    let text = files.read("stdout");
+    let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
+    builder.sanitizer(
+        stage.tool,
+        Some((xml_file.as_str(), xml)),
+        Some(("stdout", text.as_slice())),
+    );
+    let mut report = builder.finish();
+    crate::judge::owner::assign(&mut report);
+    Some(report)
+}
+
+/// The stage's argv with host stacks, its first records only, into `xml`;
+/// `None` when the stage already kept host stacks (or kept no stack: a
+/// flood's rerun).
+fn with_host_stacks(argv: &[OsString], xml: &std::path::Path) -> Option<Vec<OsString>> {
+    let at = argv
+        .windows(2)
+        .position(|w| w[0] == "--show-backtrace" && w[1] == "device")?;
+    let mut out = argv.to_vec();
+    out.drain(at..at + 2);
+    let value_after = |out: &mut Vec<OsString>, flag: &str, value: OsString| {
+        let i = out.iter().position(|a| a == flag)?;
+        *out.get_mut(i + 1)? = value;
+        Some(())
+    };
+    value_after(&mut out, "--save", xml.into())?;
+    value_after(&mut out, "--print-limit", PRINT_LIMIT.to_string().into())?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<OsString> {
+        s.split(' ').map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_rerun_keeps_every_flag_but_the_stack_the_limit_and_the_file() {
+        let stage = words(
+            "cs --tool initcheck --xml --save /r/initcheck/initcheck.xml --print-limit 0 \
+             --error-exitcode 86 --show-backtrace device --destroy-on-device-error kernel \
+             python3 p.py --print-limit 0",
+        );
+        let got = with_host_stacks(&stage, std::path::Path::new("/r/initcheck/host-stacks.xml"));
+        assert_eq!(
+            got,
+            Some(words(
+                "cs --tool initcheck --xml --save /r/initcheck/host-stacks.xml --print-limit 2000 \
+                 --error-exitcode 86 --destroy-on-device-error kernel python3 p.py --print-limit 0"
+            ))
+        );
+        // A stage that kept its host stacks, or a flood's rerun without any.
+        assert_eq!(
+            with_host_stacks(&words("cs --tool initcheck --save x p"), "y".as_ref()),
+            None
+        );
+        assert_eq!(
+            with_host_stacks(
+                &words("cs --tool initcheck --show-backtrace no --save x p"),
+                "y".as_ref()
+            ),
+            None
+        );
+    }
+}
