@@ -7,6 +7,7 @@
 //! <run>/run.json                  target, planned stages, cudawatch version
 //! <run>/plain/{stage.json,stdout,stderr}
 //! <run>/memcheck/{stage.json,stdout,stderr,memcheck.xml}   (likewise racecheck, initcheck, synccheck)
+//! <run>/initcheck/host-stacks.{xml,stdout,stderr}   its rerun for launching lines, when it had one
 //! <run>/ncu/{stage.json,stdout,stderr,profile.ncu-rep,raw.csv,details.csv,source-N.csv}
 //! <run>/report.json
 //! ```
