@@ -26,6 +26,7 @@ pub use policy::{FailOn, GateScope, Policy, RacecheckWarnings, Thresholds};
 /// suppressed by a rule, or already in the baseline (a rule that expired
 /// adds a warning instead).
 pub fn accept(report: &mut Report, policy: &Policy) {
+    forget_earlier_acceptance(report);
     owner::assign(report);
     severity::judge(report, policy);
     consequences::link(report);
@@ -37,6 +38,21 @@ pub fn accept(report: &mut Report, policy: &Policy) {
         baseline::apply(report, known);
     }
     blocked::mark(report, policy);
+}
+
+/// A saved report keeps the marks of the judgement it was saved with (its
+/// suppressions, its baseline, their expiry warnings): cleared, so that
+/// this policy alone decides what is accepted, as `severity` starts from
+/// the tools' own levels. Otherwise a report saved under suppressions
+/// would keep hiding their findings when judged again without them.
+fn forget_earlier_acceptance(report: &mut Report) {
+    for site in &mut report.findings {
+        site.suppressed = None;
+        site.in_baseline = false;
+    }
+    report
+        .warnings
+        .retain(|w| w.source != suppress::WARNING_SOURCE);
 }
 
 /// The checklist, verdict and exit code of a report under `policy`.

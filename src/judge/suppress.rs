@@ -27,6 +27,10 @@ use serde::Deserialize;
 
 use crate::errors::ExpectedError;
 
+/// The source of the warnings judging adds (a rule that expired): they
+/// belong to one judgement and are dropped before the next.
+pub const WARNING_SOURCE: &str = "suppressions";
+
 /// A suppressions file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,7 +188,7 @@ pub fn apply(report: &mut Report, rules: &Suppressions, today: &str) {
     report
         .warnings
         .extend(expired.into_iter().map(|message| Warning {
-            source: "suppressions".into(),
+            source: WARNING_SOURCE.into(),
             message,
         }));
 }

@@ -485,6 +485,62 @@ fn suppressed_findings_stay_visible_and_do_not_fail_and_a_bad_rule_file_is_one_l
 }
 
 #[test]
+fn a_saved_report_is_judged_again_by_todays_rules_not_by_the_marks_it_was_saved_with() {
+    // A GPU job saves the judged JSON; a later job renders it as the gate.
+    // The suppressions and baseline it was saved under must not keep
+    // hiding a finding once they are no longer given (a false PASS), and
+    // giving them again must not say an expiry twice.
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("suppress.toml");
+    std::fs::write(
+        &rules,
+        "[[suppress]]\ntool = \"memcheck\"\nkernel = \"oob_*\"\nreason = \"tracked in BUG-1\"\n\n\
+         [[suppress]]\nkind = \"api_error\"\nframe = \"main\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
+    )
+    .unwrap();
+    let oob = sample("oob_write");
+    let saved = tmp.path().join("saved.json");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json", "--suppressions"])
+        .arg(&rules)
+        .arg(oob.join("memcheck.xml")));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let report_of = |extra: &[&std::ffi::OsStr]| {
+        run(cudawatch()
+            .args(["report", "--format", "json"])
+            .arg(&saved)
+            .args(extra))
+    };
+    // Without the rules: the out-of-bounds write gates again.
+    let again = report_of(&[]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    let report: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert!(
+        site_of_kind(&report, "invalid_access")
+            .get("suppressed")
+            .is_none()
+    );
+    assert!(!again.stdout.contains("expired on 2000-01-01"));
+    // With them: as when saved, the expiry said once.
+    let same = report_of(&["--suppressions".as_ref(), rules.as_os_str()]);
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    assert_eq!(same.stdout.matches("expired on 2000-01-01").count(), 1);
+    // A report saved as its own baseline passes; without it, it does not.
+    let baselined = tmp.path().join("baselined.json");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json", "--baseline"])
+        .arg(&saved)
+        .arg(oob.join("memcheck.xml")));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::fs::write(&baselined, &out.stdout).unwrap();
+    let plain = run(cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(&baselined));
+    assert_eq!(plain.code, 1, "{}", plain.stderr);
+}
+
+#[test]
 fn cudawatch_suppress_writes_a_rule_that_then_suppresses_the_site() {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("report.json");
