@@ -44,9 +44,17 @@ impl Exporter<ReportDiff> for DiffText {
                 .as_ref()
                 .map(|k| format!(" in {k}"))
                 .unwrap_or_default();
+            // Whose, when it is not the user's: such a site lists as new
+            // without failing the diff (outside the gate's scope).
+            let whose = s
+                .owner
+                .as_ref()
+                .filter(|o| o.owner != cudawatch_model::Owner::User)
+                .map(|o| format!(", {}", o.component))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {mark} {} {}{at}{kernel}: {} (×{})",
+                "  {mark} {} {}{at}{kernel}: {} (×{}{whose})",
                 s.tool,
                 s.kind.id(),
                 s.message,

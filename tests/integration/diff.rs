@@ -62,6 +62,34 @@ fn a_new_report_that_checked_nothing_fixes_nothing() {
 }
 
 #[test]
+fn diff_gates_like_the_run_library_internals_list_but_do_not_fail() {
+    // Run directories' report.json files are saved before judging. Before,
+    // `diff` compared them unjudged: cuDNN's racecheck hazards, which the
+    // run itself did not gate, failed the diff.
+    let tmp = tempfile::tempdir().unwrap();
+    let racecheck_run = |name: &str, case: &str| {
+        let dir = tmp.path().join(name);
+        let out = run(fake_run(case, &dir, "plain,racecheck", &[]));
+        (out.code, dir.join("report.json"))
+    };
+    let (_, clean) = racecheck_run("clean", "clean");
+    let (code, library) = racecheck_run("library", "beyond/library_kernels");
+    assert_eq!(code, 0, "the run passes with library hazards");
+    let out = run(cudawatch().arg("diff").arg(&clean).arg(&library));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("new (6)") && out.stdout.contains("(×1, cuDNN)"),
+        "{}",
+        out.stdout
+    );
+    // A race in the user's own kernel is new and fails it.
+    let (code, user) = racecheck_run("user", "smem_race");
+    assert_eq!(code, 1);
+    let out = run(cudawatch().arg("diff").arg(&clean).arg(&user));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
 fn diff_of_foreign_reports_prints_no_control_character() {
     let tmp = tempfile::tempdir().unwrap();
     let old = memcheck_run(&tmp, "old", "oob_write", &[]);
