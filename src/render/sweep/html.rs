@@ -94,7 +94,7 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
                 s.targets.len(),
                 esc(&s.targets.join(", ")),
                 site.count_text(),
-                s.gating_in.len(),
+                super::gates_in(s),
                 super::change(s.change),
                 esc(&site.message)
             );

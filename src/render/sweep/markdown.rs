@@ -75,7 +75,7 @@ fn render(report: &SweepReport) -> String {
                 s.targets.len(),
                 cell(&s.targets.join(", ")),
                 site.count_text(),
-                s.gating_in.len(),
+                super::gates_in(s),
                 super::change(s.change),
                 cell(&site.message)
             );

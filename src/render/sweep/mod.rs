@@ -156,6 +156,16 @@ fn expectation(t: &TargetResult) -> String {
     }
 }
 
+/// How many targets' gates a site fails, or "-" for none (a library site
+/// listed, not gating).
+fn gates_in(site: &cudawatch_model::SweepSite) -> String {
+    if site.gating_in.is_empty() {
+        "-".into()
+    } else {
+        site.gating_in.len().to_string()
+    }
+}
+
 fn change(c: Option<Change>) -> &'static str {
     c.map_or("", Change::name)
 }

@@ -98,11 +98,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
                     shorten(&s.targets.join(", "), 40)
                 ),
                 site.count_text(),
-                if s.gating_in.is_empty() {
-                    "-".into()
-                } else {
-                    s.gating_in.len().to_string()
-                },
+                super::gates_in(s),
                 super::change(s.change).to_string(),
                 shorten(&site.message, 60),
             ]);
