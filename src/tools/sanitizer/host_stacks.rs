@@ -30,8 +30,11 @@ pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
         return None;
     }
     let argv = with_host_stacks(&stage.command.argv, &stage.stage_dir.join(xml_name()))?;
-    let report = stage_report(stage)?;
-    if !report.findings.iter().any(needs_launching_line) {
+    if !stage_report(stage)
+        .findings
+        .iter()
+        .any(needs_launching_line)
+    {
         return None;
     }
     Some(FollowUp {
@@ -51,15 +54,16 @@ pub fn fill(builder: &mut ReportBuilder, files: &StageFiles, tool: Tool) -> usiz
     if tool != Tool::Initcheck {
         return 0;
     }
-    let Some(xml) = files.open(&xml_name()) else {
+    if !files.path(&xml_name()).exists() {
         return 0;
-    };
+    }
     let mut rerun = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
-    let text = files.read(&format!("{NAME}.stdout"));
-    rerun.sanitizer(
+    super::read_output(
+        &mut rerun,
+        files,
         tool,
-        Some((xml_name().as_str(), xml)),
-        Some((NAME, text.as_slice())),
+        &xml_name(),
+        &format!("{NAME}.stdout"),
     );
     builder.launch_frames_from(tool, &rerun.finish())
 }
@@ -68,38 +72,35 @@ fn xml_name() -> String {
     format!("{NAME}.xml")
 }
 
-/// A site whose line to fix is where it was launched: not inside NVIDIA's
-/// libraries (nobody fixes those from here), and no launching frame yet.
+/// A site with no launching frame whose line to fix is where it was
+/// launched: a framework kernel's (ATen's), or a kernel's without a source
+/// line of its own; never one inside NVIDIA's libraries (nobody fixes
+/// those from here).
 fn needs_launching_line(site: &cudawatch_model::Site) -> bool {
-    site.python_frame.is_none()
-        && site.launch_frame.is_none()
-        && site
-            .owner
-            .as_ref()
-            .is_none_or(|o| o.owner != Owner::Library)
-        && (site.location.is_none()
-            || site
-                .owner
-                .as_ref()
-                .is_some_and(|o| o.owner == Owner::Framework))
+    let unplaced = site.python_frame.is_none() && site.launch_frame.is_none();
+    unplaced
+        && match site.owner.as_ref().map(|o| o.owner) {
+            Some(Owner::Library) => false,
+            Some(Owner::Framework) => true,
+            Some(Owner::User) | None => site.location.is_none(),
+        }
 }
 
 /// The stage's records, owners named (cuDNN's kernels by the signature in
 /// the text log): what the follow-up is decided on.
-fn stage_report(stage: &FollowUpContext<'_>) -> Option<Report> {
+fn stage_report(stage: &FollowUpContext<'_>) -> Report {
     let files = StageFiles::new(stage.stage_dir, stage.tool);
-    let xml_file = format!("{}.xml", stage.tool.name());
-    let xml = files.open(&xml_file)?;
-    let text = files.read("stdout");
     let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
-    builder.sanitizer(
+    super::read_output(
+        &mut builder,
+        &files,
         stage.tool,
-        Some((xml_file.as_str(), xml)),
-        Some(("stdout", text.as_slice())),
+        &super::xml_file(stage.tool),
+        "stdout",
     );
     let mut report = builder.finish();
     crate::judge::owner::assign(&mut report);
-    Some(report)
+    report
 }
 
 /// The stage's argv with host stacks, its first records only, into `xml`;

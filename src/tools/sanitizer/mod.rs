@@ -11,7 +11,7 @@ mod rules;
 pub use rules::cut_records;
 
 use cudawatch_model::Tool;
-use cudawatch_parsers::builder::ReportBuilder;
+use cudawatch_parsers::builder::{ReportBuilder, SanitizerEvidence};
 
 use super::{
     FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageKind,
@@ -70,15 +70,7 @@ impl StageKind for Sanitizer {
         record: &StageRecord,
     ) -> StageJudged {
         let tool = record.tool;
-        let text = files.read("stdout");
-        let xml_file = format!("{}.xml", tool.name());
-        let xml = files.open(&xml_file);
-        let xml_name = files.rel(&xml_file);
-        let evidence = builder.sanitizer(
-            tool,
-            xml.map(|r| (xml_name.as_str(), r)),
-            Some((files.rel("stdout").as_str(), text.as_slice())),
-        );
+        let (evidence, text) = read_output(builder, files, tool, &xml_file(tool), "stdout");
         let filled = host_stacks::fill(builder, files, tool);
         let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
         let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &text);
@@ -96,4 +88,31 @@ impl StageKind for Sanitizer {
             summary: evidence.summary,
         }
     }
+}
+
+/// The XML a stage of `tool` saves in its folder.
+fn xml_file(tool: Tool) -> String {
+    format!("{}.xml", tool.name())
+}
+
+/// One compute-sanitizer run's output in the stage's folder, its XML and
+/// its text log, read into `builder`; the text comes back too (the stage
+/// rules read it). The stage's own run and initcheck's rerun with host
+/// stacks are read the same way.
+fn read_output(
+    builder: &mut ReportBuilder,
+    files: &StageFiles,
+    tool: Tool,
+    xml_file: &str,
+    text_file: &str,
+) -> (SanitizerEvidence, Vec<u8>) {
+    let text = files.read(text_file);
+    let xml = files.open(xml_file);
+    let xml_name = files.rel(xml_file);
+    let evidence = builder.sanitizer(
+        tool,
+        xml.map(|r| (xml_name.as_str(), r)),
+        Some((files.rel(text_file).as_str(), text.as_slice())),
+    );
+    (evidence, text)
 }
