@@ -90,8 +90,14 @@
 #           plain,racecheck,ncu` and with default settings on MIX_PROGRAM,
 #           each without MPS and with it. Seconds, each stage's time and
 #           outcome, and whether the stages' processes were MPS clients.
+#   ncu-shards  the ncu stage's profile cut into K ncu processes at once
+#           (SHARDS, default "1 2 3"), each profiling the kernels whose
+#           name's length is k modulo K, in a `cudawatch run` with default
+#           settings on MIX_PROGRAM: the whole check's and each stage's
+#           seconds, and each shard's seconds and launches profiled. Only
+#           shard 0's profile reaches the report (a measure of time).
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -754,6 +760,61 @@ mps_costs() {
   } 2>&1 | tee "$OUTDIR/mps-summary.txt"
 }
 
+# shard_wrapper K: an ncu that runs a profiling run as K ncu processes at
+# once, each profiling the kernels whose function name's length is k
+# modulo K (`--kernel-name regex:^(.{K})*.{k}$`: disjoint, together every
+# kernel, each name's launch configurations all in one shard), and logs
+# each shard's seconds and launches profiled. The stage gets shard 0's
+# profile only: this measures time, not the report.
+shard_wrapper() {
+  local k=$1 w=$OUTDIR/shards/ncu-shard$1
+  mkdir -p "$OUTDIR/shards"
+  cat >"$w" <<WRAP
+#!/usr/bin/env bash
+case " \$* " in *" --import "*) exec ncu "\$@" ;; esac
+K=$k
+log=$OUTDIR/shards/shard\$K.log
+args=("\$@"); out=""
+for i in "\${!args[@]}"; do [ "\${args[\$i]}" = -o ] && out=\${args[\$((i+1))]}; done
+[ -n "\$out" ] || exec ncu "\$@"
+pids=()
+for ((s = 0; s < K; s++)); do
+  sargs=("\${args[@]}")
+  for i in "\${!sargs[@]}"; do [ "\${sargs[\$i]}" = -o ] && sargs[\$((i+1))]=\$out.shard\$s; done
+  ( start=\$(date +%s.%N)
+    ncu --kernel-name "regex:^(.{\$K})*.{\$s}\\\$" "\${sargs[@]}" >"\$out.shard\$s.stdout" 2>&1
+    rc=\$?; end=\$(date +%s.%N)
+    echo "shard \$s/\$K: \$(awk -v a=\$start -v b=\$end 'BEGIN { printf "%.1f", b - a }') s, exit \$rc, \$(grep -c '==PROF== Profiling' "\$out.shard\$s.stdout") launches" >>"\$log" ) &
+  pids+=(\$!)
+done
+for p in "\${pids[@]}"; do wait \$p; done
+cat "\$out.shard0.stdout"
+cp "\$out.shard0.ncu-rep" "\$out.ncu-rep" 2>/dev/null || cp "\$out.shard0.ncu-rep" "\$out" 2>/dev/null
+exit 0
+WRAP
+  chmod +x "$w"
+  echo "$w"
+}
+
+ncu_shards() {
+  mkdir -p "$OUTDIR/shards"
+  timeout 300 $PY "$MIX_PROGRAM" >/dev/null 2>&1 </dev/null
+  timed shards/plain 300 $PY "$MIX_PROGRAM"
+  local k
+  for k in ${SHARDS:-1 2 3}; do
+    timed "shards/k$k" 400 "$CW" --color never run --ncu "$(shard_wrapper "$k")" \
+      --out-dir "$OUTDIR/shards/k$k" --format json -- $PY "$MIX_PROGRAM"
+  done
+  {
+    echo "plain: $(cat "$OUTDIR/shards/plain.seconds") s"
+    for k in ${SHARDS:-1 2 3}; do
+      printf 'K=%s %6s s, exit %s: %s\n' "$k" "$(cat "$OUTDIR/shards/k$k.seconds")" \
+        "$(cat "$OUTDIR/shards/k$k.exit")" "$(stage_times "$OUTDIR/shards/k$k/report.json")"
+      sed 's/^/    /' "$OUTDIR/shards/shard$k.log" 2>/dev/null
+    done
+  } | tee "$OUTDIR/shards-summary.txt"
+}
+
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(ncu floods)
 for p in "${phases[@]}"; do
@@ -774,6 +835,7 @@ for p in "${phases[@]}"; do
     mix) mix_costs ;;
     racecheck-ranges) racecheck_ranges ;;
     mps) mps_costs ;;
+    ncu-shards) ncu_shards ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done
