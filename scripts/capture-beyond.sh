@@ -10,7 +10,7 @@
 # Usage: scripts/capture-beyond.sh OUTDIR [PHASE...]
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
-#           floods launch-ranges unchecked-writes mps sweep-variance
+#           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -460,6 +460,62 @@ TOML
   done
 }
 
+# What ncu's "bytes used" counter sees of loads that are not plain LDG:
+# tests/gpu/beyond/async_loads.cu (an LDG copy, a cp.async copy, a
+# broadcast load) and an fp32 matrix product (cuBLAS's multistage GEMM),
+# each profiled as the ncu stage profiles it (`cudawatch run --stages
+# plain,ncu`: its raw page and report kept) and with the stage's metrics
+# plus the cp.async (LDGSTS) counters ncu has on this GPU, raw page in
+# base units.
+async_loads() {
+  local c=async_loads d=$OUTDIR/async_loads
+  mkdir -p "$d"
+  record build $c -- nvcc -lineinfo -arch=sm_90 -o "$BIN/$c" "$SRC/$c.cu"
+  cat >"$d/matmul.py" <<'PY'
+import torch
+a = torch.randn(1024, 1024, device="cuda")
+b = torch.randn(1024, 1024, device="cuda")
+torch.backends.cuda.matmul.allow_tf32 = False
+c = a @ b
+torch.cuda.synchronize()
+print("matmul done", tuple(c.shape))
+PY
+  ncu --query-metrics --chip gh100 >"$d/query-metrics.txt" 2>&1
+  local extra="" m
+  for m in l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts:sum \
+    l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts:sum \
+    smsp__sass_inst_executed_op_ldgsts:sum smsp__sass_inst_executed_op_global_ld:sum \
+    smsp__sass_data_bytes_mem_global_op_ld:sum smsp__sass_sectors_mem_global_op_ld:sum \
+    smsp__sass_data_bytes_mem_global_op_ldgsts:sum smsp__sass_sectors_mem_global_op_ldgsts:sum; do
+    grep -q "^${m%%:*} " "$d/query-metrics.txt" && extra="$extra,${m%%:*}.${m##*:}"
+  done
+  echo "${extra#,}" >"$d/extra-metrics.txt"
+  local prog name
+  for name in async_loads matmul; do
+    case $name in
+      async_loads) prog=("$BIN/$c") ;;
+      matmul) prog=($PY "$d/matmul.py") ;;
+    esac
+    if [ -x "$CW" ]; then
+      RUN_TIMEOUT=200 record "cudawatch-$name" $c -- "$CW" --color never run --stages plain,ncu \
+        --out-dir "$d/run-$name" --format json -- "${prog[@]}"
+      cp "$d/run-$name/ncu/raw.csv" "$d/stage-$name-raw.csv" 2>/dev/null
+      cp "$d/cudawatch-$name.stdout" "$d/stage-$name.report.json" 2>/dev/null
+      rm -rf "$d/run-$name"
+    fi
+    RUN_TIMEOUT=200 record "ncu-$name" $c -- ncu --target-processes all --clock-control none \
+      --metrics "$NCU_METRICS$extra" --filter-mode per-launch-config --launch-count 1 \
+      -f -o "$d/ncu-$name" "${prog[@]}"
+    if [ -f "$d/ncu-$name.ncu-rep" ]; then
+      record "ncu-$name-raw" $c -- ncu --import "$d/ncu-$name.ncu-rep" --csv --page raw --print-units base
+      rm -f "$d/ncu-$name.ncu-rep"
+    fi
+  done
+  grep -iE "ldgsts|sass_data_bytes_mem_global|sass_sectors_mem_global" "$d/query-metrics.txt" \
+    >"$d/ldgsts-metrics.txt"
+  rm -f "$d/query-metrics.txt"
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -521,6 +577,7 @@ for p in "${phases[@]}"; do
     unchecked-writes) unchecked_writes ;;
     mps) mps ;;
     sweep-variance) sweep_variance ;;
+    async-loads) async_loads ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

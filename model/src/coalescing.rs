@@ -20,8 +20,20 @@ pub struct AccessStats {
 }
 
 impl AccessStats {
-    /// From the measured figures; sectors per request is worked out.
+    /// From the measured figures; sectors per request is worked out, and
+    /// a share that is none is dropped.
+    ///
+    /// ncu's share (`smsp__sass_average_data_bytes_per_sector_mem_global_op_*`)
+    /// is counted over LDG and STG instructions only, while l1tex's sectors
+    /// also count cp.async (LDGSTS) loads: a kernel loading through cp.async,
+    /// as the multistage GEMMs of cuBLAS, cuDNN and CUTLASS do, reads 0% with
+    /// every sector fully used (`sample-reports/beyond/async_loads/`). So 0%
+    /// beside counted sectors is unknown, not waste; above 100% is no share
+    /// either (ViT-tiny's step: 329.76% for a CUTLASS wmma kernel).
     pub fn new(requests: Option<f64>, sectors: Option<f64>, bytes_used_pct: Option<f64>) -> Self {
+        let bytes_used_pct = bytes_used_pct.filter(|p| {
+            (0.0..=100.0).contains(p) && !(*p == 0.0 && sectors.is_some_and(|n| n > 0.0))
+        });
         let mut stats = AccessStats {
             requests,
             sectors,

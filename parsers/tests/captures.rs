@@ -399,3 +399,45 @@ fn the_lean_section_gives_the_uncoalesced_site_that_sourcecounters_rule_gives() 
     };
     assert_eq!(waste(&a), waste(&b));
 }
+
+#[test]
+fn a_coalesced_cp_async_load_is_never_read_as_wasted_bytes() {
+    // ncu's SASS bytes-per-sector share sees LDG loads only; l1tex's sectors
+    // also count cp.async (LDGSTS) loads, so a perfectly coalesced cp.async
+    // copy and cuBLAS's multistage GEMM read "0%" there.
+    let dir = samples().join("beyond/async_loads");
+    let kernel = |page: &str, name: &str| {
+        ncu::raw::parse(&fs::read(dir.join(page)).unwrap())
+            .unwrap()
+            .into_iter()
+            .find(|k| k.kernel.starts_with(name))
+            .unwrap_or_else(|| panic!("{page}: no {name}"))
+    };
+    // The stage's page (source-level totals) and a page of the metrics
+    // alone, where the waste comes from the share.
+    for page in ["stage-async_loads-raw.csv", "ncu-async_loads-raw.stdout"] {
+        let ldg = kernel(page, "plain_copy");
+        assert_eq!(ldg.load.bytes_used_pct, Some(100.0), "{page}");
+        assert!(ldg.excessive_pct().unwrap() < 1.0, "{page}");
+        let async_copy = kernel(page, "async_copy");
+        assert_eq!(async_copy.load.sectors, ldg.load.sectors, "{page}");
+        assert_eq!(
+            async_copy.load.bytes_used_pct, None,
+            "{page}: a share of 0% is not one"
+        );
+        assert_eq!(async_copy.store.bytes_used_pct, Some(100.0), "{page}");
+        // Where the share was all there was, the waste is unknown, not 50%.
+        match page {
+            "stage-async_loads-raw.csv" => assert!(async_copy.excessive_pct().unwrap() < 1.0),
+            _ => assert_eq!(async_copy.excessive_pct(), None, "{page}"),
+        }
+        // A broadcast load is a real share below 100%: 4 bytes of its sector.
+        let broadcast = kernel(page, "broadcast_scale");
+        assert_eq!(broadcast.load.bytes_used_pct, Some(82.5), "{page}");
+    }
+    for page in ["stage-matmul-raw.csv", "ncu-matmul-raw.stdout"] {
+        let gemm = kernel(page, "sm80_xmma_gemm");
+        assert!(gemm.load.sectors.unwrap() > 0.0);
+        assert_eq!(gemm.load.bytes_used_pct, None, "{page}");
+    }
+}

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use cudawatch_model::Report;
+use cudawatch_model::{AccessStats, Report};
 
 use crate::errors::ExpectedError;
 
@@ -19,7 +19,19 @@ pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
         message: format!("not a cudawatch JSON report: {e}"),
     })?;
     super::notes::moved_out_of_warnings(&mut report);
+    shares_read_again(&mut report);
     Ok(report)
+}
+
+/// Reports saved before cudawatch knew that ncu's bytes-used share misses
+/// cp.async loads say "0%" for kernels that use every byte: read again
+/// under today's rule (`AccessStats::new`).
+fn shares_read_again(report: &mut Report) {
+    for k in &mut report.coalescing {
+        for stats in [&mut k.load, &mut k.store] {
+            *stats = AccessStats::new(stats.requests, stats.sectors, stats.bytes_used_pct);
+        }
+    }
 }
 
 /// The site ids of a baseline report.

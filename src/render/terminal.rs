@@ -623,6 +623,18 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
         t.row(row);
     }
     let mut out = t.render(width);
+    // A "-" there is not a missing measurement of ours: ncu's share covers
+    // LDG loads only (docs/tool-surprises.md, "bytes used").
+    let unshared = |k: &&KernelCoalescing| {
+        k.load.requests.is_some_and(|r| r > 0.0) && k.load.bytes_used_pct.is_none()
+    };
+    if sorted.iter().take(shown).any(unshared) {
+        let _ = writeln!(
+            out,
+            "  \"-\" under bytes used: ncu's share counts plain loads (LDG) only, not cp.async \
+             loads such as a multistage GEMM's"
+        );
+    }
     if sorted.len() > shown {
         let _ = writeln!(
             out,

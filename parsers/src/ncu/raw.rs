@@ -54,6 +54,8 @@ pub(super) struct Launch<'a> {
 /// A launch's coalescing from its metrics by name (in base units), as the
 /// raw page gives them in columns and the details page in rows.
 pub(super) fn launch(l: Launch<'_>, value: impl Fn(&str) -> Option<f64>) -> KernelCoalescing {
+    // A share of 0% beside counted sectors is dropped here (cp.async
+    // loads: AccessStats::new says why).
     let load = AccessStats::new(value(LD_REQUESTS), value(LD_SECTORS), value(LD_USED));
     let store = AccessStats::new(value(ST_REQUESTS), value(ST_SECTORS), value(ST_USED));
     let requests = load.requests.unwrap_or(0.0) + store.requests.unwrap_or(0.0);
@@ -63,13 +65,20 @@ pub(super) fn launch(l: Launch<'_>, value: impl Fn(&str) -> Option<f64>) -> Kern
     // Without SourceCounters' sector totals, the l1tex sectors and the
     // share of each sector's bytes used still give the waste: a sector
     // 12.5% used is 87.5% wasted.
+    // A direction whose sectors were counted but whose share is unknown
+    // (cp.async loads) leaves the waste unknown: a total of the other
+    // direction alone would be a share of the wrong whole.
     let from_l1tex = || {
         let part = |s: &AccessStats| match (s.sectors, s.bytes_used_pct) {
-            (Some(n), Some(pct)) => Some((n, n * (1.0 - (pct / 100.0).clamp(0.0, 1.0)))),
-            (Some(0.0), None) => Some((0.0, 0.0)),
-            _ => None,
+            (Some(n), Some(pct)) => Some(Some((n, n * (1.0 - (pct / 100.0).clamp(0.0, 1.0))))),
+            (Some(0.0), None) => Some(Some((0.0, 0.0))),
+            (Some(_), None) => None,
+            (None, _) => Some(None),
         };
-        let parts: Vec<(f64, f64)> = [part(&load), part(&store)].into_iter().flatten().collect();
+        let parts: Vec<(f64, f64)> = [part(&load)?, part(&store)?]
+            .into_iter()
+            .flatten()
+            .collect();
         (!parts.is_empty()).then(|| {
             parts
                 .iter()

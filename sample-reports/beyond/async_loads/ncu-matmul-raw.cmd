@@ -1,0 +1,1 @@
+ncu --import /root/out/cap/async_loads/ncu-matmul.ncu-rep --csv --page raw --print-units base 
