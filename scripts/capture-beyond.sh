@@ -11,6 +11,7 @@
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
+#           faulting-launch
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -516,6 +517,36 @@ PY
   rm -f "$d/query-metrics.txt"
 }
 
+# What ncu prints when a profiled launch faults: a PyTorch embedding with an
+# index past its table (a device assert in ATen's gather) and the planted
+# device assert and misaligned access (C++), each under `cudawatch run
+# --stages plain,ncu` (the stage's console log and raw page kept) and under
+# a user's plain `ncu --csv` (live page).
+faulting_launch() {
+  local c=faulting_launch d=$OUTDIR/faulting_launch
+  mkdir -p "$d"
+  local gpu=$ROOT/tests/gpu name prog
+  for name in device_assert misaligned; do
+    record "build-$name" $c -- nvcc -lineinfo -arch=sm_90 -o "$BIN/$name" "$gpu/$name.cu"
+  done
+  for name in embedding_bad_index device_assert misaligned; do
+    case $name in
+      embedding_bad_index) prog=($PY "$gpu/real/embedding_bad_index.py") ;;
+      *) prog=("$BIN/$name") ;;
+    esac
+    if [ -x "$CW" ]; then
+      RUN_TIMEOUT=200 record "cudawatch-$name" $c -- "$CW" --color never run --stages plain,ncu \
+        --out-dir "$d/run-$name" --format json -- "${prog[@]}"
+      cp "$d/run-$name/ncu/raw.csv" "$d/stage-$name-raw.csv" 2>/dev/null
+      cp "$d/run-$name/ncu/stdout" "$d/stage-$name-ncu.stdout" 2>/dev/null
+      cp "$d/run-$name/ncu/stderr" "$d/stage-$name-ncu.stderr" 2>/dev/null
+      cp "$d/cudawatch-$name.stdout" "$d/stage-$name.report.json" 2>/dev/null
+      rm -rf "$d/run-$name"
+    fi
+    RUN_TIMEOUT=200 record "ncu-live-$name" $c -- ncu --csv --metrics "$NCU_METRICS" "${prog[@]}"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -578,6 +609,7 @@ for p in "${phases[@]}"; do
     mps) mps ;;
     sweep-variance) sweep_variance ;;
     async-loads) async_loads ;;
+    faulting-launch) faulting_launch ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -343,19 +343,34 @@ impl ReportBuilder {
                 k.load.sectors.is_some() || k.store.sectors.is_some() || k.total_sectors.is_some()
             })
             .count();
-        if let Some((name, _)) = raw
-            && evidence.kernels > 0
-            && evidence.measured == 0
+        if let Some((name, bytes)) = raw
+            && evidence.measured < evidence.kernels
         {
-            // Read, but not about coalescing: the page was made without the
-            // sector metrics. Saying so keeps it from passing as clean.
-            self.warn(
-                name,
+            // Read, but not about coalescing. Saying so keeps it from
+            // passing as clean, with the remedy that fits: the page was
+            // made without the sector metrics, or ncu measured nothing of
+            // a launch (every metric `nan`: it faulted while profiled).
+            let unmeasured = evidence.kernels - evidence.measured;
+            let message = if !ncu::raw::has_sector_columns(bytes) {
                 format!(
                     "none of its {} launches has a coalescing figure: profile with the l1tex sector metrics or the SourceCounters section",
                     evidence.kernels
-                ),
-            );
+                )
+            } else {
+                let first = kernels
+                    .iter()
+                    .find(|k| {
+                        k.load.sectors.is_none()
+                            && k.store.sectors.is_none()
+                            && k.total_sectors.is_none()
+                    })
+                    .map_or("", |k| k.kernel.as_str());
+                format!(
+                    "ncu measured nothing of {} of its {} launches (every metric \"nan\": a launch that faults while profiled cannot be measured; fix the fault first), first: {first}",
+                    unmeasured, evidence.kernels
+                )
+            };
+            self.warn(name, message);
         }
         let mut lines = Vec::new();
         for (name, bytes) in sources {

@@ -48,6 +48,10 @@ impl fmt::Display for ParseError {
             ParseErrorKind::Truncated => {
                 write!(f, "input ends inside an element at byte {}", self.offset)?
             }
+            // Errors found in a row's cells carry the row, not a byte.
+            ParseErrorKind::Csv(msg) if self.offset == 0 && !self.path.is_empty() => {
+                write!(f, "malformed CSV: {msg}")?
+            }
             ParseErrorKind::Csv(msg) => write!(f, "malformed CSV at byte {}: {msg}", self.offset)?,
             ParseErrorKind::NotThisFormat(msg) => write!(f, "{msg} (at byte {})", self.offset)?,
             ParseErrorKind::Io(msg) => write!(f, "read failed at byte {}: {msg}", self.offset)?,

@@ -441,3 +441,32 @@ fn a_coalesced_cp_async_load_is_never_read_as_wasted_bytes() {
         assert_eq!(gemm.load.bytes_used_pct, None, "{page}");
     }
 }
+
+#[test]
+fn a_launch_that_faulted_under_ncu_costs_the_launches_before_it_nothing() {
+    // A launch that faults while ncu profiles it (`==ERROR== LaunchFailed`)
+    // has "nan" in every metric of the raw page; the page was refused
+    // whole before, losing the launches ncu had measured.
+    let dir = samples().join("beyond/faulting_launch");
+    let page = |name: &str| ncu::raw::parse(&fs::read(dir.join(name)).unwrap()).unwrap();
+    let embedding = page("stage-embedding_bad_index-raw.csv");
+    assert_eq!(embedding.len(), 2);
+    assert!(
+        embedding[0]
+            .kernel
+            .contains("elementwise_kernel_with_index")
+    );
+    assert_eq!(embedding[0].excessive_pct(), Some(0.0));
+    assert!(embedding[1].kernel.contains("vectorized_gather_kernel"));
+    assert_eq!(embedding[1].store.sectors, None);
+    assert_eq!(embedding[1].total_sectors, None);
+    assert_eq!(embedding[1].duration_ns, None);
+    for program in ["device_assert", "misaligned"] {
+        let launches = page(&format!("stage-{program}-raw.csv"));
+        assert_eq!(launches.len(), 1, "{program}");
+        assert_eq!(launches[0].excessive_pct(), None, "{program}");
+    }
+    // The console log says why.
+    let log = ncu::log::parse(&fs::read(dir.join("stage-embedding_bad_index-ncu.stdout")).unwrap());
+    assert_eq!(log.kernels_profiled, Some(2));
+}

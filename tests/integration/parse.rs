@@ -353,3 +353,27 @@ mod shapes {
         );
     }
 }
+
+#[test]
+fn an_ncu_page_with_a_launch_that_faulted_keeps_the_others_and_is_inconclusive() {
+    // Captured on the H100: a PyTorch embedding whose index is past its
+    // table. ncu measured the arange kernel, then the gather faulted.
+    let page = sample("beyond/faulting_launch").join("stage-embedding_bad_index-raw.csv");
+    let out = run(cudawatch().args(["parse", "--format", "json"]).arg(&page));
+    assert_eq!(
+        out.code, 3,
+        "a launch not measured is not clean: {}",
+        out.stderr
+    );
+    let report = json(&out);
+    let launches = report["coalescing"].as_array().unwrap();
+    assert_eq!(launches.len(), 2, "the measured launch is kept");
+    assert_eq!(launches[0]["excessive_sectors"], 0.0);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("ncu measured nothing of 1 of its 2 launches")
+            && warnings.contains("vectorized_gather_kernel"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("could not read"), "{warnings}");
+}

@@ -27,13 +27,18 @@ pub fn parse_number(cell: &str) -> Option<f64> {
 const MAX_FIGURE: f64 = 1e15;
 
 /// A measured figure: `Ok(None)` for a cell ncu leaves empty (`-`, `n/a`,
-/// nothing), an error for one it could not have printed: not a number
-/// (`4.194.304`, a locale's separator), not finite (`inf`, `nan`),
+/// `no data`, nothing), an error for one it could not have printed: not a
+/// number (`4.194.304`, a locale's separator), not finite (`inf`, `nan`),
 /// negative, or absurdly large (`1e300`). Such a page is refused, never
-/// read as a smaller waste.
+/// read as a smaller waste (a launch that was not measured at all, every
+/// metric `nan`, is the raw page's own case: [`raw::parse`]).
 pub fn figure(cell: &str) -> Result<Option<f64>, String> {
     let t = cell.trim();
-    if t.is_empty() || t == "-" || t.eq_ignore_ascii_case("n/a") {
+    if t.is_empty()
+        || t == "-"
+        || t.eq_ignore_ascii_case("n/a")
+        || t.eq_ignore_ascii_case("no data")
+    {
         return Ok(None);
     }
     let plain: String = t.chars().filter(|c| *c != ',').collect();

@@ -37,10 +37,20 @@ pub(super) const METRICS: [&str; 10] = [
 /// SourceCounters section's, or cudawatch's CoalescingSource section's):
 /// the figures ncu's UncoalescedGlobalAccess rule judges.
 pub fn has_source_totals(input: &[u8]) -> bool {
+    header_has_any(input, &[EXCESSIVE, THEORETICAL])
+}
+
+/// Whether a raw page has the columns a launch's coalescing is read from
+/// (l1tex's sector counts or the source-level totals), measured or not.
+pub fn has_sector_columns(input: &[u8]) -> bool {
+    header_has_any(input, &[LD_SECTORS, ST_SECTORS, THEORETICAL])
+}
+
+fn header_has_any(input: &[u8], names: &[&str]) -> bool {
     rows(input)
         .ok()
         .and_then(|rows| rows.into_iter().next())
-        .is_some_and(|header| header.iter().any(|h| h == EXCESSIVE || h == THEORETICAL))
+        .is_some_and(|header| header.iter().any(|h| names.contains(&h.as_str())))
 }
 
 /// One profiled launch's identity.
@@ -153,6 +163,24 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
                 format!("row {}", index + 1),
             ));
         }
+        let launch_of_row = Launch {
+            id: launch_id as u64,
+            kernel: cell(row, Some(kernel)),
+            grid: cell(row, grid),
+            block: cell(row, block),
+        };
+        // A launch that faulted while ncu profiled it (`==ERROR==
+        // LaunchFailed`) has `nan` in every metric: measured nothing, which
+        // every cell says, so it is kept without figures and the launches
+        // before it are still read (sample-reports/beyond/faulting_launch/).
+        let unmeasured = METRICS.iter().filter_map(|m| cols.find(m)).all(|i| {
+            let c = cell(row, Some(i)).trim();
+            c.eq_ignore_ascii_case("nan") || figure(c) == Ok(None)
+        });
+        if unmeasured {
+            out.push(launch(launch_of_row, |_| None));
+            continue;
+        }
         if let Some((i, why)) = METRICS
             .iter()
             .filter_map(|m| cols.find(m))
@@ -169,15 +197,7 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
             let scale = i.and_then(|i| units.get(i)).copied().unwrap_or(1.0);
             parse_number(cell(row, i)).map(|v| v * scale)
         };
-        out.push(launch(
-            Launch {
-                id: launch_id as u64,
-                kernel: cell(row, Some(kernel)),
-                grid: cell(row, grid),
-                block: cell(row, block),
-            },
-            value,
-        ));
+        out.push(launch(launch_of_row, value));
     }
     Ok(out)
 }
@@ -195,5 +215,23 @@ mod tests {
         let shifted = format!("{header}\"0\",\"k(int\",\"x)\",\"4,096\"\n");
         let err = parse(shifted.as_bytes()).unwrap_err();
         assert!(err.to_string().contains("row 2"), "{err}");
+    }
+
+    #[test]
+    fn one_nan_among_figures_is_still_refused_and_the_error_names_the_row() {
+        let header = "\"ID\",\"Kernel Name\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\"\n";
+        // Every metric nan: a launch ncu could not measure, kept without figures.
+        let unmeasured = format!("{header}\"0\",\"k\",\"nan\",\"nan\"\n");
+        let launches = parse(unmeasured.as_bytes()).unwrap();
+        assert_eq!(launches[0].load.sectors, None);
+        // A nan beside a figure is no page ncu writes: refused, never read
+        // as a launch with less waste.
+        let mixed = format!("{header}\"0\",\"k\",\"4,096\",\"nan\"\n");
+        let err = parse(mixed.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.contains("\"nan\"") && err.ends_with("in row 2"),
+            "{err}"
+        );
+        assert!(!err.contains("at byte 0"), "{err}");
     }
 }

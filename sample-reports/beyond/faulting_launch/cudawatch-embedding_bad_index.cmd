@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never run --stages plain\,ncu --out-dir /root/out/cap/faulting_launch/run-embedding_bad_index --format json -- python3 /work/main/tests/gpu/real/embedding_bad_index.py 
