@@ -461,6 +461,22 @@ TOML
   done
 }
 
+# stage_ncu_run CASE NAME PROGRAM...: `cudawatch run --stages plain,ncu` of
+# PROGRAM, keeping the stage's raw page, ncu's console and the JSON report
+# as stage-NAME-* in OUTDIR/CASE (the run directory goes).
+stage_ncu_run() {
+  local c=$1 name=$2 d=$OUTDIR/$1
+  shift 2
+  [ -x "$CW" ] || return 0
+  RUN_TIMEOUT=200 record "cudawatch-$name" "$c" -- "$CW" --color never run --stages plain,ncu \
+    --out-dir "$d/run-$name" --format json -- "$@"
+  cp "$d/run-$name/ncu/raw.csv" "$d/stage-$name-raw.csv" 2>/dev/null
+  cp "$d/run-$name/ncu/stdout" "$d/stage-$name-ncu.stdout" 2>/dev/null
+  cp "$d/run-$name/ncu/stderr" "$d/stage-$name-ncu.stderr" 2>/dev/null
+  cp "$d/cudawatch-$name.stdout" "$d/stage-$name.report.json" 2>/dev/null
+  rm -rf "$d/run-$name"
+}
+
 # What ncu's "bytes used" counter sees of loads that are not plain LDG:
 # tests/gpu/beyond/async_loads.cu (an LDG copy, a cp.async copy, a
 # broadcast load) and an fp32 matrix product (cuBLAS's multistage GEMM),
@@ -497,13 +513,7 @@ PY
       async_loads) prog=("$BIN/$c") ;;
       matmul) prog=($PY "$d/matmul.py") ;;
     esac
-    if [ -x "$CW" ]; then
-      RUN_TIMEOUT=200 record "cudawatch-$name" $c -- "$CW" --color never run --stages plain,ncu \
-        --out-dir "$d/run-$name" --format json -- "${prog[@]}"
-      cp "$d/run-$name/ncu/raw.csv" "$d/stage-$name-raw.csv" 2>/dev/null
-      cp "$d/cudawatch-$name.stdout" "$d/stage-$name.report.json" 2>/dev/null
-      rm -rf "$d/run-$name"
-    fi
+    stage_ncu_run $c "$name" "${prog[@]}"
     RUN_TIMEOUT=200 record "ncu-$name" $c -- ncu --target-processes all --clock-control none \
       --metrics "$NCU_METRICS$extra" --filter-mode per-launch-config --launch-count 1 \
       -f -o "$d/ncu-$name" "${prog[@]}"
@@ -534,15 +544,7 @@ faulting_launch() {
       embedding_bad_index) prog=($PY "$gpu/real/embedding_bad_index.py") ;;
       *) prog=("$BIN/$name") ;;
     esac
-    if [ -x "$CW" ]; then
-      RUN_TIMEOUT=200 record "cudawatch-$name" $c -- "$CW" --color never run --stages plain,ncu \
-        --out-dir "$d/run-$name" --format json -- "${prog[@]}"
-      cp "$d/run-$name/ncu/raw.csv" "$d/stage-$name-raw.csv" 2>/dev/null
-      cp "$d/run-$name/ncu/stdout" "$d/stage-$name-ncu.stdout" 2>/dev/null
-      cp "$d/run-$name/ncu/stderr" "$d/stage-$name-ncu.stderr" 2>/dev/null
-      cp "$d/cudawatch-$name.stdout" "$d/stage-$name.report.json" 2>/dev/null
-      rm -rf "$d/run-$name"
-    fi
+    stage_ncu_run $c "$name" "${prog[@]}"
     RUN_TIMEOUT=200 record "ncu-live-$name" $c -- ncu --csv --metrics "$NCU_METRICS" "${prog[@]}"
   done
 }
