@@ -11,7 +11,7 @@
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
-#           faulting-launch
+#           faulting-launch race-launch-lines
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -549,6 +549,39 @@ faulting_launch() {
   done
 }
 
+# Launching lines for racecheck's records, which carry no host stack: the
+# planted shared-memory race (C++) and a user's load_inline extension with
+# one (Python), each under `cudawatch run --stages plain,racecheck,ncu`,
+# kept in the layout the fake tools replay (plain.*, racecheck.*, ncu.stdout,
+# ncu-raw/-details/-stack-text.stdout) with the run's report.json.
+race_launch_lines() {
+  [ -x "$CW" ] || { echo "race-launch-lines needs $CW" >&2; return; }
+  local name prog gpu=$ROOT/tests/gpu
+  record build race_smem -- nvcc -lineinfo -arch=sm_90 -o "$BIN/smem_race" "$gpu/smem_race.cu"
+  for name in race_smem race_extension; do
+    case $name in
+      race_smem) prog=("$BIN/smem_race") ;;
+      race_extension) prog=($PY "$gpu/real/user_kernel_race.py") ;;
+    esac
+    local d=$OUTDIR/$name r=$OUTDIR/$name/run
+    RUN_TIMEOUT=300 record cudawatch $name -- "$CW" --color never run --stages plain,racecheck,ncu \
+      --out-dir "$r" --format json -- "${prog[@]}"
+    for t in plain racecheck; do
+      cp "$r/$t/stdout" "$d/$t.stdout"
+      cp "$r/$t/stderr" "$d/$t.stderr"
+      python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["end"]; print(e.get("code", 1))' \
+        "$r/$t/stage.json" >"$d/$t.exit"
+    done
+    cp "$r/racecheck/racecheck.xml" "$d/racecheck.xml"
+    cp "$r/ncu/stdout" "$d/ncu.stdout"
+    cp "$r/ncu/raw.csv" "$d/ncu-raw.stdout"
+    cp "$r/ncu/details.csv" "$d/ncu-details.stdout"
+    cat "$r"/ncu/stacks*.txt >"$d/ncu-stack-text.stdout"
+    cp "$r/report.json" "$d/report.json"
+    rm -rf "$r"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -612,6 +645,7 @@ for p in "${phases[@]}"; do
     sweep-variance) sweep_variance ;;
     async-loads) async_loads ;;
     faulting-launch) faulting_launch ;;
+    race-launch-lines) race_launch_lines ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

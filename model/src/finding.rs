@@ -507,6 +507,11 @@ pub struct Site {
     /// The innermost native frame outside the CUDA runtime and libc.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_frame: Option<Frame>,
+    /// Set when the launching frame (`python_frame` or `launch_frame`) is
+    /// not from this finding's tool, whose record had none, but where that
+    /// tool (ncu) saw every profiled launch of the same kernel launched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_seen_by: Option<Tool>,
     /// The whole host backtrace of the first record, innermost first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_frames: Vec<Frame>,

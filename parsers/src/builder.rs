@@ -573,6 +573,7 @@ impl ReportBuilder {
     /// The finished report, findings worst first.
     pub fn finish(mut self) -> Report {
         self.report.findings = self.folder.finish();
+        crate::borrowed_frames::from_ncu_launches(&mut self.report);
         self.report
     }
 }

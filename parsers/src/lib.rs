@@ -25,6 +25,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod borrowed_frames;
 pub mod builder;
 pub mod csan;
 pub mod detect;

@@ -32,6 +32,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         error: None,
         python_frame: None,
         launch_frame: None,
+        launch_seen_by: None,
         host_frames: Vec::new(),
         unrecognised: Vec::new(),
         suppressed: None,

@@ -48,6 +48,15 @@ pub fn launched_from(site: &Site) -> Option<Frame> {
         .or_else(|| site.launch_frame.clone())
 }
 
+/// Said after a launching frame that is not from the finding's own record
+/// but where ncu saw the same kernel launched (`Site::launch_seen_by`).
+pub fn seen_by_note(site: &Site) -> &'static str {
+    match site.launch_seen_by {
+        Some(_) => " (where ncu saw this kernel launched)",
+        None => "",
+    }
+}
+
 /// What explains a site (`cudawatch explain TOPIC`) and the link to it
 /// in docs/errors.md; a report judged before explanations existed has
 /// its kind.

@@ -357,7 +357,13 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
     row(
         "launched from",
         describe::launched_from(site)
-            .map(|f| format!("<code>{}</code>", escape_markup(&f.to_string())))
+            .map(|f| {
+                format!(
+                    "<code>{}</code>{}",
+                    escape_markup(&f.to_string()),
+                    describe::seen_by_note(site)
+                )
+            })
             .unwrap_or_default(),
     );
     row(

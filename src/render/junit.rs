@@ -166,7 +166,11 @@ fn details(site: &Site) -> String {
         let _ = write!(text, "\nfirst: thread {t} block {b}");
     }
     if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
-        let _ = write!(text, "\nlaunched from {frame}");
+        let _ = write!(
+            text,
+            "\nlaunched from {frame}{}",
+            super::describe::seen_by_note(site)
+        );
     }
     if let Some(doubt) = &site.doubt {
         let _ = write!(text, "\ndoubt: {doubt}");

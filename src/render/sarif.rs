@@ -136,7 +136,10 @@ fn result(site: &Site, judgement: &Judgement) -> Value {
         if site.count == 1 { "" } else { "s" }
     ));
     if let Some(frame) = site.python_frame.as_ref().or(site.launch_frame.as_ref()) {
-        text.push_str(&format!("; launched from {frame}"));
+        text.push_str(&format!(
+            "; launched from {frame}{}",
+            super::describe::seen_by_note(site)
+        ));
     }
     // A reviewer reading the alert sees why it may not be a bug.
     if let Some(doubt) = &site.doubt {

@@ -510,7 +510,7 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
         }
     }
     if let Some(frame) = &site.python_frame {
-        let _ = writeln!(out, "    python: {}", frame);
+        let _ = writeln!(out, "    python: {frame}{}", describe::seen_by_note(site));
     }
     let (topic, _) = describe::explanation(site);
     let _ = writeln!(
@@ -519,7 +519,7 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
         style.dim(&format!("explain: cudawatch explain {topic}"))
     );
     if let Some(frame) = &site.launch_frame {
-        let _ = writeln!(out, "    host: {}", frame);
+        let _ = writeln!(out, "    host: {frame}{}", describe::seen_by_note(site));
     }
     if let (Some(location), Some(snippet)) = (&site.location, &site.snippet) {
         for (n, content) in (snippet.first_line..).zip(&snippet.lines) {

@@ -905,3 +905,61 @@ fn a_read_in_the_users_kernel_at_its_own_line_is_not_run_again() {
     assert_eq!(initcheck_runs(&log).len(), 1);
     assert!(!tmp.path().join("run/initcheck/host-stacks.xml").exists());
 }
+
+#[test]
+fn a_race_in_a_users_extension_kernel_names_the_python_line_ncu_saw_launch_it() {
+    // tests/gpu/real/user_kernel_race.py on the H100: racecheck's analysis
+    // record has no host stack, so the race came out at cuda.cu:11 with no
+    // word of the model code. ncu profiled block_sum launched from line 31.
+    let tmp = tempfile::tempdir().unwrap();
+    let with_ncu = tmp.path().join("with-ncu");
+    let out = run(fake_run(
+        "beyond/race_extension",
+        &with_ncu,
+        "plain,racecheck,ncu",
+        &[],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "python: main in /work/main/tests/gpu/real/user_kernel_race.py:31 \
+             (where ncu saw this kernel launched)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("racecheck race at cuda.cu:11 (launched from user_kernel_race.py:31)"),
+        "{}",
+        out.stderr
+    );
+    let report = read_json(&with_ncu.join("report.json"));
+    let race = site_of_kind(&report, "race");
+    assert_eq!(race["python_frame"]["line"], 31);
+    assert_eq!(race["launch_seen_by"], "ncu");
+    // Without the ncu stage the race has no launching line, and none is
+    // made up.
+    let alone = tmp.path().join("alone");
+    let out = run(fake_run(
+        "beyond/race_extension",
+        &alone,
+        "plain,racecheck",
+        &[],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let race = site_of_kind(&read_json(&alone.join("report.json")), "race").clone();
+    assert!(race.get("python_frame").is_none(), "{race}");
+    assert!(!out.stderr.contains("where ncu saw"), "{}", out.stderr);
+    // A C++ program built without host line tables: ncu's native stack has
+    // no line, so nothing is borrowed.
+    let cpp = tmp.path().join("cpp");
+    let out = run(fake_run(
+        "beyond/race_smem",
+        &cpp,
+        "plain,racecheck,ncu",
+        &[],
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("where ncu saw"), "{}", out.stderr);
+}
