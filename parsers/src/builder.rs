@@ -337,12 +337,11 @@ impl ReportBuilder {
             }
         }
         evidence.kernels = kernels.len();
-        evidence.measured = kernels
-            .iter()
-            .filter(|k| {
-                k.load.sectors.is_some() || k.store.sectors.is_some() || k.total_sectors.is_some()
-            })
-            .count();
+        // A launch with any sector count says something of coalescing.
+        let measured = |k: &&KernelCoalescing| {
+            k.load.sectors.is_some() || k.store.sectors.is_some() || k.total_sectors.is_some()
+        };
+        evidence.measured = kernels.iter().filter(measured).count();
         if let Some((name, bytes)) = raw
             && evidence.measured < evidence.kernels
         {
@@ -359,11 +358,7 @@ impl ReportBuilder {
             } else {
                 let first = kernels
                     .iter()
-                    .find(|k| {
-                        k.load.sectors.is_none()
-                            && k.store.sectors.is_none()
-                            && k.total_sectors.is_none()
-                    })
+                    .find(|k| !measured(k))
                     .map_or("", |k| k.kernel.as_str());
                 format!(
                     "ncu measured nothing of {} of its {} launches (every metric \"nan\": a launch that faults while profiled cannot be measured; fix the fault first), first: {first}",

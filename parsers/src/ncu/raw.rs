@@ -74,10 +74,10 @@ pub(super) fn launch(l: Launch<'_>, value: impl Fn(&str) -> Option<f64>) -> Kern
         .map(|i| i / requests);
     // Without SourceCounters' sector totals, the l1tex sectors and the
     // share of each sector's bytes used still give the waste: a sector
-    // 12.5% used is 87.5% wasted.
-    // A direction whose sectors were counted but whose share is unknown
-    // (cp.async loads) leaves the waste unknown: a total of the other
-    // direction alone would be a share of the wrong whole.
+    // 12.5% used is 87.5% wasted. A direction whose sectors were counted
+    // but whose share is unknown (cp.async loads) leaves the waste
+    // unknown: the other direction alone would be a share of the wrong
+    // whole.
     let from_l1tex = || {
         let part = |s: &AccessStats| match (s.sectors, s.bytes_used_pct) {
             (Some(n), Some(pct)) => Some(Some((n, n * (1.0 - (pct / 100.0).clamp(0.0, 1.0))))),
