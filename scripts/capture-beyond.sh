@@ -11,7 +11,7 @@
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
-#           faulting-launch race-launch-lines
+#           faulting-launch race-launch-lines pytest-formats
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -582,6 +582,61 @@ race_launch_lines() {
   done
 }
 
+# A CI job's pytest run of the real corpus's pytest suites: the bug suite's
+# plain run (CUDA_LAUNCH_BLOCKING=1) in each traceback style a user may
+# pick, then cudawatch's plain and csan stages on the stream-race suite and
+# every stage but ncu on the bug suite under pytest-xdist, and a suite whose
+# tests fail with no CUDA error (tests/gpu/beyond/pytest_failures/), and
+# the correct suite's plain and ncu stages, each kept in the
+# fakes' replay layout (plain.*, csan.*) with its report.
+pytest_formats() {
+  [ -x "$CW" ] || { echo "pytest-formats needs $CW" >&2; return; }
+  local suites=$ROOT/tests/gpu/real variant
+  for variant in default tb-short tb-native tb-line quiet xdist; do
+    local flags=()
+    case $variant in
+      tb-short) flags=(--tb=short) ;;
+      tb-native) flags=(--tb=native) ;;
+      tb-line) flags=(--tb=line) ;;
+      quiet) flags=(-q) ;;
+      xdist) flags=(-n 2) ;;
+    esac
+    (cd "$suites/pytest_embedding" &&
+      record plain "pytest_formats/$variant" -- env CUDA_LAUNCH_BLOCKING=1 $PY -m pytest "${flags[@]}") &
+  done
+  local name stages flags
+  for name in pytest_stream_race pytest_embedding_xdist pytest_failures pytest_model_ok; do
+    local suite=$suites/${name%_xdist}
+    case $name in
+      pytest_model_ok) stages=plain,ncu; flags=() ;;
+      pytest_stream_race) stages=plain,csan; flags=() ;;
+      pytest_embedding_xdist) stages=plain,memcheck,racecheck,csan,memory; flags=(-n 2) ;;
+      pytest_failures) stages=plain,memcheck,csan; flags=(); suite=$SRC/pytest_failures ;;
+    esac
+    (
+      local d=$OUTDIR/$name r=$OUTDIR/$name/run t
+      cd "$suite" &&
+        RUN_TIMEOUT=300 record cudawatch $name -- "$CW" --color never run --stages $stages \
+          --out-dir "$r" --format json -- $PY -m pytest "${flags[@]}"
+      for t in ${stages//,/ }; do
+        cp "$r/$t/stdout" "$d/$t.stdout"
+        cp "$r/$t/stderr" "$d/$t.stderr"
+        python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["end"]; print(e.get("code", 1))' \
+          "$r/$t/stage.json" >"$d/$t.exit"
+        [ -f "$r/$t/$t.xml" ] && cp "$r/$t/$t.xml" "$d/$t.xml"
+      done
+      if [ -f "$r/ncu/raw.csv" ]; then
+        cp "$r/ncu/raw.csv" "$d/ncu-raw.stdout"
+        cp "$r/ncu/details.csv" "$d/ncu-details.stdout"
+        cat "$r"/ncu/stacks*.txt >"$d/ncu-stack-text.stdout"
+      fi
+      cp "$r/report.json" "$d/report.json"
+      rm -rf "$r"
+    ) &
+  done
+  wait
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -646,6 +701,7 @@ for p in "${phases[@]}"; do
     async-loads) async_loads ;;
     faulting-launch) faulting_launch ;;
     race-launch-lines) race_launch_lines ;;
+    pytest-formats) pytest_formats ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

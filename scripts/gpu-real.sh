@@ -2,7 +2,8 @@
 # The real-workload corpus on the GPU machine: `cudawatch run` on every
 # program of tests/gpu/real/ (correct programs built from library code, and
 # the same kinds of program with a bug in the user's part), keeping each
-# terminal report, JSON report and run directory.
+# terminal report, JSON report and run directory. A folder pytest_NAME is a
+# test suite, run as a CI job runs it: `python3 -m pytest` inside it.
 #
 # Usage: scripts/gpu-real.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
 #   STAGE_TIMEOUT  per tool stage, seconds (default 150)
@@ -16,7 +17,7 @@ CW=$ROOT/target/release/cudawatch
 SRC=$ROOT/tests/gpu/real
 export PATH=$PATH:/usr/local/cuda/bin
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=($(cd "$SRC" && ls *.py | sed 's/\.py$//'))
+[ ${#cases[@]} -eq 0 ] && cases=($(cd "$SRC" && ls *.py | sed 's/\.py$//') $(cd "$SRC" && ls -d pytest_*))
 
 # Extensions built with load_inline are compiled once here, so that no
 # stage's time limit is spent in nvcc (torch caches the build).
@@ -25,9 +26,10 @@ for c in extension_off_by_one user_kernel_race; do
 done
 
 one() {
-  local c=$1
-  cd "$SRC" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
-    --timeout "${STAGE_TIMEOUT:-150}" ${RUN_FLAGS:-} --format json -- python3 "$c.py" \
+  local c=$1 dir=$SRC program=(python3 "$1.py")
+  [ -d "$SRC/$c" ] && dir=$SRC/$c program=(python3 -m pytest)
+  cd "$dir" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
+    --timeout "${STAGE_TIMEOUT:-150}" ${RUN_FLAGS:-} --format json -- "${program[@]}" \
     >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
   echo "$c exit=$?" >>"$OUTDIR/exits.txt"
 }

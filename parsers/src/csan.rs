@@ -126,7 +126,7 @@ fn report(lines: &[&str], start: usize) -> (Site, usize) {
             expect_operator = false;
         } else if line.starts_with("reading from") || line.starts_with("writing to") {
             side.how = line.trim().to_string();
-        } else if let Some(frame) = frame_of(line) {
+        } else if let Some(frame) = crate::traceback::frame(line) {
             let frames = match part {
                 Part::Current => &mut current.frames,
                 Part::Previous => &mut previous.frames,
@@ -142,20 +142,6 @@ fn report(lines: &[&str], start: usize) -> (Site, usize) {
 /// `1024246128 during kernel:` → `1024246128`.
 fn stream_of(rest: &str) -> String {
     rest.split_whitespace().next().unwrap_or("").to_string()
-}
-
-/// `  File "/work/x.py", line 18, in <module>`.
-fn frame_of(line: &str) -> Option<Frame> {
-    let rest = line.trim_start().strip_prefix("File \"")?;
-    let (file, rest) = rest.split_once("\", line ")?;
-    let (number, func) = rest.split_once(", in ").unwrap_or((rest, ""));
-    Some(Frame {
-        func: Some(func.trim().to_string()),
-        module: None,
-        file: Some(file.to_string()),
-        line: number.trim().parse().ok(),
-        pc: None,
-    })
 }
 
 /// The user's innermost frame. CSAN prints a stack as Python's traceback

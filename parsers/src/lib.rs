@@ -35,6 +35,7 @@ pub mod ncu;
 pub mod program;
 pub mod sanitizer;
 pub mod site;
+mod traceback;
 
 // The model has a crate of its own; parsers fill it.
 use cudawatch_model as model;

@@ -25,6 +25,7 @@ mod mps;
 mod parse;
 mod parse_evidence;
 mod precision;
+mod pytest_suites;
 mod real_programs;
 mod run;
 mod second_contact;

@@ -1,10 +1,16 @@
 //! What a CUDA program itself prints when it fails: CUDA error names and
 //! messages, PyTorch out-of-memory figures, device-side assert lines, cuBLAS
-//! and friends' status errors, "no kernel image", driver version errors and
-//! Python tracebacks. Everything becomes a [`Site`] of the plain run.
+//! and friends' status errors, "no kernel image", driver version errors,
+//! Python tracebacks and pytest's failed tests. Everything becomes a
+//! [`Site`] of the plain run, at the user's frame of the failure it was
+//! printed in.
 
 use crate::model::{FindingKind, Frame, Severity, Site, SourceLocation, Tool};
 use crate::site::new_site;
+
+mod pytest;
+
+use crate::traceback::{self, Failure};
 
 /// Runtime error strings, for messages that print the string but not the name.
 const CUDA_ERROR_STRINGS: [(&str, &str, i64); 14] = [
@@ -84,57 +90,108 @@ pub fn is_keyboard_interrupt(site: &Site) -> bool {
 pub fn parse(input: &[u8]) -> Vec<Site> {
     let text = String::from_utf8_lossy(input);
     let lines: Vec<&str> = text.lines().collect();
-    let traceback = python_traceback(&lines);
-    let mut sites: Vec<Site> = Vec::new();
-    let push = |site: Site, sites: &mut Vec<Site>| match sites.iter_mut().find(|s| s.id == site.id)
-    {
-        Some(existing) => existing.count += 1,
-        None => sites.push(site),
+    let tests = pytest::failures(&lines);
+    let failures = if tests.is_empty() {
+        traceback::tracebacks(&lines)
+    } else {
+        tests.clone()
     };
-    for line in &lines {
+    let mut sites: Vec<Site> = Vec::new();
+    let push = |mut site: Site, at: Option<usize>, sites: &mut Vec<Site>| {
+        if let Some(existing) = sites.iter_mut().find(|s| s.id == site.id) {
+            existing.count += 1;
+            return;
+        }
+        // Where the program was when it printed this: the user's frame of
+        // the failure this line belongs to.
+        let failure = match at {
+            Some(at) => failure_at(&failures, at),
+            None => main_failure(&failures, !tests.is_empty()),
+        };
+        if let Some(frame) = failure.and_then(|f| f.user_frame.as_ref()) {
+            if site.location.is_none() {
+                site.location = frame_location(frame);
+            }
+            if site.python_frame.is_none() {
+                site.python_frame = Some(frame.clone());
+            }
+        }
+        sites.push(site);
+    };
+    for (i, line) in lines.iter().enumerate() {
         if let Some(site) = device_assert(line) {
-            push(site, &mut sites);
+            push(site, Some(i), &mut sites);
         }
         if let Some(site) = out_of_memory(line) {
-            push(site, &mut sites);
+            push(site, Some(i), &mut sites);
         }
         for site in cuda_errors(line) {
-            push(site, &mut sites);
+            push(site, Some(i), &mut sites);
         }
         if let Some(site) = library_error(line) {
-            push(site, &mut sites);
+            push(site, Some(i), &mut sites);
         }
     }
-    // CSAN's reports. The exception CSAN raises after them
-    // (`CUDASanitizerErrors`) is then not a site of its own: a traceback
-    // becomes one only when nothing else explains it.
+    // CSAN's reports carry their own frames. The exception CSAN raises
+    // after them (`CUDASanitizerErrors`) is then not a site of its own: a
+    // failure becomes one only when nothing else explains it.
     for site in crate::csan::parse(&lines) {
-        push(site, &mut sites);
+        push(site, None, &mut sites);
     }
-    let user_frame = traceback.as_ref().and_then(|t| t.user_frame.clone());
-    if sites.is_empty()
-        && let Some(tb) = &traceback
-    {
-        let mut site = new_site(
-            Tool::Plain,
-            FindingKind::PythonException,
-            Severity::Error,
-            tb.exception.clone(),
-        );
-        site.location = user_frame.as_ref().and_then(frame_location);
-        site.error = tb.exception.split(':').next().map(str::to_string);
-        site.id = crate::site::site_id(&site, site.error.as_deref().unwrap_or(""));
-        sites.push(site);
-    }
-    for site in &mut sites {
-        if site.python_frame.is_none() {
-            site.python_frame = user_frame.clone();
-        }
-        if site.location.is_none() {
-            site.location = user_frame.as_ref().and_then(frame_location);
+    if sites.is_empty() {
+        // Then every failed test is one; of Python's tracebacks, the last
+        // (the exception that ended the program).
+        let unexplained: Vec<&Failure> = if tests.is_empty() {
+            failures.last().into_iter().collect()
+        } else {
+            tests.iter().collect()
+        };
+        for failure in unexplained {
+            push(
+                exception_site(failure),
+                Some(failure.lines.start),
+                &mut sites,
+            );
         }
     }
     sites
+}
+
+/// The failure a site first printed on line `at` belongs to: the one
+/// spanning that line, else the first after it (a device assert's lines
+/// come before the traceback they cause), else the last.
+fn failure_at(failures: &[Failure], at: usize) -> Option<&Failure> {
+    failures
+        .iter()
+        .find(|f| f.lines.contains(&at))
+        .or_else(|| failures.iter().find(|f| f.lines.start > at))
+        .or_else(|| failures.last())
+}
+
+/// The failure a site with no line of its own is put at: pytest's first
+/// failed test (later ones may only follow from it), or Python's last
+/// traceback (the exception that ended the program).
+fn main_failure(failures: &[Failure], tests: bool) -> Option<&Failure> {
+    if tests {
+        failures.first()
+    } else {
+        failures.last()
+    }
+}
+
+/// A Python exception that nothing else in the output explains.
+fn exception_site(failure: &Failure) -> Site {
+    let mut site = new_site(
+        Tool::Plain,
+        FindingKind::PythonException,
+        Severity::Error,
+        failure.exception.clone(),
+    );
+    site.location = failure.user_frame.as_ref().and_then(frame_location);
+    site.python_frame = failure.user_frame.clone();
+    site.error = failure.exception.split(':').next().map(str::to_string);
+    site.id = crate::site::site_id(&site, site.error.as_deref().unwrap_or(""));
+    site
 }
 
 fn frame_location(frame: &Frame) -> Option<SourceLocation> {
@@ -356,46 +413,4 @@ fn library_error(line: &str) -> Option<Site> {
     site.error = Some(status.to_string());
     site.id = crate::site::site_id(&site, status);
     Some(site)
-}
-
-/// A Python traceback: the exception line and the innermost frame in the
-/// user's own code (outside site-packages and the standard library).
-struct Traceback {
-    exception: String,
-    user_frame: Option<Frame>,
-}
-
-fn python_traceback(lines: &[&str]) -> Option<Traceback> {
-    let start = lines
-        .iter()
-        .rposition(|l| l.starts_with("Traceback (most recent call last):"))?;
-    let mut frames = Vec::new();
-    let mut exception = String::new();
-    for line in &lines[start + 1..] {
-        if let Some(rest) = line.trim_start().strip_prefix("File \"") {
-            let Some((file, rest)) = rest.split_once("\", line ") else {
-                continue;
-            };
-            let (number, func) = rest.split_once(", in ").unwrap_or((rest, ""));
-            frames.push(Frame {
-                func: Some(func.trim().to_string()),
-                module: None,
-                file: Some(file.to_string()),
-                line: number.trim().parse().ok(),
-                pc: None,
-            });
-        } else if !line.starts_with(' ') && !line.is_empty() {
-            exception = line.trim().to_string();
-            break;
-        }
-    }
-    let user_frame = frames
-        .iter()
-        .rev()
-        .find(|f| !f.is_runtime() && f.file.as_deref().is_some_and(|p| p.ends_with(".py")))
-        .cloned();
-    Some(Traceback {
-        exception,
-        user_frame,
-    })
 }

@@ -1,0 +1,125 @@
+//! A CI job's `cudawatch run -- python -m pytest`: pytest prints its
+//! failures in its own format, not Python's tracebacks, and keeps going
+//! after the first, so every later test fails with the same sticky CUDA
+//! error. Replayed from the H100's captures in
+//! sample-reports/beyond/pytest_* (`scripts/capture-beyond.sh OUT
+//! pytest-formats`).
+
+use crate::helpers::{cudawatch, json, run, sample, site_of_kind};
+use crate::run::fake_run;
+
+/// The plain stage of `case` replayed, as `cudawatch run --format json`.
+fn plain_run(case: &str) -> (i32, serde_json::Value, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        case,
+        &tmp.path().join("run"),
+        "plain",
+        &["--format", "json"],
+    ));
+    (out.code, json(&out), out.stderr)
+}
+
+#[test]
+fn a_device_assert_in_a_test_names_that_tests_line_in_every_traceback_style() {
+    // test_lookup trips the assert at test_lookup.py:26; test_sum_after,
+    // later, fails at :31 only because the context is gone.
+    for style in ["default", "tb-short", "tb-native", "quiet", "xdist"] {
+        let (code, report, stderr) = plain_run(&format!("beyond/pytest_formats/{style}"));
+        assert_eq!(code, 1, "{style}: {stderr}");
+        for kind in ["device_assert", "cuda_error"] {
+            let frame = &site_of_kind(&report, kind)["python_frame"];
+            assert!(
+                frame["file"].as_str().unwrap().ends_with("test_lookup.py")
+                    && frame["line"] == 26
+                    && frame["func"] == "test_lookup",
+                "{style} {kind}: {frame}"
+            );
+        }
+        let verdict = stderr.lines().find(|l| l.starts_with("FINDINGS:")).unwrap();
+        assert!(
+            verdict.starts_with("FINDINGS: root cause: plain device_assert")
+                && verdict.contains("(launched from test_lookup.py:26)"),
+            "{style}: {verdict}"
+        );
+    }
+}
+
+#[test]
+fn one_line_tracebacks_name_no_line_rather_than_the_later_tests() {
+    // `--tb=line` keeps only the raising frame: inside torch for the test
+    // that tripped the assert. The later test's own line is not its cause.
+    let (code, report, stderr) = plain_run("beyond/pytest_formats/tb-line");
+    assert_eq!(code, 1, "{stderr}");
+    for site in report["findings"].as_array().unwrap() {
+        assert!(
+            site["python_frame"].is_null(),
+            "no user frame is known: {site}"
+        );
+    }
+}
+
+#[test]
+fn tests_failing_without_a_cuda_error_are_each_a_finding_at_their_line() {
+    let (code, report, stderr) = plain_run("beyond/pytest_failures");
+    assert_eq!(code, 1, "{stderr}");
+    let found: Vec<(String, String, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert_eq!(s["kind"], "python_exception", "{s}");
+            assert!(
+                s["location"]["file"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("test_numerics.py"),
+                "{s}"
+            );
+            (
+                s["message"].as_str().unwrap().to_string(),
+                s["python_frame"]["func"].as_str().unwrap().to_string(),
+                s["location"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        (
+            "FileNotFoundError: weights.pt: run the download step first",
+            "checkpoint",
+            10,
+        ),
+        (
+            "AssertionError: assert False",
+            "test_fp16_matmul_matches_cpu",
+            17,
+        ),
+    ];
+    for (message, func, line) in expected {
+        assert!(
+            found
+                .iter()
+                .any(|f| f.0 == message && f.1 == func && f.2 == line),
+            "{message} in {func} at {line}: {found:?}"
+        );
+    }
+    assert_eq!(found.len(), 2, "{found:?}");
+}
+
+#[test]
+fn a_stream_race_reported_inside_a_test_is_at_the_users_helper() {
+    // CSAN's report is in pytest's "Captured stderr call" part, on stdout.
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(sample("beyond/pytest_stream_race").join("csan.stdout")));
+    let report = json(&out);
+    let race = site_of_kind(&report, "stream_race");
+    assert!(
+        race["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("pytest_stream_race/loader.py")
+            && race["location"]["line"] == 14,
+        "{race}"
+    );
+}
