@@ -265,6 +265,15 @@ pub struct SourceLocation {
     pub line: u32,
 }
 
+impl SourceLocation {
+    /// `oob_write.cu:6`: the file's base name and the line, for one-line
+    /// summaries (the full path stays in the report).
+    pub fn short(&self) -> String {
+        let base = self.file.rsplit('/').next().unwrap_or(&self.file);
+        format!("{base}:{}", self.line)
+    }
+}
+
 impl std::fmt::Display for SourceLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}", self.file, self.line)

@@ -304,15 +304,16 @@ fn not_checked(stage: Option<&StageReport>) -> (CheckStatus, String) {
 fn by_stage(stage: Option<&StageReport>, found: &[&Site]) -> (CheckStatus, String) {
     match (stage, found.first()) {
         (_, Some(first)) => {
+            // The place first: a narrow column cuts the message's end.
             let at = first
                 .location
                 .as_ref()
-                .map(|l| format!(" at {l}"))
+                .map(|l| format!(" at {}", l.short()))
                 .unwrap_or_default();
             (
                 CheckStatus::Fail,
                 format!(
-                    "{}, first: {}{at}",
+                    "{}, first{at}: {}",
                     plural(found.len() as u64, "site"),
                     first.message
                 ),

@@ -2,7 +2,9 @@
 //! facts, so "CLEAN" is printed exactly when the exit code is 0 with
 //! nothing found, and "FINDINGS"/"FAILED" exactly when it is 1.
 
-use cudawatch_model::{InputKind, Report, Severity, Site, Tool, VerdictLabel, VerdictLine};
+use cudawatch_model::{
+    InputKind, Report, Severity, Site, SourceLocation, Tool, VerdictLabel, VerdictLine,
+};
 
 use cudawatch_parsers::site::simple_kernel_name;
 
@@ -254,7 +256,7 @@ fn root_cause(root: &Site, crash: Option<&Site>, report: &Report) -> String {
         let at = crash
             .location
             .as_ref()
-            .map(|l| format!(" at {}", short(&l.file, l.line)))
+            .map(|l| format!(" at {}", l.short()))
             .unwrap_or_default();
         line.push_str(&format!("; it explains the plain run's {error}{at}"));
     }
@@ -278,15 +280,22 @@ fn describe(site: &Site) -> String {
     let at = site
         .location
         .as_ref()
-        .map(|l| format!(" at {}", short(&l.file, l.line)))
+        .map(|l| format!(" at {}", l.short()))
         .unwrap_or_default();
     let kernel = match (&site.location, &site.kernel) {
         (None, Some(kernel)) => format!(" in {}", simple_kernel_name(kernel)),
         _ => String::new(),
     };
+    // A Python line that is the site's own location (a stream race, a
+    // Python exception) is said once.
     let from = site
         .python_frame
         .as_ref()
+        .filter(|f| {
+            site.location.as_ref().is_none_or(|l| {
+                f.file.as_deref() != Some(l.file.as_str()) || f.line != Some(l.line)
+            })
+        })
         .and_then(|f| {
             Some(format!(
                 " (launched from {})",
@@ -304,7 +313,11 @@ fn describe(site: &Site) -> String {
 
 /// A file's base name and line.
 fn short(file: &str, line: u32) -> String {
-    format!("{}:{line}", file.rsplit('/').next().unwrap_or(file))
+    SourceLocation {
+        file: file.to_string(),
+        line,
+    }
+    .short()
 }
 
 /// `3 error sites`, or by severity when warnings or notes gate too.
