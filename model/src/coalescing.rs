@@ -85,6 +85,14 @@ pub struct KernelCoalescing {
 }
 
 impl KernelCoalescing {
+    /// Whether ncu gave the launch's shape: a launch that faulted while
+    /// profiled has grid and block `(0, 0, 0)` (and every metric `nan`),
+    /// which no launch has.
+    pub fn shape_known(&self) -> bool {
+        let given = |shape: &str| shape.chars().any(|c| matches!(c, '1'..='9'));
+        given(&self.grid) && given(&self.block)
+    }
+
     /// Share of sectors that were wasted, in percent.
     pub fn excessive_pct(&self) -> Option<f64> {
         match (self.excessive_sectors, self.total_sectors) {

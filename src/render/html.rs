@@ -462,10 +462,13 @@ fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSecto
         let f = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.1}"));
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td>{} × {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape_markup(&k.kernel),
-            escape_markup(&k.grid),
-            escape_markup(&k.block),
+            if k.shape_known() {
+                format!("{} × {}", escape_markup(&k.grid), escape_markup(&k.block))
+            } else {
+                "-".to_string()
+            },
             f(k.load.sectors_per_request()),
             f(k.store.sectors_per_request()),
             f(k.ideal_sectors_per_request),

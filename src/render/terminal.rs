@@ -587,7 +587,9 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
         };
         let mut row = vec![
             kernel,
-            if narrow {
+            if !k.shape_known() {
+                "-".to_string()
+            } else if narrow {
                 format!("{}×{}", dims(&k.grid), dims(&k.block))
             } else {
                 format!("{} x {}", dims(&k.grid), dims(&k.block))

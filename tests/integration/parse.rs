@@ -376,4 +376,15 @@ fn an_ncu_page_with_a_launch_that_faulted_keeps_the_others_and_is_inconclusive()
         "{warnings}"
     );
     assert!(!warnings.contains("could not read"), "{warnings}");
+    // ncu gives the faulted launch a grid and block of (0, 0, 0): shown as
+    // unknown, not as a launch of no threads.
+    let table = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("vectorized_gather"))
+        .unwrap();
+    assert!(
+        !table.contains("0,0,0") && table.contains("│ -  "),
+        "{table}"
+    );
 }
