@@ -629,6 +629,9 @@ pytest_formats() {
         cp "$r/ncu/raw.csv" "$d/ncu-raw.stdout"
         cp "$r/ncu/details.csv" "$d/ncu-details.stdout"
         cat "$r"/ncu/stacks*.txt >"$d/ncu-stack-text.stdout"
+        for f in "$r"/ncu/source-*.csv; do
+          [ -f "$f" ] && cp "$f" "$d/ncu-$(basename "$f" .csv).stdout"
+        done
       fi
       cp "$r/report.json" "$d/report.json"
       rm -rf "$r"

@@ -123,3 +123,48 @@ fn a_stream_race_reported_inside_a_test_is_at_the_users_helper() {
         "{race}"
     );
 }
+
+#[test]
+fn a_correct_suite_is_clean_though_a_reduction_it_launches_wastes_a_few_sectors() {
+    // ATen's Welford reduction, launched from the user's own helper
+    // (prefetch.py:16), moves 24 sectors beyond the ideal of 16,497. ncu's
+    // rule would call that uncoalesced ("0% of the total"), a warning at
+    // the user's line of a correct suite.
+    let dir = sample("beyond/pytest_model_ok");
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(dir.join("ncu-raw.stdout"))
+        .arg(dir.join("ncu-details.stdout")));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    let welford = report["coalescing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kernel"].as_str().unwrap().contains("WelfordOps"))
+        .expect("the launch stays in the coalescing table");
+    assert_eq!(welford["excessive_sectors"], 24.0, "{welford}");
+    for site in report["findings"].as_array().unwrap() {
+        assert!(
+            !site["kernel"]
+                .as_str()
+                .is_some_and(|k| k.contains("WelfordOps")),
+            "{site}"
+        );
+        assert_ne!(site["owner"]["owner"], "user", "{site}");
+    }
+    let verdict = out.stderr.lines().find(|l| l.starts_with("CLEAN")).unwrap();
+    assert!(!verdict.contains("warning"), "{verdict}");
+    // A launch wasting 1% and more is still reported.
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["message"]
+                .as_str()
+                .unwrap()
+                .contains("24 excessive sectors (1% of the total 2080")),
+        "{report}"
+    );
+}
