@@ -11,6 +11,9 @@ const CORRECT: &[&str] = &[
     "compiled_mlp",
     "lightning_fit",
     "cupy_pipeline",
+    "dataloader_amp_step",
+    "pytest_model_ok",
+    "vit_tiny_step",
 ];
 /// Each bugged program, and the user's file its gating finding names.
 const BUGGED: &[(&str, &str)] = &[
@@ -19,6 +22,8 @@ const BUGGED: &[(&str, &str)] = &[
     ("embedding_bad_index", "embedding_bad_index.py"),
     ("empty_then_reduce", "empty_then_reduce.py"),
     ("user_kernel_race", "cuda.cu"),
+    ("pytest_embedding", "test_lookup.py"),
+    ("pytest_stream_race", "loader.py"),
 ];
 
 fn judge(case: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
@@ -48,16 +53,30 @@ fn correct_programs_pass_with_their_library_findings_listed_by_owner() {
             stderr.contains("not gating (--gate-scope all)"),
             "{case}: {stderr}"
         );
-        // These Python programs' reports were written when the allocator
-        // note was a warning; read back, they say CLEAN as a new run
-        // would, and keep the note.
-        let verdict = report["verdict"][0]["text"].as_str().unwrap();
-        assert!(!verdict.contains("warning"), "{case}: {verdict}");
+        // CLEAN, not "PASSED ... 1 warning or note site": no finding of
+        // theirs is listed beside the library's; the allocator note stays.
+        let verdict = &report["verdict"][0];
+        assert_eq!(verdict["label"], "clean", "{case}: {verdict}");
+        assert!(
+            verdict["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("no errors found"),
+            "{case}: {verdict}"
+        );
         assert!(
             report["notes"].to_string().contains("caching allocator"),
             "{case}: {report}"
         );
-        assert!(report.get("warnings").is_none(), "{case}: {report}");
+        // A flood's rerun keeps each launch's first records only, which
+        // the run says (vit_tiny_step's and pytest_model_ok's initcheck on
+        // ATen's reads of Hopper kernels' output); nothing else warns.
+        for warning in report["warnings"].as_array().into_iter().flatten() {
+            assert!(
+                warning["message"].as_str().unwrap().contains("(a flood)"),
+                "{case}: {warning}"
+            );
+        }
     }
     // Asked for, library internals gate too.
     let (code, _, _) = judge("gpt2_step", &["--gate-scope", "all"]);
