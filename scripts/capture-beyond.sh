@@ -604,6 +604,12 @@ pytest_formats() {
     (cd "$suites/pytest_embedding" &&
       record plain "pytest_formats/$variant" -- env CUDA_LAUNCH_BLOCKING=1 $PY -m pytest "${flags[@]}") &
   done
+  # The same failures in unittest's report (Python's tracebacks, one per
+  # failed test), from tests/gpu/beyond/unittest_suite/.
+  for variant in lookup failures; do
+    (cd "$SRC/unittest_suite" &&
+      record plain "unittest/$variant" -- env CUDA_LAUNCH_BLOCKING=1 $PY -m unittest "test_${variant}_unittest") &
+  done
   local name stages flags
   for name in pytest_stream_race pytest_embedding_xdist pytest_failures pytest_model_ok; do
     local suite=$suites/${name%_xdist}

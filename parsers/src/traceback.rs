@@ -19,7 +19,17 @@ pub(crate) struct Failure {
     pub user_frame: Option<Frame>,
     /// The output lines it spans.
     pub lines: Range<usize>,
+    /// Whether Python went on to a later traceback that this one caused
+    /// ("During handling of the above exception, another exception
+    /// occurred:"): then the later one is the program's failure.
+    pub chained: bool,
 }
+
+/// The lines Python prints between an exception and the one it led to.
+const CHAINS: [&str; 2] = [
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+];
 
 /// The line every Python traceback starts with.
 pub(crate) const HEADER: &str = "Traceback (most recent call last):";
@@ -45,10 +55,15 @@ pub(crate) fn tracebacks(lines: &[&str]) -> Vec<Failure> {
                 break;
             }
         }
+        let chained = lines[end..]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| CHAINS.contains(&l.trim()));
         out.push(Failure {
             exception,
             user_frame: innermost_user_frame(&frames),
             lines: start..end,
+            chained,
         });
         at = end.max(start + 1);
     }
@@ -107,6 +122,7 @@ RuntimeError: step failed
         );
         assert_eq!(found[0].user_frame.as_ref().unwrap().line, Some(12));
         assert_eq!(found[0].lines, 0..4);
+        assert!(found[0].chained && !found[1].chained);
         assert_eq!(found[1].exception, "RuntimeError: step failed");
         assert_eq!(found[1].user_frame.as_ref().unwrap().line, Some(20));
     }

@@ -168,3 +168,48 @@ fn a_correct_suite_is_clean_though_a_reduction_it_launches_wastes_a_few_sectors(
         "{report}"
     );
 }
+
+#[test]
+fn unittest_suites_put_each_failure_at_its_own_tests_line() {
+    // unittest prints Python's tracebacks, one per failed test: the
+    // device assert belongs to test_1_lookup's (line 22), not to the last
+    // one, test_2_sum_after's setUp, which only met the sticky error.
+    let (code, report, stderr) = plain_run("beyond/unittest/lookup");
+    assert_eq!(code, 1, "{stderr}");
+    for kind in ["device_assert", "cuda_error"] {
+        let frame = &site_of_kind(&report, kind)["python_frame"];
+        assert!(
+            frame["line"] == 22 && frame["func"] == "test_1_lookup",
+            "{kind}: {frame}"
+        );
+    }
+    // With no CUDA error, each failed test is a finding of its own.
+    let (code, report, stderr) = plain_run("beyond/unittest/failures");
+    assert_eq!(code, 1, "{stderr}");
+    let mut found: Vec<(u64, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["location"]["line"].as_u64().unwrap(),
+                s["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (
+                14,
+                "AssertionError: False is not true : fp16 product differs".to_string()
+            ),
+            (
+                22,
+                "FileNotFoundError: weights.pt: run the download step first".to_string()
+            ),
+        ],
+        "{stderr}"
+    );
+}

@@ -139,14 +139,10 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
         push(site, None, &mut sites);
     }
     if sites.is_empty() {
-        // Then every failed test is one; of Python's tracebacks, the last
-        // (the exception that ended the program).
-        let unexplained: Vec<&Failure> = if tests.is_empty() {
-            failures.last().into_iter().collect()
-        } else {
-            tests.iter().collect()
-        };
-        for failure in unexplained {
+        // Then every failure is one: each failed test (pytest's, or
+        // unittest's tracebacks), but not an exception that only led to a
+        // later one.
+        for failure in failures.iter().filter(|f| !f.chained) {
             push(
                 exception_site(failure),
                 Some(failure.lines.start),
@@ -413,4 +409,30 @@ fn library_error(line: &str) -> Option<Site> {
     site.error = Some(status.to_string());
     site.id = crate::site::site_id(&site, status);
     Some(site)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exception_that_only_led_to_another_is_not_a_finding_of_its_own() {
+        let text = "\
+Traceback (most recent call last):
+  File \"/work/load.py\", line 4, in read
+    return open(path).read()
+FileNotFoundError: weights.pt
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File \"/work/train.py\", line 9, in main
+    raise RuntimeError(\"no checkpoint\") from e
+RuntimeError: no checkpoint
+";
+        let sites = parse(text.as_bytes());
+        assert_eq!(sites.len(), 1, "{sites:?}");
+        assert_eq!(sites[0].message, "RuntimeError: no checkpoint");
+        assert_eq!(sites[0].location.as_ref().unwrap().line, 9);
+    }
 }

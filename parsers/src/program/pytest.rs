@@ -75,6 +75,7 @@ pub(crate) fn failures(lines: &[&str]) -> Vec<Failure> {
                 exception: at.message.to_string(),
                 user_frame: traceback::innermost_user_frame(&[frame]),
                 lines: loose_start..i + 1,
+                chained: false,
             });
             loose_start = i + 1;
         }
@@ -93,6 +94,7 @@ fn read_part(test: &str, lines: &[&str], range: std::ops::Range<usize>) -> Failu
         if let Some(last) = traceback::tracebacks(part).pop() {
             return Failure {
                 lines: range,
+                chained: false,
                 ..last
             };
         }
@@ -133,6 +135,7 @@ fn read_part(test: &str, lines: &[&str], range: std::ops::Range<usize>) -> Failu
         exception: exception(raised, message),
         user_frame: traceback::innermost_user_frame(&frames),
         lines: range,
+        chained: false,
     }
 }
 
