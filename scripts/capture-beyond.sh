@@ -11,7 +11,7 @@
 #   phases: programs library corpus-recover ncu hog cudawatch two_bugs host-stacks
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
-#           faulting-launch race-launch-lines pytest-formats
+#           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -646,6 +646,44 @@ pytest_formats() {
   wait
 }
 
+# A DDP program's rendezvous port, taken (tests/gpu/real/ddp_step.py):
+# with a listener holding the port its script sets (29512) or torchrun's
+# default (29500), the plain run and memcheck fail to listen on it, as each
+# of cudawatch's stages at once did before each had a port of its own; then
+# `cudawatch run` of both launch styles with default settings.
+ddp_ports() {
+  local real=$ROOT/tests/gpu/real d=$OUTDIR/ddp_ports port holders=()
+  mkdir -p "$d"
+  for port in 29512 29500; do
+    $PY -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(150)' $port &
+    holders+=($!)
+  done
+  sleep 1
+  (
+    cd "$real" || exit
+    record plain-spawn ddp_ports -- env CUDA_LAUNCH_BLOCKING=1 $PY ddp_step.py &
+    record plain-torchrun ddp_ports -- env CUDA_LAUNCH_BLOCKING=1 torchrun --nproc_per_node=1 ddp_step.py &
+    record memcheck ddp_ports -- compute-sanitizer --tool memcheck --xml --save "$d/memcheck.xml" \
+      --print-limit 0 --error-exitcode 86 --target-processes all $PY ddp_step.py &
+    wait
+  )
+  kill "${holders[@]}" 2>/dev/null
+  wait
+  [ -x "$CW" ] || { echo "ddp-ports needs $CW for its cudawatch runs" >&2; return; }
+  (
+    cd "$real" || exit
+    RUN_TIMEOUT=400 record cudawatch-spawn ddp_ports -- "$CW" --color never run --timeout 200 \
+      --out-dir "$d/run-spawn" --format json -- $PY ddp_step.py
+    RUN_TIMEOUT=400 record cudawatch-torchrun ddp_ports -- "$CW" --color never run --timeout 200 \
+      --out-dir "$d/run-torchrun" --format json -- torchrun --nproc_per_node=1 ddp_step.py
+  )
+  for r in spawn torchrun; do
+    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
+    rm -rf "$d/run-$r"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -711,6 +749,7 @@ for p in "${phases[@]}"; do
     faulting-launch) faulting_launch ;;
     race-launch-lines) race_launch_lines ;;
     pytest-formats) pytest_formats ;;
+    ddp-ports) ddp_ports ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -13,6 +13,7 @@ pub mod group;
 pub mod head_start;
 pub mod notices;
 pub mod pool;
+pub mod rendezvous;
 pub mod signals;
 pub mod stage;
 pub mod stage_loop;

@@ -207,7 +207,11 @@ async fn run_once(
     flood: Option<FloodWatch>,
     signals: &mut Signals,
 ) -> (StageRecord, ChildEnd) {
-    let command = &stage.command;
+    let mut command = stage.command.clone();
+    if stage.tool != Tool::Plain {
+        super::rendezvous::own_port(&mut command.env);
+    }
+    let command = &command;
     let spec = ChildSpec {
         argv: command.argv.clone(),
         env: command.env.clone(),
@@ -368,9 +372,13 @@ fn follow_up_spec(plan: &Plan, next: FollowUp, timeout: Duration) -> Option<Chil
     if let Some(dir) = next.stdout.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }
+    // A follow-up that runs the program again (initcheck's rerun with host
+    // stacks, the memory stage's) may run beside other stages too.
+    let mut env = next.env;
+    super::rendezvous::own_port(&mut env);
     Some(ChildSpec {
         argv: next.argv,
-        env: next.env,
+        env,
         env_remove: next.env_remove,
         output: Output::Files {
             stdout: next.stdout,

@@ -300,6 +300,13 @@ async fn run_batch(
                 && let Some(why) =
                     crate::tools::starved::of_memory(stage.tool, &stage.dir, plain_dir.as_deref())
                         .or_else(|| {
+                            crate::tools::starved::of_port(
+                                stage.tool,
+                                &stage.dir,
+                                plain_dir.as_deref(),
+                            )
+                        })
+                        .or_else(|| {
                             crate::tools::starved::crashed(
                                 stage.tool,
                                 &stage.dir,

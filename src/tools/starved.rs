@@ -1,9 +1,10 @@
 //! A stage crowded out by the stages beside it: it ran out of GPU memory
 //! (what the tools and the libraries print when an allocation fails, found
-//! in its output and not in the plain run's), or the program crashed under
-//! a sanitizer before the end of the work the plain run finished. Such a
-//! stage is run again alone (`supervisor::stage_loop`), never reported as
-//! the program's failure.
+//! in its output and not in the plain run's), it could not bind the port
+//! another run of the program held (a torch.distributed rendezvous), or the
+//! program crashed under a sanitizer before the end of the work the plain
+//! run finished. Such a stage is run again alone (`supervisor::stage_loop`),
+//! never reported as the program's failure.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -23,6 +24,15 @@ const SIGNS: [&str; 6] = [
     "cudaErrorMemoryAllocation",
     "CUDA_ERROR_OUT_OF_MEMORY",
 ];
+
+/// What a program prints when the port it listens on is taken: Python's
+/// `OSError: [Errno 98] Address already in use`, and torch.distributed's
+/// `DistNetworkError: The server socket has failed to listen on any local
+/// network address. port: 29500, ... name: EADDRINUSE, message: address
+/// already in use` (`sample-reports/beyond/ddp_ports/`). Each tool stage has
+/// a rendezvous port of its own (`supervisor::rendezvous`); a port written
+/// into the program is still shared.
+const PORT_SIGNS: [&str; 2] = ["address already in use", "Address already in use"];
 
 /// Only the end of an output is read: an allocation failure ends a run,
 /// and a flood of records before it must not be read whole.
@@ -44,14 +54,36 @@ pub fn of_memory(tool: Tool, stage_dir: &Path, plain_dir: Option<&Path>) -> Opti
     ))
 }
 
+/// Why a stage is to be run again alone because a run of the program
+/// beside it held the port it listens on, when the plain run in
+/// `plain_dir` printed no such sign; `None` otherwise.
+pub fn of_port(tool: Tool, stage_dir: &Path, plain_dir: Option<&Path>) -> Option<String> {
+    if tool == Tool::Plain {
+        return None;
+    }
+    let sign = port_sign_in(stage_dir)?;
+    if plain_dir.and_then(port_sign_in).is_some() {
+        return None;
+    }
+    Some(format!(
+        "could not listen on its port (it printed \"{sign}\", the plain run did not)"
+    ))
+}
+
 /// Why a plain run that had tool stages beside it (started before its peak
 /// was known) is to be run again alone: it printed that an allocation
-/// failed. Alone it shows whether the program itself runs out, which is
-/// what the report must say (and what the oom stages then look into).
+/// failed, or that the port it listens on was taken. Alone it shows
+/// whether the program itself fails so, which is what the report must say
+/// (and what the oom stages then look into).
 pub fn plain_crowded(plain_dir: &Path) -> Option<String> {
-    let sign = sign_in(plain_dir)?;
+    if let Some(sign) = sign_in(plain_dir) {
+        return Some(format!(
+            "ran out of GPU memory (it printed \"{sign}\") with tool stages beside it"
+        ));
+    }
+    let sign = port_sign_in(plain_dir)?;
     Some(format!(
-        "ran out of GPU memory (it printed \"{sign}\") with tool stages beside it"
+        "could not listen on its port (it printed \"{sign}\") with tool stages beside it"
     ))
 }
 
@@ -91,9 +123,17 @@ pub fn crashed(
 }
 
 fn sign_in(dir: &Path) -> Option<&'static str> {
+    first_sign(dir, &SIGNS)
+}
+
+fn port_sign_in(dir: &Path) -> Option<&'static str> {
+    first_sign(dir, &PORT_SIGNS)
+}
+
+fn first_sign(dir: &Path, signs: &[&'static str]) -> Option<&'static str> {
     ["stdout", "stderr"].iter().find_map(|name| {
         let text = tail(&dir.join(name))?;
-        SIGNS.iter().copied().find(|sign| text.contains(sign))
+        signs.iter().copied().find(|sign| text.contains(sign))
     })
 }
 

@@ -26,12 +26,23 @@ pub(crate) fn comparable(dir: &Path) -> Value {
         let stage = stage.as_object_mut().unwrap();
         stage.remove("seconds");
         stage.remove("gpu_memory_mib");
+        // Where a stage ran, and the free port its rendezvous got
+        // (`supervisor::rendezvous`), differ from run to run; that a tool
+        // stage has its own port does not.
         let env = stage["env"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|e| !e.as_str().unwrap().starts_with("CUDA_VISIBLE_DEVICES="))
-            .cloned()
+            .map(|e| {
+                let e = e.as_str().unwrap();
+                match e.split_once('=') {
+                    Some((key @ ("MASTER_PORT" | "PET_MASTER_PORT"), _)) => {
+                        Value::String(format!("{key}=PORT"))
+                    }
+                    _ => Value::String(e.to_string()),
+                }
+            })
             .collect();
         stage.insert("env".into(), Value::Array(env));
     }
@@ -383,4 +394,67 @@ fn a_program_that_needs_most_of_the_gpu_gets_its_stages_one_at_a_time() {
         schedule(&small)
     );
     assert_eq!(comparable(&big), comparable(&small));
+}
+
+#[test]
+fn a_stage_that_could_not_listen_on_its_port_beside_others_runs_again_alone() {
+    // A DDP program's rendezvous port, taken by another run of it: the
+    // memcheck capture of tests/gpu/real/ddp_step.py with its port held
+    // (EADDRINUSE, exit 255 before any CUDA call). Beside another stage,
+    // each fake sanitizer replays it; alone, the program's own run.
+    let tmp = tempfile::tempdir().unwrap();
+    let sequential = tmp.path().join("seq");
+    let o = run(fake_run("oob_write", &sequential, STAGES, &["-j", "1"]));
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let crowded = tmp.path().join("par");
+    let mut cmd = fake_run("oob_write", &crowded, STAGES, &["-j", "4"]);
+    cmd.env("FAKE_CROWDED", tmp.path().join("running"))
+        .env("FAKE_CROWDED_CASE", sample("beyond/ddp_ports"));
+    let o = run(cmd);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_eq!(
+        comparable(&sequential).get("sites"),
+        comparable(&crowded).get("sites")
+    );
+    let notes = read_json(&crowded.join("memcheck/stage.json"))["notes"].to_string();
+    assert!(
+        notes.contains("could not listen on its port (it printed \\\"address already in use\\\"")
+            && notes.contains("was run again alone"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn every_tool_stage_has_a_rendezvous_port_of_its_own_and_the_plain_run_the_users() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let mut cmd = fake_run("oob_write", &dir, STAGES, &["-j", "4"]);
+    cmd.env("MASTER_PORT", "29512");
+    let o = run(cmd);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let report = read_json(&dir.join("report.json"));
+    let mut ports = Vec::new();
+    for stage in report["stages"].as_array().unwrap() {
+        let env: Vec<&str> = stage["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap())
+            .collect();
+        let value = |key: &str| {
+            env.iter()
+                .find_map(|e| e.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        };
+        if stage["tool"] == "plain" {
+            assert_eq!(value("MASTER_PORT"), None, "the user's own: {env:?}");
+            continue;
+        }
+        let port = value("MASTER_PORT").unwrap_or_else(|| panic!("{env:?}"));
+        assert_eq!(value("PET_MASTER_PORT").as_ref(), Some(&port), "{env:?}");
+        assert_ne!(port, "29512");
+        ports.push(port);
+    }
+    let distinct: std::collections::HashSet<&String> = ports.iter().collect();
+    assert_eq!(distinct.len(), ports.len(), "{ports:?}");
 }
