@@ -260,3 +260,41 @@ print('step 0 loss 2.31')
     assert!(marker("csan-parent-True"), "{}", case.out.stderr);
     assert_eq!(csan_stage(&case)["outcome"], "clean", "{}", case.out.stderr);
 }
+
+#[test]
+fn a_later_python_process_without_torch_does_not_overwrite_what_the_hook_saw() {
+    // Every Python process of a program runs the hook and writes hook.json
+    // at exit. Seen on the H100 (tests/gpu/real/ddp_step.py): after the
+    // spawned DDP worker and its parent, multiprocessing's resource tracker
+    // (no torch) exited last, and the csan and memory stages said "the
+    // program never imported torch"; under torchrun the agent (torch, no
+    // CUDA) said CUDA was never used.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let python = |code: &str| {
+        let status = std::process::Command::new("python3")
+            .args(["-c", code])
+            .env(
+                "PYTHONPATH",
+                format!(
+                    "{}:{}",
+                    crate::helpers::root().join("src/tools/hook").display(),
+                    crate::helpers::root().join("tests/fakes/pytorch").display()
+                ),
+            )
+            .env("CUDAWATCH_HOOK_OUT", &out)
+            .env("CUDAWATCH_STAGE", "csan")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        serde_json::from_slice::<serde_json::Value>(&std::fs::read(out.join("hook.json")).unwrap())
+            .unwrap()
+    };
+    assert_eq!(python("import torch")["torch_imported"], true);
+    // The resource tracker's exit, after the worker's.
+    assert_eq!(python("pass")["torch_imported"], true);
+    // Nothing yet: a process without torch writes its facts.
+    std::fs::remove_file(out.join("hook.json")).unwrap();
+    assert_eq!(python("pass")["torch_imported"], false);
+}

@@ -16,7 +16,9 @@
 # Files it writes (read by cudawatch's parsers/src/memory.rs):
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
 #   on, the memory cap applied) and, for the memory stages, the peak and the
-#   live memory at the peak and at exit, grouped by allocating stack;
+#   live memory at the peak and at exit, grouped by allocating stack; of a
+#   program's several Python processes, the one that used CUDA (the last
+#   such to exit) keeps it;
 # - oom-N.json at each out-of-memory error, written by PyTorch's OOM
 #   observer before the exception unwinds (so a program killed later keeps
 #   it): the request, the device's figures and the live memory;
@@ -419,7 +421,34 @@ def _report():
                 _facts["at_peak"] = _peak(snapshot, figures["max_allocated"])
             except Exception as error:
                 _error("exit snapshot", error)
+    if _weight(_read("hook.json")) > _weight(_facts):
+        return
     _write("hook.json", _facts)
+
+
+def _weight(facts):
+    """How much of the program a process's facts tell: one that used CUDA
+    over one that only imported torch over one that did neither. Every
+    Python process of the program runs this hook and writes hook.json at
+    exit: torchrun's agent (torch, no CUDA) after its worker, and
+    multiprocessing's resource tracker (no torch) after the spawned worker
+    and its parent (seen on the H100, tests/gpu/real/ddp_step.py), whose
+    last words would otherwise say the program never imported torch."""
+    if not isinstance(facts, dict):
+        return 0
+    return 2 * bool(facts.get("cuda_initialized")) + bool(facts.get("torch_imported"))
+
+
+def _read(name):
+    if not _OUT:
+        return None
+    try:
+        import json
+
+        with open(os.path.join(_OUT, name)) as f:
+            return json.load(f)
+    except Exception:
+        return None
 
 
 _run_users_sitecustomize()
