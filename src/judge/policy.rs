@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use cudawatch_model::{Owner, Severity, Site};
+use cudawatch_model::{FindingKind, Owner, Severity, Site};
 
 use super::suppress::Suppressions;
 
@@ -150,8 +150,13 @@ impl Policy {
     /// Whether the gate's scope covers this finding (see [`GateScope`]). A
     /// site without an owner (not yet judged) is in scope.
     pub fn in_scope(&self, site: &Site) -> bool {
-        self.scope == GateScope::All
-            || super::owner::is_failure(&site.kind)
+        if self.scope == GateScope::All {
+            return true;
+        }
+        if handled_inside_library(site) {
+            return false;
+        }
+        super::owner::is_failure(&site.kind)
             || site
                 .owner
                 .as_ref()
@@ -163,4 +168,17 @@ impl Policy {
     pub fn kernel_in_scope(&self, kernel: &str) -> bool {
         self.scope == GateScope::All || super::owner::of_kernel(kernel) == Owner::User
     }
+}
+
+/// A failed CUDA call that a framework's or library's own code made and got
+/// past (lowered to a warning by `severity::judge`): NCCL probing a kernel
+/// image for each architecture at init ("cudaFuncGetAttributes returned
+/// cudaErrorNoKernelImageForDevice" in `ncclInitKernelsForDevice`, under a
+/// correct DDP step's `DDP(...)` line on the H100). The library's business,
+/// whoever called the library; one it does not get past stays an error and
+/// gates wherever it happened.
+fn handled_inside_library(site: &Site) -> bool {
+    site.kind == FindingKind::ApiError
+        && site.tool_severity.is_some_and(|tool| tool > site.severity)
+        && site.owner.as_ref().is_some_and(|o| o.owner != Owner::User)
 }

@@ -180,3 +180,37 @@ fn an_interrupted_run_whose_report_cannot_be_written_still_exits_130() {
     let report = read_json(&tmp.path().join("run/report.json"));
     assert_eq!(report["interrupted"], true);
 }
+
+#[test]
+fn an_error_a_library_made_and_got_past_is_the_librarys_not_a_warning_of_the_users() {
+    // A correct DDP step on the H100 (sample-reports/beyond/ddp_ports):
+    // NCCL probes a kernel image per architecture at init, and memcheck
+    // reports the cudaErrorNoKernelImageForDevice it gets past, under the
+    // user's `DDP(...)` line. Listed with NCCL, not beside the user's
+    // findings; the verdict stays CLEAN.
+    let report = crate::helpers::sample("beyond/ddp_ports/cudawatch-spawn.report.json");
+    let out = run(cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(&report));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let judged = json(&out);
+    assert_eq!(judged["verdict"][0]["label"], "clean", "{}", out.stderr);
+    assert!(
+        out.stderr.contains("NCCL: 2 sites (api_error ×8)"),
+        "{}",
+        out.stderr
+    );
+    let nccl: Vec<&serde_json::Value> = judged["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["owner"]["component"] == "NCCL")
+        .collect();
+    assert_eq!(nccl.len(), 2);
+    assert!(nccl.iter().all(|s| s["severity"] == "warning"));
+    // Asked for every owner and every level, they gate.
+    let out = run(cudawatch()
+        .args(["report", "--gate-scope", "all", "--fail-on", "warning"])
+        .arg(&report));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+}
