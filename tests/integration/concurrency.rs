@@ -112,6 +112,32 @@ fn stages_at_once_give_the_report_of_one_stage_at_a_time() {
     assert_eq!(sequential, old_flag);
 }
 
+/// `case` one stage at a time, then four at once with every fake
+/// sanitizer that sees another running replaying `crowded_case` instead:
+/// both exit `code` and have the same sites. The two run directories (in
+/// `tmp`) and the crowded run's stderr.
+fn crowded_beside_sequential(
+    tmp: &Path,
+    case: &str,
+    crowded_case: &str,
+    code: i32,
+) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    let sequential = tmp.join("seq");
+    let o = run(fake_run(case, &sequential, STAGES, &["-j", "1"]));
+    assert_eq!(o.code, code, "{}", o.stderr);
+    let crowded = tmp.join("par");
+    let mut cmd = fake_run(case, &crowded, STAGES, &["-j", "4"]);
+    cmd.env("FAKE_CROWDED", tmp.join("running"))
+        .env("FAKE_CROWDED_CASE", sample(crowded_case));
+    let o = run(cmd);
+    assert_eq!(o.code, code, "{}", o.stderr);
+    assert_eq!(
+        comparable(&sequential).get("sites"),
+        comparable(&crowded).get("sites")
+    );
+    (sequential, crowded, o.stderr)
+}
+
 #[test]
 fn a_sanitizer_stage_whose_program_crashed_beside_others_runs_again_alone() {
     // Seen on the H100 with ten programs' stages on one machine: a
@@ -119,21 +145,10 @@ fn a_sanitizer_stage_whose_program_crashed_beside_others_runs_again_alone() {
     // ("didn't terminate successfully", half its records) and the run was
     // inconclusive; alone, the stage ran to its end.
     let tmp = tempfile::tempdir().unwrap();
-    let sequential = tmp.path().join("seq");
-    let o = run(fake_run("clean", &sequential, STAGES, &["-j", "1"]));
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let crowded = tmp.path().join("par");
-    let mut cmd = fake_run("clean", &crowded, STAGES, &["-j", "4"]);
     // Beside another, each fake replays a real run whose program crashed
     // under the tool before its end.
-    cmd.env("FAKE_CROWDED", tmp.path().join("running"))
-        .env("FAKE_CROWDED_CASE", sample("torch_index_oob"));
-    let o = run(cmd);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(
-        comparable(&sequential).get("sites"),
-        comparable(&crowded).get("sites")
-    );
+    let (sequential, crowded, _) =
+        crowded_beside_sequential(tmp.path(), "clean", "torch_index_oob", 0);
     let outcomes = |dir: &std::path::Path| -> Vec<String> {
         read_json(&dir.join("report.json"))["stages"]
             .as_array()
@@ -154,21 +169,10 @@ fn a_sanitizer_stage_whose_program_crashed_beside_others_runs_again_alone() {
 #[test]
 fn a_stage_that_ran_out_of_memory_beside_others_runs_again_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    let sequential = tmp.path().join("seq");
-    let o = run(fake_run("oob_write", &sequential, STAGES, &["-j", "1"]));
-    assert_eq!(o.code, 1, "{}", o.stderr);
     // Run at once, every fake sanitizer that sees another running replays
     // a real run that ran out of GPU memory (another process held it).
-    let crowded = tmp.path().join("par");
-    let mut cmd = fake_run("oob_write", &crowded, STAGES, &["-j", "4"]);
-    cmd.env("FAKE_CROWDED", tmp.path().join("running"))
-        .env("FAKE_CROWDED_CASE", sample("beyond/hog-640mib"));
-    let o = run(cmd);
-    assert_eq!(o.code, 1, "{}", o.stderr);
-    assert_eq!(
-        comparable(&sequential).get("sites"),
-        comparable(&crowded).get("sites")
-    );
+    let (sequential, crowded, stderr) =
+        crowded_beside_sequential(tmp.path(), "oob_write", "beyond/hog-640mib", 1);
     let report = read_json(&crowded.join("report.json"));
     for stage in report["stages"].as_array().unwrap() {
         let name = stage["tool"].as_str().unwrap();
@@ -193,7 +197,7 @@ fn a_stage_that_ran_out_of_memory_beside_others_runs_again_alone() {
         crowded.join("crowded/memcheck/stdout").exists(),
         "the first try is kept"
     );
-    assert!(o.stderr.contains("[again, alone]"), "{}", o.stderr);
+    assert!(stderr.contains("[again, alone]"), "{stderr}");
 }
 
 /// `fake_run` with a plain run that lasts long enough to be sampled, and a
@@ -403,19 +407,7 @@ fn a_stage_that_could_not_listen_on_its_port_beside_others_runs_again_alone() {
     // (EADDRINUSE, exit 255 before any CUDA call). Beside another stage,
     // each fake sanitizer replays it; alone, the program's own run.
     let tmp = tempfile::tempdir().unwrap();
-    let sequential = tmp.path().join("seq");
-    let o = run(fake_run("oob_write", &sequential, STAGES, &["-j", "1"]));
-    assert_eq!(o.code, 1, "{}", o.stderr);
-    let crowded = tmp.path().join("par");
-    let mut cmd = fake_run("oob_write", &crowded, STAGES, &["-j", "4"]);
-    cmd.env("FAKE_CROWDED", tmp.path().join("running"))
-        .env("FAKE_CROWDED_CASE", sample("beyond/ddp_ports"));
-    let o = run(cmd);
-    assert_eq!(o.code, 1, "{}", o.stderr);
-    assert_eq!(
-        comparable(&sequential).get("sites"),
-        comparable(&crowded).get("sites")
-    );
+    let (_, crowded, _) = crowded_beside_sequential(tmp.path(), "oob_write", "beyond/ddp_ports", 1);
     let notes = read_json(&crowded.join("memcheck/stage.json"))["notes"].to_string();
     assert!(
         notes.contains("could not listen on its port (it printed \\\"address already in use\\\"")
