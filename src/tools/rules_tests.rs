@@ -455,6 +455,29 @@ fn ncu_stage_rules() {
 }
 
 #[test]
+fn a_program_that_failed_under_ncu_was_profiled_only_up_to_its_failure() {
+    // Inductor's CUDA graphs under ncu on the H100: 10 launches profiled,
+    // all coalesced, then "Detected 3 tensor(s) in the cudagraph pool not
+    // tracked as outputs" and exit 1 (sample-reports/beyond/many_processes).
+    let failed = record(Tool::Ncu, ProcessEnd::Exited(1));
+    let evidence = NcuEvidence {
+        summary: ToolSummary::default(),
+        kernels: 10,
+        measured: 10,
+        errors: Vec::new(),
+    };
+    let (outcome, reason) = ncu(&failed, &evidence, 0, true);
+    assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
+    assert!(
+        reason.contains("(exited 1) after 10 launches profiled: profiled only up to its failure"),
+        "{reason}"
+    );
+    // What it measured before the failure is still a finding.
+    let (outcome, _) = ncu(&failed, &evidence, 2, true);
+    assert_eq!(outcome, Outcome::Findings);
+}
+
+#[test]
 fn an_ncu_import_that_failed_leaves_the_stage_untrusted() {
     let failed = StageRecord {
         imports: vec![

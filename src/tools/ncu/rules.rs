@@ -87,6 +87,23 @@ pub fn rule(
             ),
         );
     }
+    // The program stopped early under ncu (ncu exits with its code, and
+    // says "The application returned an error code"): the launches after
+    // the failure were never profiled. Seen on the H100: Inductor's CUDA
+    // graphs fail under ncu alone ("Detected 3 tensor(s) in the cudagraph
+    // pool not tracked as outputs") after 10 launches profiled.
+    if let ProcessEnd::Exited(code) = record.end
+        && code != 0
+    {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program failed under ncu ({}) after {} profiled: profiled only up to its failure",
+                describe_end(record.end),
+                plural(evidence.kernels as u64, "launch")
+            ),
+        );
+    }
     (
         Outcome::Clean,
         format!(
