@@ -12,6 +12,7 @@
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
+#           many-processes
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -684,6 +685,47 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
   done
 }
 
+# Programs whose work runs in several processes or in CUDA graphs, under
+# `cudawatch run` with default settings: the correct pytest suite under
+# pytest-xdist (two workers, each with its own optimizer steps) and an MLP
+# compiled into CUDA graphs (tests/gpu/beyond/compiled_cudagraphs.py).
+many_processes() {
+  [ -x "$CW" ] || { echo "many-processes needs $CW" >&2; return; }
+  local d=$OUTDIR/many_processes
+  mkdir -p "$d"
+  (cd "$ROOT/tests/gpu/real/pytest_model_ok" &&
+    RUN_TIMEOUT=400 record cudawatch-xdist many_processes -- "$CW" --color never run --timeout 240 \
+      --out-dir "$d/run-xdist" --format json -- $PY -m pytest -n 2) &
+  (cd "$SRC" &&
+    RUN_TIMEOUT=400 record cudawatch-cudagraphs many_processes -- "$CW" --color never run --timeout 240 \
+      --out-dir "$d/run-cudagraphs" --format json -- $PY compiled_cudagraphs.py) &
+  # The graphs with PyTorch's caching allocator off, as the sanitizer
+  # stages run programs, without a sanitizer.
+  (cd "$SRC" && record plain-nocache-cudagraphs many_processes -- \
+    env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY compiled_cudagraphs.py) &
+  wait
+  local t
+  for r in xdist cudagraphs; do
+    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
+    [ -f "$d/run-$r/memory/steps.jsonl" ] && cp "$d/run-$r/memory/steps.jsonl" "$d/memory-$r.steps.jsonl"
+    for t in memcheck ncu; do
+      [ -f "$d/run-$r/$t/stderr" ] && tail -c 20000 "$d/run-$r/$t/stderr" >"$d/$t-$r.stderr"
+      [ -f "$d/run-$r/$t/stdout" ] && tail -c 20000 "$d/run-$r/$t/stdout" >"$d/$t-$r.stdout"
+    done
+    # A stage whose first try failed for want of the caching allocator:
+    # that try, in the fakes' replay layout (memcheck-nocache.*).
+    local first=$d/run-$r/cudagraphs/memcheck
+    if [ -d "$first" ]; then
+      cp "$first/stdout" "$d/memcheck-nocache.stdout"
+      cp "$first/stderr" "$d/memcheck-nocache.stderr"
+      [ -f "$first/memcheck.xml" ] && cp "$first/memcheck.xml" "$d/memcheck-nocache.xml"
+      python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["end"]; print(e.get("code", 1))' \
+        "$first/stage.json" >"$d/memcheck-nocache.exit"
+    fi
+    rm -rf "$d/run-$r"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -750,6 +792,7 @@ for p in "${phases[@]}"; do
     race-launch-lines) race_launch_lines ;;
     pytest-formats) pytest_formats ;;
     ddp-ports) ddp_ports ;;
+    many-processes) many_processes ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

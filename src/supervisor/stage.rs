@@ -133,9 +133,72 @@ pub(super) async fn run_stage(
 /// Runs a stage under `timeout`, or under the orders `steer` gives while it
 /// runs (a stage started beside the plain run: its real limit, or stop);
 /// returns its record and whether a stop order ended it. A sanitizer stage
-/// that floods (more records than `plan.flood_records`) is stopped and run
-/// again without call stacks, its first try kept in `flooded/`.
+/// whose program's CUDA graphs failed without PyTorch's caching allocator
+/// (which the stage turns off) is run again with it on, its first try kept
+/// in `cudagraphs/`.
 pub(super) async fn run_stage_steered(
+    plan: &Plan,
+    stage: &Stage,
+    timeout: Duration,
+    steer: Option<tokio::sync::watch::Receiver<Steer>>,
+    (signals, notices): (&mut Signals, &Notices),
+) -> (StageRecord, bool) {
+    let (record, cancelled) =
+        run_unflooded(plan, stage, timeout, steer.clone(), (signals, notices)).await;
+    let wanted = !cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
+    let sign = wanted
+        .then(|| {
+            sanitizer::graphs_failed_without_it(
+                stage.tool,
+                &stage.command.env,
+                record.end,
+                &stage.dir,
+            )
+        })
+        .flatten();
+    let Some(sign) = sign else {
+        return (record, cancelled);
+    };
+    let mut again = stage.clone();
+    again
+        .command
+        .env
+        .retain(|(key, _)| key != sanitizer::ALLOCATOR_OFF_VARIABLE);
+    let kept = set_aside(stage, "cudagraphs");
+    // The first try keeps its record: how it ended is what the note says.
+    if let (Some(kept), Some(run_dir)) = (&kept, stage.dir.parent()) {
+        let _ = crate::rundir::write_json(&run_dir.join(kept).join("stage.json"), &record);
+    }
+    if let Err(e) = create_stage_dir(&again) {
+        let mut record = record;
+        record.notes.push(format!(
+            "its CUDA graphs failed and it could not run again: {e}"
+        ));
+        return (record, cancelled);
+    }
+    notices.say(
+        stage.tool,
+        "the program's CUDA graphs failed without PyTorch's caching allocator: \
+         running again with it on"
+            .to_string(),
+    );
+    let limit = Duration::from_secs_f64(record.timeout_seconds);
+    let (mut second, cancelled) =
+        run_unflooded(plan, &again, limit, steer, (signals, notices)).await;
+    second.notes.push(format!(
+        "with PyTorch's caching allocator off, as the sanitizers run programs, the \
+         program's CUDA graphs failed (it printed \"{sign}\"); run again with it on, so \
+         an access past a tensor but inside the allocator's block was not seen{}",
+        first_try(kept)
+    ));
+    second.seconds += record.seconds;
+    (second, cancelled)
+}
+
+/// [`run_stage_steered`]'s one run, and a sanitizer stage that floods (more
+/// records than `plan.flood_records`) stopped and run again without call
+/// stacks, its first try kept in `flooded/`.
+async fn run_unflooded(
     plan: &Plan,
     stage: &Stage,
     timeout: Duration,

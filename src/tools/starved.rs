@@ -123,14 +123,16 @@ pub fn crashed(
 }
 
 fn sign_in(dir: &Path) -> Option<&'static str> {
-    first_sign(dir, &SIGNS)
+    printed(dir, &SIGNS)
 }
 
 fn port_sign_in(dir: &Path) -> Option<&'static str> {
-    first_sign(dir, &PORT_SIGNS)
+    printed(dir, &PORT_SIGNS)
 }
 
-fn first_sign(dir: &Path, signs: &[&'static str]) -> Option<&'static str> {
+/// The first of `signs` that the end of a stage's stdout or stderr in
+/// `dir` holds.
+pub(crate) fn printed(dir: &Path, signs: &[&'static str]) -> Option<&'static str> {
     ["stdout", "stderr"].iter().find_map(|name| {
         let text = tail(&dir.join(name))?;
         signs.iter().copied().find(|sign| text.contains(sign))

@@ -939,3 +939,48 @@ fn turning_pytorchs_allocator_off_is_a_note_and_a_clean_run_says_clean_without_a
         out.stderr
     );
 }
+
+#[test]
+fn cuda_graphs_that_need_the_caching_allocator_are_checked_again_with_it_on() {
+    // torch.compile(mode="reduce-overhead") on the H100: with
+    // PYTORCH_NO_CUDA_MEMORY_CACHING=1, as the sanitizers run Python
+    // programs, Inductor's CUDA graphs fail ("These storage data ptrs are
+    // not allocated in pool (0, 1)", sample-reports/beyond/many_processes),
+    // and every sanitizer stage was inconclusive for a setting of ours.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(cudawatch()
+        .env("FAKE_CASE", sample("clean"))
+        .env("FAKE_NOCACHE_CASE", sample("beyond/many_processes"))
+        .args(["run", "--stages", "plain,memcheck", "--format", "json"])
+        .args(["--out-dir", dir.to_str().unwrap()])
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .args(["--", "python3", "-c", "print('total 1.0')"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let memcheck = stage(&json(&out), "memcheck").clone();
+    assert_eq!(memcheck["outcome"], "clean", "{memcheck}");
+    assert!(
+        !memcheck["env"]
+            .to_string()
+            .contains("PYTORCH_NO_CUDA_MEMORY_CACHING"),
+        "{memcheck}"
+    );
+    let record = read_json(&dir.join("memcheck/stage.json"));
+    let notes = record["notes"].to_string();
+    assert!(
+        notes.contains(
+            "the program's CUDA graphs failed (it printed \\\"not allocated in pool\\\")"
+        ) && notes.contains("run again with it on")
+            && notes.contains("cudagraphs/memcheck"),
+        "{notes}"
+    );
+    // The first try is kept, with how it ended.
+    let first = read_json(&dir.join("cudagraphs/memcheck/stage.json"));
+    assert_eq!(first["end"]["code"], 1, "{first}");
+    assert!(
+        out.stderr.contains("running again with it on"),
+        "{}",
+        out.stderr
+    );
+}

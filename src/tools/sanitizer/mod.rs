@@ -18,7 +18,7 @@ use super::{
     StageRecord,
 };
 
-pub use allocator::allocator_off;
+pub use allocator::{OFF as ALLOCATOR_OFF_VARIABLE, allocator_off, graphs_failed_without_it};
 pub use argv::{
     RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, probe_argv, without_call_stacks,
 };
