@@ -132,7 +132,8 @@ pub(super) async fn run_stage(
 
 /// Runs a stage under `timeout`, or under the orders `steer` gives while it
 /// runs (a stage started beside the plain run: its real limit, or stop);
-/// returns its record and whether a stop order ended it. A sanitizer stage
+/// returns its record and whether a stop order ended it. A flood is run
+/// again without call stacks ([`run_with_flood_rerun`]); a sanitizer stage
 /// whose program's CUDA graphs failed without PyTorch's caching allocator
 /// (which the stage turns off) is run again with it on, its first try kept
 /// in `cudagraphs/`.
@@ -144,7 +145,7 @@ pub(super) async fn run_stage_steered(
     (signals, notices): (&mut Signals, &Notices),
 ) -> (StageRecord, bool) {
     let (record, cancelled) =
-        run_unflooded(plan, stage, timeout, steer.clone(), (signals, notices)).await;
+        run_with_flood_rerun(plan, stage, timeout, steer.clone(), (signals, notices)).await;
     let wanted = !cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
     let sign = wanted
         .then(|| {
@@ -184,7 +185,7 @@ pub(super) async fn run_stage_steered(
     );
     let limit = Duration::from_secs_f64(record.timeout_seconds);
     let (mut second, cancelled) =
-        run_unflooded(plan, &again, limit, steer, (signals, notices)).await;
+        run_with_flood_rerun(plan, &again, limit, steer, (signals, notices)).await;
     second.notes.push(format!(
         "with PyTorch's caching allocator off, as the sanitizers run programs, the \
          program's CUDA graphs failed (it printed \"{sign}\"); run again with it on, so \
@@ -198,7 +199,7 @@ pub(super) async fn run_stage_steered(
 /// [`run_stage_steered`]'s one run, and a sanitizer stage that floods (more
 /// records than `plan.flood_records`) stopped and run again without call
 /// stacks, its first try kept in `flooded/`.
-async fn run_unflooded(
+async fn run_with_flood_rerun(
     plan: &Plan,
     stage: &Stage,
     timeout: Duration,

@@ -91,10 +91,11 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
     let text = String::from_utf8_lossy(input);
     let lines: Vec<&str> = text.lines().collect();
     let tests = pytest::failures(&lines);
-    let failures = if tests.is_empty() {
-        traceback::tracebacks(&lines)
+    let from_pytest = !tests.is_empty();
+    let failures = if from_pytest {
+        tests
     } else {
-        tests.clone()
+        traceback::tracebacks(&lines)
     };
     let mut sites: Vec<Site> = Vec::new();
     let push = |mut site: Site, at: Option<usize>, sites: &mut Vec<Site>| {
@@ -106,7 +107,7 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
         // the failure this line belongs to.
         let failure = match at {
             Some(at) => failure_at(&failures, at),
-            None => main_failure(&failures, !tests.is_empty()),
+            None => main_failure(&failures, from_pytest),
         };
         if let Some(frame) = failure.and_then(|f| f.user_frame.as_ref()) {
             if site.location.is_none() {
@@ -167,8 +168,8 @@ fn failure_at(failures: &[Failure], at: usize) -> Option<&Failure> {
 /// The failure a site with no line of its own is put at: pytest's first
 /// failed test (later ones may only follow from it), or Python's last
 /// traceback (the exception that ended the program).
-fn main_failure(failures: &[Failure], tests: bool) -> Option<&Failure> {
-    if tests {
+fn main_failure(failures: &[Failure], from_pytest: bool) -> Option<&Failure> {
+    if from_pytest {
         failures.first()
     } else {
         failures.last()
