@@ -251,6 +251,17 @@ fn no_kernels_profiled_is_seen_in_the_console_log() {
 }
 
 #[test]
+fn a_program_that_failed_under_ncu_is_seen_in_the_console_log() {
+    // Inductor's CUDA graphs under ncu on the H100: 10 launches profiled,
+    // then the program exited 1.
+    let log = ncu::log::parse(
+        &fs::read(samples().join("beyond/many_processes/ncu-cudagraphs.stdout")).unwrap(),
+    );
+    assert!(log.target_failed);
+    assert!(!log.no_kernels_profiled);
+}
+
+#[test]
 fn every_failing_plain_run_yields_a_finding_and_clean_ones_none() {
     for (dir, _) in runs(".stderr").into_iter().filter(|(_, r)| r == "plain") {
         let mut output = fs::read(dir.join("plain.stderr")).unwrap();

@@ -461,7 +461,10 @@ fn a_program_that_failed_under_ncu_was_profiled_only_up_to_its_failure() {
     // tracked as outputs" and exit 1 (sample-reports/beyond/many_processes).
     let failed = record(Tool::Ncu, ProcessEnd::Exited(1));
     let evidence = NcuEvidence {
-        summary: ToolSummary::default(),
+        summary: ToolSummary {
+            target_failed: true,
+            ..ToolSummary::default()
+        },
         kernels: 10,
         measured: 10,
         errors: Vec::new(),

@@ -87,14 +87,13 @@ pub fn rule(
             ),
         );
     }
-    // The program stopped early under ncu (ncu exits with its code, and
-    // says "The application returned an error code"): the launches after
-    // the failure were never profiled. Seen on the H100: Inductor's CUDA
-    // graphs fail under ncu alone ("Detected 3 tensor(s) in the cudagraph
-    // pool not tracked as outputs") after 10 launches profiled.
-    if let ProcessEnd::Exited(code) = record.end
-        && code != 0
-    {
+    // The program stopped early under ncu ("The application returned an
+    // error code", as the sanitizers say "Target application returned an
+    // error"): the launches after the failure were never profiled. Seen on
+    // the H100: Inductor's CUDA graphs fail under ncu alone ("Detected 3
+    // tensor(s) in the cudagraph pool not tracked as outputs") after 10
+    // launches profiled.
+    if evidence.summary.target_failed {
         return (
             Outcome::Inconclusive,
             format!(
