@@ -269,9 +269,14 @@ impl SourceLocation {
     /// `oob_write.cu:6`: the file's base name and the line, for one-line
     /// summaries (the full path stays in the report).
     pub fn short(&self) -> String {
-        let base = self.file.rsplit('/').next().unwrap_or(&self.file);
-        format!("{base}:{}", self.line)
+        short_place(&self.file, self.line)
     }
+}
+
+/// `oob_write.cu:6` for any file and line (a frame's as a location's).
+pub fn short_place(file: &str, line: u32) -> String {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    format!("{base}:{line}")
 }
 
 impl std::fmt::Display for SourceLocation {

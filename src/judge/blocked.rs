@@ -53,10 +53,7 @@ fn name(site: &Site) -> String {
     let at = site
         .location
         .as_ref()
-        .map(|l| {
-            let file = l.file.rsplit('/').next().unwrap_or(&l.file);
-            format!(" at {file}:{}", l.line)
-        })
+        .map(|l| format!(" at {}", l.short()))
         .unwrap_or_default();
     format!("the {} {}{at}", site.tool.name(), site.kind.id())
 }

@@ -2,9 +2,7 @@
 //! facts, so "CLEAN" is printed exactly when the exit code is 0 with
 //! nothing found, and "FINDINGS"/"FAILED" exactly when it is 1.
 
-use cudawatch_model::{
-    InputKind, Report, Severity, Site, SourceLocation, Tool, VerdictLabel, VerdictLine,
-};
+use cudawatch_model::{InputKind, Report, Severity, Site, Tool, VerdictLabel, VerdictLine};
 
 use cudawatch_parsers::site::simple_kernel_name;
 
@@ -299,7 +297,7 @@ fn describe(site: &Site) -> String {
         .and_then(|f| {
             Some(format!(
                 " (launched from {})",
-                short(f.file.as_deref()?, f.line?)
+                cudawatch_model::short_place(f.file.as_deref()?, f.line?)
             ))
         })
         .unwrap_or_default();
@@ -309,15 +307,6 @@ fn describe(site: &Site) -> String {
         site.kind.id(),
         site.message
     )
-}
-
-/// A file's base name and line.
-fn short(file: &str, line: u32) -> String {
-    SourceLocation {
-        file: file.to_string(),
-        line,
-    }
-    .short()
 }
 
 /// `3 error sites`, or by severity when warnings or notes gate too.

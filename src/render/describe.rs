@@ -129,10 +129,10 @@ pub fn raised_severity(site: &Site) -> Option<String> {
 pub fn inlined_line(inlined: &Frame) -> String {
     let func = inlined.func.as_deref().unwrap_or("an inlined function");
     match (&inlined.file, inlined.line) {
-        (Some(file), Some(line)) => {
-            let base = file.rsplit('/').next().unwrap_or(file);
-            format!("inside {func} ({base}:{line}), inlined at this line")
-        }
+        (Some(file), Some(line)) => format!(
+            "inside {func} ({}), inlined at this line",
+            cudawatch_model::short_place(file, line)
+        ),
         _ => format!("inside {func}, inlined at this line"),
     }
 }

@@ -54,7 +54,7 @@ pub fn map(report: &mut Report, root: &Path) {
         };
         // The one-line message names positions by base name and line.
         let rename = |message: &mut String, from: &SourceLocation, to: &SourceLocation| {
-            *message = message.replace(&short(from), &short(to));
+            *message = message.replace(&from.short(), &to.short());
         };
         rename(&mut site.message, &location, &mapped);
         if let Some(other) = site.other.as_mut()
@@ -67,15 +67,6 @@ pub fn map(report: &mut Report, root: &Path) {
         site.runtime_source = Some(location);
         site.location = Some(mapped);
     }
-}
-
-/// `file.py:14`: a position as one-line messages name it.
-fn short(l: &SourceLocation) -> String {
-    format!(
-        "{}:{}",
-        l.file.rsplit('/').next().unwrap_or(&l.file),
-        l.line
-    )
 }
 
 /// A source file a run-time compiler wrote: under a temporary directory,

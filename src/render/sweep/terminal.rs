@@ -77,13 +77,7 @@ pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> Strin
             let place = site
                 .location
                 .as_ref()
-                .map(|l| {
-                    format!(
-                        "{}:{}",
-                        l.file.rsplit('/').next().unwrap_or(&l.file),
-                        l.line
-                    )
-                })
+                .map(|l| l.short())
                 .or_else(|| site.kernel.as_deref().map(|k| shorten(k, 40)))
                 .unwrap_or_else(|| "-".into());
             t.row([
