@@ -489,15 +489,8 @@ async_loads() {
   local c=async_loads d=$OUTDIR/async_loads
   mkdir -p "$d"
   record build $c -- nvcc -lineinfo -arch=sm_90 -o "$BIN/$c" "$SRC/$c.cu"
-  cat >"$d/matmul.py" <<'PY'
-import torch
-a = torch.randn(1024, 1024, device="cuda")
-b = torch.randn(1024, 1024, device="cuda")
-torch.backends.cuda.matmul.allow_tf32 = False
-c = a @ b
-torch.cuda.synchronize()
-print("matmul done", tuple(c.shape))
-PY
+  # The matmul program is kept beside its capture.
+  cp "$SRC/matmul_f32.py" "$d/matmul.py"
   ncu --query-metrics --chip gh100 >"$d/query-metrics.txt" 2>&1
   local extra="" m
   for m in l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts:sum \
