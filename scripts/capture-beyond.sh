@@ -12,7 +12,7 @@
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
-#           many-processes
+#           many-processes cudagraph-stacks
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -719,6 +719,44 @@ many_processes() {
   done
 }
 
+# Why Inductor's CUDA graphs fail under memcheck, racecheck, synccheck and
+# ncu but not under initcheck (which runs with `--show-backtrace device`):
+# the graphs with PyTorch's caching allocator on, under each tool with
+# and without host call stacks (Python frames among them), all at once.
+cudagraph_stacks() {
+  local c=cudagraph_stacks
+  mkdir -p "$OUTDIR/$c"
+  cp "$SRC/compiled_cudagraphs.py" "$OUTDIR/$c/"
+  compute-sanitizer --help >"$OUTDIR/$c/compute-sanitizer-help.txt" 2>&1
+  ncu --help >"$OUTDIR/$c/ncu-help.txt" 2>&1
+  local p=$SRC/compiled_cudagraphs.py
+  # Inductor compiles once into its cache, so the variants below time the
+  # tools, not the compiler.
+  record plain "$c" -- $PY "$p"
+  RUN_TIMEOUT=300
+  (PROGRAM=$p sanitize "$c" memcheck memcheck) &
+  (PROGRAM=$p sanitize "$c" memcheck memcheck-device --show-backtrace device) &
+  (PROGRAM=$p sanitize "$c" memcheck memcheck-host --show-backtrace host) &
+  (PROGRAM=$p sanitize "$c" memcheck memcheck-none --show-backtrace no) &
+  (PROGRAM=$p sanitize "$c" racecheck racecheck) &
+  (PROGRAM=$p sanitize "$c" racecheck racecheck-device --show-backtrace device) &
+  (PROGRAM=$p sanitize "$c" synccheck synccheck-device --show-backtrace device --destroy-on-device-error kernel) &
+  (PROGRAM=$p sanitize "$c" initcheck initcheck-host --show-backtrace yes) &
+  wait
+  local m=(--target-processes all --metrics "$NCU_METRICS")
+  (record ncu-python "$c" -- ncu "${m[@]}" --call-stack --call-stack-type python $PY "$p") &
+  (record ncu-native "$c" -- ncu "${m[@]}" --call-stack --call-stack-type native $PY "$p") &
+  (record ncu-nostack "$c" -- ncu "${m[@]}" $PY "$p") &
+  wait
+  # ncu printed each launch's metrics (up to 10,000 lines): its own lines
+  # and the program's are what is read; the metric tables go.
+  local f
+  for f in "$OUTDIR/$c"/ncu-*.stdout; do
+    grep -v -e '^ ' -e '^$' "$f" >"$f.kept"
+    mv "$f.kept" "$f"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -786,6 +824,7 @@ for p in "${phases[@]}"; do
     pytest-formats) pytest_formats ;;
     ddp-ports) ddp_ports ;;
     many-processes) many_processes ;;
+    cudagraph-stacks) cudagraph_stacks ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

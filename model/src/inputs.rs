@@ -113,3 +113,54 @@ pub struct Warning {
     /// One line a user can act on.
     pub message: String,
 }
+
+impl Warning {
+    /// `warnings` as a reader should see them: the same message from
+    /// several sources said once, its sources joined ("memcheck,
+    /// racecheck: ..."), in the order they first came. Stages that ran
+    /// again for the same reason write the same words.
+    pub fn grouped(warnings: &[Warning]) -> Vec<Warning> {
+        let mut grouped: Vec<Warning> = Vec::new();
+        for w in warnings {
+            match grouped.iter_mut().find(|g| g.message == w.message) {
+                Some(g) => {
+                    if !g.source.split(", ").any(|s| s == w.source) {
+                        g.source.push_str(", ");
+                        g.source.push_str(&w.source);
+                    }
+                }
+                None => grouped.push(w.clone()),
+            }
+        }
+        grouped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warning(source: &str, message: &str) -> Warning {
+        Warning {
+            source: source.into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn the_same_warning_of_several_stages_is_said_once_with_all_of_them() {
+        let warnings = [
+            warning("memcheck", "graphs failed: run again"),
+            warning("initcheck", "graphs failed: allocator on"),
+            warning("racecheck", "graphs failed: run again"),
+            warning("racecheck", "graphs failed: run again"),
+        ];
+        assert_eq!(
+            Warning::grouped(&warnings),
+            [
+                warning("memcheck, racecheck", "graphs failed: run again"),
+                warning("initcheck", "graphs failed: allocator on"),
+            ]
+        );
+    }
+}

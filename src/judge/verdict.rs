@@ -171,7 +171,10 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             // verdict, the HTML page below it.
             line.push_str(&format!(
                 ", with {} (see Warnings)",
-                crate::words::plural(report.warnings.len() as u64, "warning")
+                crate::words::plural(
+                    cudawatch_model::Warning::grouped(&report.warnings).len() as u64,
+                    "warning"
+                )
             ));
         }
         if !facts.unchecked.is_empty() {

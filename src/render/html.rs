@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use cudawatch_model::{
     Judgement, KernelCoalescing, LineSectors, Report, Severity, Site, StageReport, VerdictLabel,
+    Warning,
 };
 
 use super::describe;
@@ -29,7 +30,12 @@ impl Exporter<Judged<'_>> for HtmlExporter {
         findings(&mut out, &report.findings, judgement);
         coalescing(&mut out, &report.coalescing, &report.wasteful_lines);
         memory(&mut out, report);
-        listed(&mut out, "warnings", "Warnings", &report.warnings);
+        listed(
+            &mut out,
+            "warnings",
+            "Warnings",
+            &Warning::grouped(&report.warnings),
+        );
         listed(&mut out, "notes", "Notes", &report.notes);
         let _ = write!(
             out,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use cudawatch_model::CheckStatus;
+use cudawatch_model::{CheckStatus, Warning};
 
 use super::{Exporter, Judged};
 
@@ -138,7 +138,8 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
             }
             out.push('\n');
         }
-        for (title, items) in [("Warnings", &report.warnings), ("Notes", &report.notes)] {
+        let warnings = Warning::grouped(&report.warnings);
+        for (title, items) in [("Warnings", &warnings), ("Notes", &report.notes)] {
             if items.is_empty() {
                 continue;
             }

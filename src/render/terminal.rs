@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 use super::describe::{self, shorten};
 use super::style::Style;
 use super::text::Table;
-use cudawatch_model::{Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel};
+use cudawatch_model::{
+    Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel, Warning,
+};
 
 /// How many findings get a detailed paragraph under the table.
 const DETAILED: usize = 5;
@@ -136,7 +138,7 @@ pub fn render(
     }
     if !report.warnings.is_empty() {
         let _ = writeln!(out, "\n{}", style.warn("Warnings"));
-        for w in &report.warnings {
+        for w in Warning::grouped(&report.warnings) {
             let _ = writeln!(out, "  - {}: {}", w.source, w.message);
         }
     }

@@ -133,10 +133,10 @@ pub(super) async fn run_stage(
 /// Runs a stage under `timeout`, or under the orders `steer` gives while it
 /// runs (a stage started beside the plain run: its real limit, or stop);
 /// returns its record and whether a stop order ended it. A flood is run
-/// again without call stacks ([`run_with_flood_rerun`]); a sanitizer stage
-/// whose program's CUDA graphs failed without PyTorch's caching allocator
-/// (which the stage turns off) is run again with it on, its first try kept
-/// in `cudagraphs/`.
+/// again without call stacks ([`run_with_flood_rerun`]); a stage whose
+/// program's CUDA graphs failed under its settings (PyTorch's caching
+/// allocator off, host call stacks: `tools::cuda_graphs`) is run again
+/// without them, its first try kept in `cudagraphs/`.
 pub(super) async fn run_stage_steered(
     plan: &Plan,
     stage: &Stage,
@@ -147,24 +147,16 @@ pub(super) async fn run_stage_steered(
     let (record, cancelled) =
         run_with_flood_rerun(plan, stage, timeout, steer.clone(), (signals, notices)).await;
     let wanted = !cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
-    let sign = wanted
+    let rerun = wanted
         .then(|| {
-            sanitizer::graphs_failed_without_it(
-                stage.tool,
-                &stage.command.env,
-                record.end,
-                &stage.dir,
-            )
+            crate::tools::cuda_graphs::rerun(stage.tool, &stage.command, record.end, &stage.dir)
         })
         .flatten();
-    let Some(sign) = sign else {
+    let Some(rerun) = rerun else {
         return (record, cancelled);
     };
     let mut again = stage.clone();
-    again
-        .command
-        .env
-        .retain(|(key, _)| key != sanitizer::ALLOCATOR_OFF_VARIABLE);
+    again.command = rerun.command.clone();
     let kept = set_aside(stage, "cudagraphs");
     // The first try keeps its record: how it ended is what the note says.
     if let (Some(kept), Some(run_dir)) = (&kept, stage.dir.parent()) {
@@ -179,19 +171,15 @@ pub(super) async fn run_stage_steered(
     }
     notices.say(
         stage.tool,
-        "the program's CUDA graphs failed without PyTorch's caching allocator: \
-         running again with it on"
-            .to_string(),
+        format!(
+            "the program's CUDA graphs failed under the stage's settings: running again {}",
+            rerun.changes()
+        ),
     );
     let limit = Duration::from_secs_f64(record.timeout_seconds);
     let (mut second, cancelled) =
         run_with_flood_rerun(plan, &again, limit, steer, (signals, notices)).await;
-    second.notes.push(format!(
-        "with PyTorch's caching allocator off, as the sanitizers run programs, the \
-         program's CUDA graphs failed (it printed \"{sign}\"); run again with it on, so \
-         an access past a tensor but inside the allocator's block was not seen{}",
-        first_try(kept)
-    ));
+    second.notes.push(rerun.note(kept.is_some()));
     second.seconds += record.seconds;
     (second, cancelled)
 }

@@ -14,6 +14,7 @@
 //! writes a file, except `after_stage` notes the memory stage keeps.
 
 pub mod csan;
+pub mod cuda_graphs;
 pub mod hook;
 pub mod lookup;
 pub mod memory;

@@ -945,20 +945,31 @@ fn cuda_graphs_that_need_the_caching_allocator_are_checked_again_with_it_on() {
     // torch.compile(mode="reduce-overhead") on the H100: with
     // PYTORCH_NO_CUDA_MEMORY_CACHING=1, as the sanitizers run Python
     // programs, Inductor's CUDA graphs fail ("These storage data ptrs are
-    // not allocated in pool (0, 1)", sample-reports/beyond/many_processes),
-    // and every sanitizer stage was inconclusive for a setting of ours.
+    // not allocated in pool (0, 1)", sample-reports/beyond/many_processes);
+    // with the allocator on, the tool's host call stacks fail them too
+    // ("in the cudagraph pool not tracked as outputs",
+    // sample-reports/beyond/cudagraph_stacks). Every sanitizer stage was
+    // inconclusive for settings of ours.
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let out = run(cudawatch()
         .env("FAKE_CASE", sample("clean"))
         .env("FAKE_NOCACHE_CASE", sample("beyond/many_processes"))
-        .args(["run", "--stages", "plain,memcheck", "--format", "json"])
+        .env("FAKE_GRAPHS_CASE", sample("beyond/cudagraph_stacks"))
+        .args([
+            "run",
+            "--stages",
+            "plain,memcheck,racecheck,initcheck",
+            "--format",
+            "json",
+        ])
         .args(["--out-dir", dir.to_str().unwrap()])
         .arg("--compute-sanitizer")
         .arg(root().join("tests/fakes/compute-sanitizer"))
         .args(["--", "python3", "-c", "print('total 1.0')"]));
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let memcheck = stage(&json(&out), "memcheck").clone();
+    let report = json(&out);
+    let memcheck = stage(&report, "memcheck").clone();
     assert_eq!(memcheck["outcome"], "clean", "{memcheck}");
     assert!(
         !memcheck["env"]
@@ -967,20 +978,95 @@ fn cuda_graphs_that_need_the_caching_allocator_are_checked_again_with_it_on() {
         "{memcheck}"
     );
     let record = read_json(&dir.join("memcheck/stage.json"));
+    let command = record["command"].to_string();
+    assert!(
+        command.contains(r#""--show-backtrace","device""#),
+        "{command}"
+    );
     let notes = record["notes"].to_string();
     assert!(
         notes.contains(
-            "the program's CUDA graphs failed (it printed \\\"not allocated in pool\\\")"
-        ) && notes.contains("run again with it on")
-            && notes.contains("cudagraphs/memcheck"),
+            "the program's CUDA graphs failed without PyTorch's caching allocator, which the \
+             sanitizer stages turn off (it printed \\\"not allocated in pool\\\"): run again \
+             with the allocator on and without host call stacks"
+        ) && notes.contains("records name no launching line")
+            && notes.contains("cudagraphs/"),
         "{notes}"
     );
     // The first try is kept, with how it ended.
     let first = read_json(&dir.join("cudagraphs/memcheck/stage.json"));
     assert_eq!(first["end"]["code"], 1, "{first}");
+    // initcheck unwinds no host stack already: only the allocator changes.
+    let initcheck = stage(&report, "initcheck").clone();
+    assert_eq!(initcheck["outcome"], "clean", "{initcheck}");
+    let notes = read_json(&dir.join("initcheck/stage.json"))["notes"].to_string();
     assert!(
-        out.stderr.contains("running again with it on"),
+        notes.contains("run again with the allocator on;") && !notes.contains("launching line"),
+        "{notes}"
+    );
+    assert_eq!(stage(&report, "racecheck")["outcome"], "clean");
+    assert!(
+        out.stderr.contains(
+            "running again with PyTorch's caching allocator on and without host call stacks"
+        ),
         "{}",
         out.stderr
     );
+    // Said once for the two stages it is true of, and counted once.
+    assert!(
+        out.stderr
+            .contains("  - memcheck, racecheck: the program's CUDA graphs failed"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("no errors found, with 2 warnings"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn cuda_graphs_that_python_call_stacks_fail_are_profiled_again_without_them() {
+    // Under ncu's Python call stacks Inductor's CUDA graphs fail after 9
+    // launches (sample-reports/beyond/cudagraph_stacks/ncu-python.*),
+    // which left the coalescing table cut short and the stage inconclusive;
+    // without them the same program ends as its plain run does.
+    let case = sample("beyond/pytest_model_ok");
+    let ncu_run = |graphs: bool, dir: &std::path::Path| {
+        let mut cmd = cudawatch();
+        cmd.env("FAKE_CASE", &case);
+        if graphs {
+            cmd.env("FAKE_GRAPHS_CASE", sample("beyond/cudagraph_stacks"));
+        }
+        run(cmd
+            .args(["run", "--stages", "plain,ncu", "--format", "json"])
+            .args(["--out-dir", dir.to_str().unwrap()])
+            .arg("--ncu")
+            .arg(root().join("tests/fakes/ncu"))
+            .args(["--", "python3", "-c", "print('total 1.0')"]))
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (failing, plain) = (tmp.path().join("graphs"), tmp.path().join("plain"));
+    let out = ncu_run(true, &failing);
+    let without = ncu_run(false, &plain);
+    let ncu = stage(&json(&out), "ncu").clone();
+    let expected = stage(&json(&without), "ncu").clone();
+    assert_eq!(out.code, without.code, "{}", out.stderr);
+    assert_eq!(ncu["outcome"], expected["outcome"], "{ncu}");
+    assert_eq!(ncu["reason"], expected["reason"], "{ncu}");
+    let record = read_json(&failing.join("ncu/stage.json"));
+    assert!(
+        !record["command"].to_string().contains("--call-stack"),
+        "{record}"
+    );
+    let notes = record["notes"].to_string();
+    assert!(
+        notes.contains("failed under ncu's Python call stacks")
+            && notes.contains("launches name no launching line")
+            && notes.contains("cudagraphs/"),
+        "{notes}"
+    );
+    let first = read_json(&failing.join("cudagraphs/ncu/stage.json"));
+    assert_eq!(first["end"]["code"], 1, "{first}");
 }

@@ -128,6 +128,27 @@ pub fn follow_program_only(argv: &mut [OsString]) -> bool {
     }
 }
 
+/// Makes a profiling argv collect no Python call stacks (`--call-stack`
+/// and `--call-stack-type python` dropped); false when it collected none.
+/// They hold the program's frames, and with them tensors of Inductor's CUDA
+/// graph pool, which fails the graphs (docs/tool-surprises.md, "CUDA graphs
+/// and several processes"); the launches then name no launching line.
+pub fn without_python_stacks(argv: &mut Vec<OsString>) -> bool {
+    let Some(i) = argv
+        .windows(2)
+        .position(|w| w[0] == "--call-stack-type" && w[1] == "python")
+    else {
+        return false;
+    };
+    argv.drain(i..i + 2);
+    if !argv.iter().any(|a| a == "--call-stack-type")
+        && let Some(j) = argv.iter().position(|a| a == "--call-stack")
+    {
+        argv.remove(j);
+    }
+    true
+}
+
 /// Makes a profiling argv run the whole program once per replay pass
 /// (`--replay-mode application`) instead of replaying each kernel, which
 /// saves and restores the program's memory for every pass: beside a

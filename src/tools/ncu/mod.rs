@@ -17,7 +17,10 @@ use super::{
     FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageRecord,
 };
 
-pub use argv::{NcuOptions, imports, kernel_replay_mib, probe_argv, profile_argv, source_import};
+pub use argv::{
+    NcuOptions, imports, kernel_replay_mib, probe_argv, profile_argv, source_import,
+    without_python_stacks,
+};
 pub use rules::rule;
 
 /// The CSV imports are quick; they get this long each.

@@ -2,10 +2,6 @@
 //! out pieces of large blocks, so an out-of-bounds access inside a block is
 //! invisible to memcheck.
 
-use std::path::Path;
-
-use cudawatch_model::{ProcessEnd, Tool};
-
 /// The variables to set and remove so that PyTorch allocates each tensor
 /// with its own cudaMalloc, given the user's `PYTORCH_CUDA_ALLOC_CONF`.
 /// Expandable segments cause false out-of-bounds reports (pytorch#196209),
@@ -27,33 +23,8 @@ pub fn allocator_off(alloc_conf: Option<String>) -> (Vec<(String, String)>, Vec<
     (set, remove)
 }
 
-/// What PyTorch prints when Inductor's CUDA graphs (`torch.compile(mode=
-/// "reduce-overhead")`) run without the caching allocator, whose private
-/// pools they record into: "These storage data ptrs are not allocated in
-/// pool (0, 1) but should be", from `cudagraph_trees.py` (H100, torch 2.11,
-/// `sample-reports/beyond/many_processes/`: the same program with
-/// `PYTORCH_NO_CUDA_MEMORY_CACHING=1` and no sanitizer fails alike).
-const GRAPHS_NEED_IT: [&str; 2] = ["not allocated in pool", "in the cudagraph pool"];
-
 /// The variable that turns the allocator off.
 pub const OFF: &str = "PYTORCH_NO_CUDA_MEMORY_CACHING";
-
-/// What the program printed when it failed because the stage turned the
-/// allocator off under its CUDA graphs, if it did: such a stage is run
-/// again with the allocator on (`supervisor::stage`).
-pub fn graphs_failed_without_it(
-    tool: Tool,
-    env: &[(String, String)],
-    end: ProcessEnd,
-    stage_dir: &Path,
-) -> Option<&'static str> {
-    let off = env.iter().any(|(k, v)| k == OFF && v == "1");
-    let failed = matches!(end, ProcessEnd::Exited(code) if code != 0);
-    if !Tool::SANITIZERS.contains(&tool) || !off || !failed {
-        return None;
-    }
-    crate::tools::starved::printed(stage_dir, &GRAPHS_NEED_IT)
-}
 
 #[cfg(test)]
 mod tests {

@@ -130,6 +130,31 @@ pub fn without_call_stacks(argv: &mut Vec<OsString>) -> bool {
     true
 }
 
+/// Makes a sanitizer argv unwind device call stacks only (`--show-backtrace
+/// device` in place of a host one, before `--tool`); false when it unwound
+/// no host stack already (`device`, `no`) or is not a sanitizer's. Host
+/// stacks of a Python program hold its frames, and with them tensors of
+/// Inductor's CUDA graph pool, which fails the graphs
+/// (docs/tool-surprises.md, "CUDA graphs and several processes").
+pub fn without_host_stacks(argv: &mut Vec<OsString>) -> bool {
+    if !argv.iter().any(|a| a == "--tool") {
+        return false;
+    }
+    let shown = argv.iter().position(|a| a == "--show-backtrace");
+    if let Some(i) = shown
+        && let Some(value) = argv.get(i + 1)
+    {
+        if value == "device" || value == "no" {
+            return false;
+        }
+        argv[i + 1] = "device".into();
+        return true;
+    }
+    let at = argv.iter().position(|a| a == "--tool").unwrap_or(1);
+    argv.splice(at..at, ["--show-backtrace".into(), "device".into()]);
+    true
+}
+
 /// doctor's probe: memcheck on a one-kernel program, with the stages' own
 /// "errors found" exit code, its text output read back (no XML needed).
 pub fn probe_argv(executable: &Path, program: &[String]) -> Vec<OsString> {

@@ -18,9 +18,10 @@ use super::{
     StageRecord,
 };
 
-pub use allocator::{OFF as ALLOCATOR_OFF_VARIABLE, allocator_off, graphs_failed_without_it};
+pub use allocator::{OFF as ALLOCATOR_OFF_VARIABLE, allocator_off};
 pub use argv::{
     RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, probe_argv, without_call_stacks,
+    without_host_stacks,
 };
 pub use launches::unchecked_before;
 pub use rules::{output_complete, rule};

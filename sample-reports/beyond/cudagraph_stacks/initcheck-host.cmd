@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /root/out/cap/cudagraph_stacks/initcheck-host.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace yes python3 /work/main/tests/gpu/beyond/compiled_cudagraphs.py 

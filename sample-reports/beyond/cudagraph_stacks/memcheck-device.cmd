@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /root/out/cap/cudagraph_stacks/memcheck-device.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device python3 /work/main/tests/gpu/beyond/compiled_cudagraphs.py 

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /root/out/cap/cudagraph_stacks/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/beyond/compiled_cudagraphs.py 

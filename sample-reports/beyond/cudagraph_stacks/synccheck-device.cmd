@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=synccheck compute-sanitizer --tool synccheck --xml --save /root/out/cap/cudagraph_stacks/synccheck-device.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace device --destroy-on-device-error kernel python3 /work/main/tests/gpu/beyond/compiled_cudagraphs.py 
