@@ -6,6 +6,7 @@
 # the real corpus's JSON reports, which carry their judgement, are renewed.
 #
 # Usage: scripts/rejudge-examples.sh   (needs target/debug/cudawatch or CW=...)
+# (`cudawatch report` prints its text on stdout.)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CW=${CW:-$ROOT/target/debug/cudawatch}
@@ -14,8 +15,11 @@ for dir in "$ROOT/docs/examples" "$ROOT/docs/examples/real"; do
   for json in "$dir"/*.report.json; do
     case=$(basename "$json" .report.json)
     txt=$dir/$case.txt
-    { grep -E '^\([0-9]+/[0-9]+\)' "$txt" 2>/dev/null
-      "$CW" --color never report "$json" 2>&1 >/dev/null; } >"$txt.new"
+    # What the live run printed before its report (progress and notes)
+    # and after it (where it wrote), around the report rendered today.
+    { awk '/^cudawatch: /{exit} {print}' "$txt" 2>/dev/null
+      "$CW" --color never report "$json" 2>&1
+      grep -E '^(raw artifacts and report.json|wrote the )' "$txt" 2>/dev/null; } >"$txt.new"
     if [ "$dir" = "$ROOT/docs/examples/real" ]; then
       # These JSON reports carry their judgement (--format json): renew it.
       "$CW" --color never report "$json" --format json >"$json.new" 2>/dev/null
