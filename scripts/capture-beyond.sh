@@ -12,7 +12,7 @@
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
-#           many-processes cudagraph-stacks
+#           many-processes cudagraph-stacks manual-graphs
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -757,6 +757,40 @@ cudagraph_stacks() {
   done
 }
 
+# CUDA graphs made by hand: a PyTorch training step captured with
+# torch.cuda.graph (tests/gpu/real/cudagraph_step.py) (plainly, with the caching allocator off as the
+# sanitizer stages run Python, and under `cudawatch run`), and a CUDA
+# program whose kernel, launched by cudaGraphLaunch, writes past its buffer.
+manual_graphs() {
+  [ -x "$CW" ] || { echo "manual-graphs needs $CW" >&2; return; }
+  local d=$OUTDIR/manual_graphs
+  mkdir -p "$d"
+  local step=$ROOT/tests/gpu/real/cudagraph_step.py
+  cp "$step" "$SRC/graph_oob.cu" "$d/"
+  record build manual_graphs -- nvcc -lineinfo -arch=sm_90 -o "$BIN/graph_oob" "$SRC/graph_oob.cu"
+  record plain manual_graphs -- $PY "$step"
+  record plain-nocache manual_graphs -- env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$step"
+  (PROGRAM="$BIN/graph_oob" sanitize manual_graphs memcheck memcheck-graph_oob) &
+  (PROGRAM="$step" SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+    sanitize manual_graphs memcheck memcheck-nocache) &
+  wait
+  local r
+  for r in cudagraph_step graph_oob; do
+    local prog=("$PY" "$step")
+    [ "$r" = graph_oob ] && prog=("$BIN/graph_oob")
+    (cd "$SRC" && RUN_TIMEOUT=400 record "cudawatch-$r" manual_graphs -- "$CW" --color never run \
+      --timeout 240 --out-dir "$d/run-$r" --format json -- "${prog[@]}")
+    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
+    local t
+    for t in memcheck racecheck csan ncu; do
+      [ -f "$d/run-$r/$t/stdout" ] && tail -c 20000 "$d/run-$r/$t/stdout" >"$d/$t-$r.stdout"
+      [ -f "$d/run-$r/$t/stderr" ] && tail -c 20000 "$d/run-$r/$t/stderr" >"$d/$t-$r.stderr"
+    done
+    [ -d "$d/run-$r/cudagraphs" ] && ls -R "$d/run-$r/cudagraphs" >"$d/cudagraphs-$r.txt"
+    rm -rf "$d/run-$r"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -825,6 +859,7 @@ for p in "${phases[@]}"; do
     ddp-ports) ddp_ports ;;
     many-processes) many_processes ;;
     cudagraph-stacks) cudagraph_stacks ;;
+    manual-graphs) manual_graphs ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -58,6 +58,13 @@ pub struct HookFacts {
     /// Whether PyTorch's CUDA sanitizer was on (the csan stage).
     #[serde(default)]
     pub csan_enabled: Option<bool>,
+    /// Operators called while a CUDA graph was being captured, which CSAN
+    /// did not book (they only go into the graph).
+    #[serde(default)]
+    pub csan_captured_ops: u64,
+    /// CUDA graph replays, whose work CSAN never sees.
+    #[serde(default)]
+    pub csan_graph_replays: u64,
     /// The cap the oom-recovery stage applied, or why it could not.
     #[serde(default)]
     pub cap: Option<Cap>,

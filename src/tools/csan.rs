@@ -47,6 +47,20 @@ impl StageKind for Csan {
 const CSAN_BLIND_SPOTS: &str = "CSAN sees PyTorch's operators on PyTorch's streams: not the \
      arguments of custom kernels (CuPy, Triton, extensions), nor streams PyTorch does not know";
 
+/// What CSAN could not see in this run: its blind spots, and the CUDA
+/// graphs the hook counted (their operators only recorded while captured,
+/// then run by replays that CSAN never sees).
+fn blind_spots(hook: Option<&HookFacts>) -> String {
+    let Some(hook) = hook.filter(|h| h.csan_captured_ops + h.csan_graph_replays > 0) else {
+        return CSAN_BLIND_SPOTS.to_string();
+    };
+    format!(
+        "{CSAN_BLIND_SPOTS}, nor inside CUDA graphs: {} captured and {} not checked",
+        plural(hook.csan_captured_ops, "operator"),
+        plural(hook.csan_graph_replays, "replay")
+    )
+}
+
 /// The CSAN stage: the program run with `TORCH_CUDA_SANITIZER=1`. CSAN
 /// prints nothing when it finds nothing, so silence is clean only when the
 /// hook saw, at the program's normal exit, that CSAN was on.
@@ -57,11 +71,12 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
     if let Some(problem) = process_problem(record, "the program under CSAN", "") {
         return problem;
     }
+    let blind = blind_spots(hook);
     if races > 0 {
         return (
             Outcome::Findings,
             format!(
-                "CSAN reported {} ({CSAN_BLIND_SPOTS})",
+                "CSAN reported {} ({blind})",
                 plural(races as u64, "race site")
             ),
         );
@@ -113,8 +128,6 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
     }
     (
         Outcome::Clean,
-        format!(
-            "CSAN (torch {torch}) watched the whole run and reported no race ({CSAN_BLIND_SPOTS})"
-        ),
+        format!("CSAN (torch {torch}) watched the whole run and reported no race ({blind})"),
     )
 }

@@ -20,11 +20,22 @@ use cudawatch_model::{ProcessEnd, Tool};
 
 use super::{StageCommand, ncu, sanitizer, starved};
 
-/// What PyTorch's `cudagraph_trees.py` prints then: "These storage data
-/// ptrs are not allocated in pool (0, 1) but should be" without the
-/// allocator, "Detected 1 tensor(s) in the cudagraph pool not tracked as
-/// outputs" under Python call stacks.
-const SIGNS: [&str; 2] = ["not allocated in pool", "in the cudagraph pool"];
+/// What a program prints when its graphs failed under a stage's settings,
+/// and whether the tool's host call stacks are to blame too:
+/// - Inductor's graph trees (`cudagraph_trees.py`): "These storage data
+///   ptrs are not allocated in pool (0, 1) but should be" without the
+///   allocator, "Detected 1 tensor(s) in the cudagraph pool not tracked as
+///   outputs" under Python call stacks; the trees fail under both, so both
+///   go at once (a third run would cost a whole stage more);
+/// - any capture (`torch.cuda.graph`): without the allocator each tensor is
+///   a `cudaMalloc` while the stream captures, which CUDA refuses with
+///   "operation not permitted when stream is capturing"
+///   (`sample-reports/beyond/manual_graphs/`); host stacks do not fail it.
+const SIGNS: [(&str, bool); 3] = [
+    ("not allocated in pool", true),
+    ("in the cudagraph pool", true),
+    ("operation not permitted when stream is capturing", false),
+];
 
 /// A stage's second try, for its program's CUDA graphs.
 #[derive(Debug)]
@@ -55,21 +66,21 @@ pub fn rerun(
     if !failed || !(sanitizer || tool == Tool::Ncu) {
         return None;
     }
-    let sign = starved::printed(stage_dir, &SIGNS)?;
+    let (sign, stacks_too) = SIGNS
+        .into_iter()
+        .find(|(sign, _)| starved::printed(stage_dir, &[*sign]).is_some())?;
     let mut again = command.clone();
     let before = again.env.len();
     again
         .env
         .retain(|(key, value)| !(key == sanitizer::ALLOCATOR_OFF_VARIABLE && value == "1"));
     let allocator_on = again.env.len() != before;
-    // Both at once: with the allocator on, the host stacks fail the same
-    // graphs (memcheck, racecheck: "not tracked as outputs"), and a third
-    // run would cost a whole stage more.
-    let stacks_off = if sanitizer {
-        sanitizer::without_host_stacks(&mut again.argv)
-    } else {
-        ncu::without_python_stacks(&mut again.argv)
-    };
+    let stacks_off = stacks_too
+        && if sanitizer {
+            sanitizer::without_host_stacks(&mut again.argv)
+        } else {
+            ncu::without_python_stacks(&mut again.argv)
+        };
     (allocator_on || stacks_off).then_some(GraphsRerun {
         sign,
         command: again,
@@ -231,6 +242,30 @@ mod tests {
                 .note(false)
                 .starts_with("the program's CUDA graphs failed under ncu's Python call stacks")
         );
+    }
+
+    #[test]
+    fn a_capture_refused_without_the_allocator_runs_again_with_it_and_keeps_host_stacks() {
+        let refused = printed(
+            "========= Program hit cudaErrorStreamCaptureUnsupported (error 900) due to \
+             \"operation not permitted when stream is capturing\" on CUDA API call to cudaMalloc.",
+        );
+        let first = command("cs --tool memcheck python3 t.py", true);
+        let again = rerun(
+            Tool::Memcheck,
+            &first,
+            ProcessEnd::Exited(86),
+            refused.path(),
+        )
+        .unwrap();
+        assert!(again.command.env.is_empty());
+        assert_eq!(again.command.argv, first.argv);
+        assert!(!again.note(false).contains("launching line"));
+        // With the allocator on already, the refusal is the program's own
+        // (a synchronisation inside its capture).
+        let on = command("cs --tool memcheck python3 t.py", false);
+        assert!(rerun(Tool::Memcheck, &on, ProcessEnd::Exited(86), refused.path()).is_none());
+        assert!(rerun(Tool::Ncu, &on, ProcessEnd::Exited(1), refused.path()).is_none());
     }
 
     #[test]

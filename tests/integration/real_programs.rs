@@ -15,6 +15,7 @@ const CORRECT: &[&str] = &[
     "pytest_model_ok",
     "vit_tiny_step",
     "ddp_step",
+    "cudagraph_step",
 ];
 /// Each bugged program, and the user's file its gating finding names.
 const BUGGED: &[(&str, &str)] = &[
@@ -65,16 +66,19 @@ fn correct_programs_pass_with_their_library_findings_listed_by_owner() {
                 .starts_with("no errors found"),
             "{case}: {verdict}"
         );
-        assert!(
-            report["notes"].to_string().contains("caching allocator"),
-            "{case}: {report}"
-        );
+        // Off under the sanitizers (a note), or on again for a program's
+        // CUDA graphs (a warning): the report says which.
+        let said = format!("{}{}", report["notes"], report["warnings"]);
+        assert!(said.contains("caching allocator"), "{case}: {report}");
         // A flood's rerun keeps each launch's first records only, which
         // the run says (vit_tiny_step's and pytest_model_ok's initcheck on
-        // ATen's reads of Hopper kernels' output); nothing else warns.
+        // ATen's reads of Hopper kernels' output), and a CUDA graph's rerun
+        // with the caching allocator on sees no access inside its blocks
+        // (cudagraph_step); nothing else warns.
         for warning in report["warnings"].as_array().into_iter().flatten() {
+            let message = warning["message"].as_str().unwrap();
             assert!(
-                warning["message"].as_str().unwrap().contains("(a flood)"),
+                message.contains("(a flood)") || message.contains("CUDA graphs failed"),
                 "{case}: {warning}"
             );
         }

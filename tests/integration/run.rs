@@ -1070,3 +1070,45 @@ fn cuda_graphs_that_python_call_stacks_fail_are_profiled_again_without_them() {
     let first = read_json(&failing.join("cudagraphs/ncu/stage.json"));
     assert_eq!(first["end"]["code"], 1, "{first}");
 }
+
+#[test]
+fn a_graph_captured_by_hand_is_checked_again_with_the_allocator_on_not_reported_as_api_errors() {
+    // torch.cuda.graph on the H100 with the caching allocator off, as the
+    // sanitizer stages run Python: the capture's first tensor is a
+    // cudaMalloc while the stream captures, which CUDA refuses; memcheck
+    // reported four API errors and a correct program FAILED
+    // (sample-reports/beyond/manual_graphs/memcheck-nocache.*).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(cudawatch()
+        .env("FAKE_CASE", sample("clean"))
+        .env("FAKE_NOCACHE_CASE", sample("beyond/manual_graphs"))
+        .args(["run", "--stages", "plain,memcheck", "--format", "json"])
+        .args(["--out-dir", dir.to_str().unwrap()])
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .args(["--", "python3", "-c", "print('loss 1.0')"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    assert_eq!(stage(&report, "memcheck")["outcome"], "clean");
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    let record = read_json(&dir.join("memcheck/stage.json"));
+    // Host stacks stay: they do not fail a capture by hand, and they give
+    // a finding its launching line.
+    assert!(
+        !record["command"].to_string().contains("--show-backtrace"),
+        "{record}"
+    );
+    let notes = record["notes"].to_string();
+    assert!(
+        notes.contains("operation not permitted when stream is capturing")
+            && notes.contains("run again with the allocator on;"),
+        "{notes}"
+    );
+    // The refused first try is kept, its API errors with it.
+    let first = read_json(&dir.join("cudagraphs/memcheck/stage.json"));
+    assert_eq!(first["end"]["code"], 86, "{first}");
+}

@@ -29,6 +29,7 @@ import sys
 
 _OUT = os.environ.get("CUDAWATCH_HOOK_OUT")
 _MEMORY = os.environ.get("CUDAWATCH_MEMORY") == "1"
+_CSAN = bool(os.environ.get("TORCH_CUDA_SANITIZER"))
 _facts = {"hook": 2, "python": sys.version.split()[0], "errors": []}
 _oom_count = 0
 _step_count = 0
@@ -334,6 +335,11 @@ def _on_cuda_init():
 def _torch_loaded(torch):
     global _torch_dir
     _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    if _CSAN:
+        try:
+            _csan_outside_captures(torch)
+        except Exception as error:
+            _error("csan and CUDA graphs", error)
     if not _MEMORY:
         return
     try:
@@ -350,9 +356,63 @@ def _torch_loaded(torch):
         _error("optimizer step hook", error)
 
 
+def _csan_outside_captures(torch):
+    """CSAN books each operator as running when it is called. Inside a CUDA
+    graph capture (torch.cuda.graph, torch.compile's CUDA graphs) operators
+    are only recorded into the graph, not run, and the capture stream never
+    joins the others again: CSAN then took the capture's reads of a static
+    input as still running, and the graph's own recipe (copy new data into
+    the static input, replay) as a race (seen on the H100 with torch 2.11,
+    tests/gpu/real/cudagraph_step.py). While a graph captures, CSAN's
+    dispatch runs operators without booking them, counted; what the
+    replays run, CSAN never sees. Both counts go into hook.json.
+
+    The swap happens at capture_begin and is undone at capture_end, so
+    outside captures CSAN runs untouched: a wrapper around every operator
+    would be a frame in each race's call stack, and the innermost frame
+    outside torch is the line a race is reported at."""
+    # torch imports it when it turns CSAN on; a torch that did not has
+    # nothing to adjust (the stage says CSAN was off or missing).
+    csan = sys.modules.get("torch.cuda._sanitizer")
+    if csan is None or not getattr(getattr(csan, "cuda_sanitizer", None), "enabled", False):
+        return
+    mode = csan.CUDASanitizerDispatchMode
+    booked = mode.__torch_dispatch__
+    graph = torch.cuda.CUDAGraph
+    begin, end, replay = graph.capture_begin, graph.capture_end, graph.replay
+    captures = [0]
+
+    def unbooked(self, func, types, args=(), kwargs=None):
+        _facts["csan_captured_ops"] = _facts.get("csan_captured_ops", 0) + 1
+        return func(*args, **(kwargs or {}))
+
+    def capture_begin(self, *args, **kwargs):
+        result = begin(self, *args, **kwargs)
+        captures[0] += 1
+        mode.__torch_dispatch__ = unbooked
+        return result
+
+    def capture_end(self, *args, **kwargs):
+        try:
+            return end(self, *args, **kwargs)
+        finally:
+            captures[0] = max(captures[0] - 1, 0)
+            if not captures[0]:
+                mode.__torch_dispatch__ = booked
+
+    def counted_replay(self, *args, **kwargs):
+        _facts["csan_graph_replays"] = _facts.get("csan_graph_replays", 0) + 1
+        return replay(self, *args, **kwargs)
+
+    graph.capture_begin = capture_begin
+    graph.capture_end = capture_end
+    graph.replay = counted_replay
+
+
 class _AfterTorch:
     """A finder that lets Python import torch as usual, then arms the
-    memory instruments: nothing happens to programs that never import it."""
+    memory instruments and CSAN's view of CUDA graphs: nothing happens to
+    programs that never import it."""
 
     def find_spec(self, name, path=None, target=None):
         if name != "torch":
@@ -461,6 +521,7 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
             os.register_at_fork(after_in_child=_csan_off_in_forked_child)
         if _MEMORY or os.environ.get("CUDAWATCH_CAP_FROM"):
             _MEMORY = True
+        if _MEMORY or _CSAN:
             sys.meta_path.insert(0, _AfterTorch())
     except Exception:
         pass

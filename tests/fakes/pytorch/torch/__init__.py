@@ -15,6 +15,16 @@ class OutOfMemoryError(RuntimeError):
 
 __version__ = "2.11.0+fake"
 
+
+def fake_op(name):
+    """An operator: handed to CSAN's dispatch mode when CSAN is on, looked
+    up on its class as PyTorch's dispatcher does."""
+    sanitizer = getattr(getattr(cuda, "_sanitizer", None), "cuda_sanitizer", None)
+    if sanitizer is None or not sanitizer.enabled:
+        return name
+    mode = sanitizer.dispatch
+    return type(mode).__torch_dispatch__(mode, lambda: name, (), (), None)
+
 mode = os.environ.get("FAKE_TORCH_CSAN", "")
 if mode != "missing":
     from torch.cuda import _sanitizer  # noqa: F401

@@ -90,3 +90,40 @@ def fake_alloc(size):
 def fake_free(addr):
     size, _ = _blocks.pop(addr)
     memory._trace.append({"action": "free_completed", "addr": addr, "size": size, "frames": []})
+
+
+# CUDA graphs: a capture (torch.cuda.graph) and replays, which run nothing.
+_capturing = [False]
+
+
+def is_current_stream_capturing():
+    if not _initialized:
+        raise RuntimeError("fake torch: asked whether a stream captures before CUDA was initialised")
+    return _capturing[0]
+
+
+class CUDAGraph:
+    def capture_begin(self, *args, **kwargs):
+        init()
+        _capturing[0] = True
+
+    def capture_end(self):
+        _capturing[0] = False
+
+    def replay(self):
+        pass
+
+
+class graph:
+    """As real torch's: the capture is the graph's capture_begin/_end."""
+
+    def __init__(self, cuda_graph):
+        self.cuda_graph = cuda_graph
+
+    def __enter__(self):
+        self.cuda_graph.capture_begin()
+        return self
+
+    def __exit__(self, *exc):
+        self.cuda_graph.capture_end()
+        return False

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /root/out/cap/manual_graphs/memcheck-graph_oob.xml --print-limit 0 --error-exitcode 86 --target-processes all /root/out/cap/.bin/graph_oob 

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /root/out/cap/manual_graphs/memcheck-nocache.xml --print-limit 0 --error-exitcode 86 --target-processes all python3 /work/main/tests/gpu/real/cudagraph_step.py 
