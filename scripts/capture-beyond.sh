@@ -12,7 +12,7 @@
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
-#           many-processes cudagraph-stacks manual-graphs
+#           many-processes cudagraph-stacks manual-graphs steps
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -791,6 +791,33 @@ manual_graphs() {
   done
 }
 
+# --steps: a training script of 2000 optimizer steps
+# (tests/gpu/beyond/long_training.py) plainly, under `cudawatch run`
+# with default settings and `--steps 3`, and under the plain run and
+# memcheck without it (a stage limit of STEPS_LIMIT seconds: how far a
+# sanitizer gets through the whole script).
+steps() {
+  [ -x "$CW" ] || { echo "steps needs $CW" >&2; return; }
+  local d=$OUTDIR/steps
+  mkdir -p "$d"
+  cp "$SRC/long_training.py" "$d/"
+  record plain steps -- $PY "$SRC/long_training.py"
+  local r
+  for r in steps3 whole; do
+    local flags=(--steps 3)
+    [ "$r" = whole ] && flags=(--stages plain,memcheck --timeout "${STEPS_LIMIT:-150}")
+    (cd "$SRC" && RUN_TIMEOUT=400 record "cudawatch-$r" steps -- "$CW" --color never run \
+      "${flags[@]}" --out-dir "$d/run-$r" --format json -- $PY long_training.py)
+    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
+    local t
+    for t in plain memcheck racecheck csan ncu; do
+      [ -f "$d/run-$r/$t/stdout" ] && tail -c 4000 "$d/run-$r/$t/stdout" >"$d/$t-$r.stdout"
+      [ -f "$d/run-$r/$t/stderr" ] && tail -c 4000 "$d/run-$r/$t/stderr" >"$d/$t-$r.stderr"
+    done
+    rm -rf "$d/run-$r"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -860,6 +887,7 @@ for p in "${phases[@]}"; do
     many-processes) many_processes ;;
     cudagraph-stacks) cudagraph_stacks ;;
     manual-graphs) manual_graphs ;;
+    steps) steps ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -65,6 +65,10 @@ pub struct HookFacts {
     /// CUDA graph replays, whose work CSAN never sees.
     #[serde(default)]
     pub csan_graph_replays: u64,
+    /// The optimizer step after which the hook ended the program
+    /// (`--steps`), when it did.
+    #[serde(default)]
+    pub stopped_after_steps: Option<u64>,
     /// The cap the oom-recovery stage applied, or why it could not.
     #[serde(default)]
     pub cap: Option<Cap>,

@@ -389,6 +389,20 @@ pub struct RunArgs {
         env = "CUDAWATCH_FLOOD_RECORDS"
     )]
     pub flood_records: u64,
+    /// End a Python program after its first N optimizer steps
+    /// (`torch.optim`), in every stage: a training script that runs for
+    /// hours is checked on its first steps, each stage on the same ones,
+    /// and the report says so. A bug that shows only later is not seen; a
+    /// program without an optimizer runs to its end. The memory stage needs
+    /// 7 steps to judge growth.
+    #[arg(
+        help_heading = "Stages",
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        env = "CUDAWATCH_STEPS"
+    )]
+    pub steps: Option<u32>,
     /// compute-sanitizer executable.
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,

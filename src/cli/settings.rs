@@ -66,6 +66,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             }
         },
         mps_pipe: crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok()),
+        steps: args.steps,
     }
 }
 

@@ -52,6 +52,8 @@ pub struct RunSettings {
     /// The MPS control daemon's pipe folder the program would connect to,
     /// when the GPU is shared through MPS (`tools::ncu::mps`).
     pub mps_pipe: Option<PathBuf>,
+    /// End a Python program after this many optimizer steps, in every stage.
+    pub steps: Option<u32>,
 }
 
 /// Whether memcheck checks for leaks.
@@ -186,11 +188,11 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
         alloc_conf: std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok(),
         mps_pipe: settings.mps_pipe.as_deref(),
     };
-    Stage {
-        tool,
-        command: tools::kind(tool).command(&ctx),
-        dir,
+    let mut command = tools::kind(tool).command(&ctx);
+    if let (true, Some(steps)) = (python, settings.steps) {
+        tools::hook::stop_after_steps(&mut command, &ctx, steps);
     }
+    Stage { tool, command, dir }
 }
 
 #[cfg(test)]

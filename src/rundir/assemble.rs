@@ -112,6 +112,7 @@ impl Assembler {
         if self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
             report.notes.extend(allocator_note(&stages));
         }
+        report.notes.extend(steps_note(&stages));
         report.stages = stages;
         report.interrupted = self.run.interrupted;
         // What doctor found when the run started (`environment.json`).
@@ -157,6 +158,12 @@ fn read_stage(
     if record.left_behind {
         reason.push_str("; processes it left behind were killed");
     }
+    if let Some(steps) = stopped_after_steps(&files) {
+        reason.push_str(&format!(
+            "; the program was ended after its first {} (--steps)",
+            crate::words::plural(steps, "optimizer step")
+        ));
+    }
     StageReport {
         tool,
         outcome,
@@ -196,6 +203,33 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
             source: crate::judge::notes::ALLOCATOR_OFF_SOURCE.into(),
             message: crate::judge::notes::ALLOCATOR_OFF.into(),
         })
+}
+
+/// The optimizer step after which cudawatch's hook ended the stage's
+/// program (`--steps`), from the `hook.json` it left in the stage's folder.
+fn stopped_after_steps(files: &StageFiles) -> Option<u64> {
+    let bytes = crate::safe_files::read(&files.path("hook.json")).ok()?;
+    cudawatch_parsers::memory::hook_facts(&bytes)
+        .ok()?
+        .stopped_after_steps
+}
+
+/// What `--steps` left out, said once for the run: a chosen scope, so a
+/// note, not a warning.
+fn steps_note(stages: &[StageReport]) -> Option<Warning> {
+    let prefix = format!("{}=", crate::tools::hook::STOP_AFTER_STEPS);
+    let steps = stages
+        .iter()
+        .filter(|s| s.end.is_some_and(|e| e != ProcessEnd::NotStarted))
+        .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))?;
+    Some(Warning {
+        source: "--steps".into(),
+        message: format!(
+            "every stage ran the program up to its optimizer step {steps} (torch.optim) and ended \
+             it there: what later steps do was not checked (a program without an optimizer ran \
+             to its end)"
+        ),
+    })
 }
 
 fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {

@@ -1,8 +1,9 @@
 //! cudawatch's Python startup hook (`hook/sitecustomize.py`), shared by the
-//! stages that watch a Python program from inside: csan and memory. The run
-//! writes it into its own `hook/` folder, never the user's tree, and these
-//! stages put that folder first on `PYTHONPATH`; the contract it keeps is in
-//! `docs/pytorch.md`.
+//! stages that watch a Python program from inside (csan, memory), and by
+//! every stage of a run told to stop the program after its first optimizer
+//! steps (`--steps`). The run writes it into its own `hook/` folder, never
+//! the user's tree, and these stages put that folder first on
+//! `PYTHONPATH`; the contract it keeps is in `docs/pytorch.md`.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +26,7 @@ pub fn env(run_dir: &Path, stage_dir: &Path, pythonpath: Option<String>) -> Vec<
         _ => hook,
     };
     vec![
-        ("CUDAWATCH_HOOK_OUT".into(), stage_dir.display().to_string()),
+        (HOOK_OUT.into(), stage_dir.display().to_string()),
         ("PYTHONPATH".into(), path),
     ]
 }
@@ -48,6 +49,34 @@ pub fn stage_command(ctx: &StageContext<'_>, switch: (&str, &str), watches: &str
         .extend(env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone()));
     command.env_remove.push("CUDA_LAUNCH_BLOCKING".into());
     command
+}
+
+/// The variable that names the stage's folder, where the hook writes.
+const HOOK_OUT: &str = "CUDAWATCH_HOOK_OUT";
+
+/// The variable that tells the hook to end the program after that many
+/// optimizer steps (`--steps`).
+pub const STOP_AFTER_STEPS: &str = "CUDAWATCH_STOP_AFTER_STEPS";
+
+/// Makes a Python stage's program end after its first `steps` optimizer
+/// steps (`torch.optim`), the hook on `PYTHONPATH` if the stage did not put
+/// it there already: a training script of hours is checked on its first
+/// steps in every stage, each stage on the same steps.
+pub fn stop_after_steps(command: &mut StageCommand, ctx: &StageContext<'_>, steps: u32) {
+    if !uses_hook(command) {
+        command
+            .env
+            .extend(env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone()));
+    }
+    command
+        .env
+        .push((STOP_AFTER_STEPS.to_string(), steps.to_string()));
+}
+
+/// Whether a stage's command puts the hook on `PYTHONPATH` (the run then
+/// writes it into its `hook/` folder).
+pub fn uses_hook(command: &StageCommand) -> bool {
+    command.env.iter().any(|(key, _)| key == HOOK_OUT)
 }
 
 #[cfg(test)]

@@ -32,5 +32,6 @@ mod second_contact;
 mod slurm;
 mod snapshots;
 mod speed;
+mod steps;
 mod sweep;
 mod trust;

@@ -114,14 +114,11 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     }
     // The Python hook goes into the run directory (never the user's tree),
     // for the stages that put it on PYTHONPATH.
-    if plan.stages.iter().any(|s| {
-        matches!(
-            s.tool,
-            cudawatch_model::Tool::Csan
-                | cudawatch_model::Tool::Memory
-                | cudawatch_model::Tool::OomRecovery
-        ) && s.command.not_applicable.is_none()
-    }) {
+    if plan
+        .stages
+        .iter()
+        .any(|s| crate::tools::hook::uses_hook(&s.command) && s.command.not_applicable.is_none())
+    {
         let dir = crate::tools::hook::dir(&run_dir);
         std::fs::create_dir_all(&dir)
             .and_then(|_| {

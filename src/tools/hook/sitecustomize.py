@@ -11,7 +11,9 @@
 #   the user's tree, only into the stage's folder (CUDAWATCH_HOOK_OUT);
 # - CUDAWATCH_NO_HOOK=1 turns it off (the stage is then inconclusive);
 # - it never raises: a hook that breaks must not break the program. What
-#   went wrong goes into hook.json ("errors"), which the stage reports.
+#   went wrong goes into hook.json ("errors"), which the stage reports. The
+#   one exception it raises on purpose is `--steps`' SystemExit(0) after
+#   the program's Nth optimizer step (CUDAWATCH_STOP_AFTER_STEPS).
 #
 # Files it writes (read by cudawatch's parsers/src/memory.rs):
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
@@ -30,6 +32,11 @@ import sys
 _OUT = os.environ.get("CUDAWATCH_HOOK_OUT")
 _MEMORY = os.environ.get("CUDAWATCH_MEMORY") == "1"
 _CSAN = bool(os.environ.get("TORCH_CUDA_SANITIZER"))
+try:
+    _STOP_AFTER = max(int(os.environ.get("CUDAWATCH_STOP_AFTER_STEPS", "0") or 0), 0)
+except ValueError:
+    _STOP_AFTER = 0
+_steps_seen = 0
 _facts = {"hook": 2, "python": sys.version.split()[0], "errors": []}
 _oom_count = 0
 _step_count = 0
@@ -332,9 +339,38 @@ def _on_cuda_init():
         _facts["cap"] = {"error": f"{type(error).__name__}: {error}"[:300]}
 
 
+def _stop_after_step(optimizer, args, kwargs):
+    """`--steps N`: ends the program after its Nth optimizer step, in every
+    stage alike. The steps' kernels are waited for first, so an error they
+    made surfaces here as it would have at the program's next
+    synchronisation (it is the program's, so it is not caught); then
+    SystemExit(0), which the program's own `finally` blocks and atexit
+    handlers see as a normal end."""
+    global _steps_seen
+    _steps_seen += 1
+    if _steps_seen < _STOP_AFTER:
+        return
+    _facts["stopped_after_steps"] = _steps_seen
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+    print(
+        f"cudawatch: the program was stopped after {_steps_seen} optimizer steps (--steps)",
+        file=sys.stderr,
+    )
+    raise SystemExit(0)
+
+
 def _torch_loaded(torch):
     global _torch_dir
     _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    if _STOP_AFTER:
+        try:
+            from torch.optim.optimizer import register_optimizer_step_post_hook
+
+            register_optimizer_step_post_hook(_stop_after_step)
+        except Exception as error:
+            _error("--steps: optimizer step hook", error)
     if _CSAN:
         try:
             _csan_outside_captures(torch)
@@ -521,7 +557,7 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
             os.register_at_fork(after_in_child=_csan_off_in_forked_child)
         if _MEMORY or os.environ.get("CUDAWATCH_CAP_FROM"):
             _MEMORY = True
-        if _MEMORY or _CSAN:
+        if _MEMORY or _CSAN or _STOP_AFTER:
             sys.meta_path.insert(0, _AfterTorch())
     except Exception:
         pass

@@ -35,6 +35,10 @@ def init():
             fn()
 
 
+def synchronize():
+    pass
+
+
 def is_initialized():
     return _initialized
 

@@ -1,0 +1,98 @@
+//! `--steps N`: a training script that runs for hours is checked on its
+//! first N optimizer steps, in every stage, and the report says so. Real
+//! `python3`, cudawatch's real hook, the fake torch (tests/fakes/pytorch/)
+//! whose optimizer calls the global post-step hooks as torch's does.
+
+use crate::helpers::{cudawatch, json, read_json, root, run, sample, with_fake_torch};
+use crate::run::stage;
+
+/// A training loop of 500 steps that says each one; the last line only a
+/// run to its end prints.
+const TRAINING: &str = "import torch
+opt = torch.optim.Optimizer()
+torch.cuda.init()
+try:
+    for step in range(1, 501):
+        print(f'step {step}', flush=True)
+        opt.step()
+finally:
+    print('cleanup ran', flush=True)
+print('trained 500 steps')
+";
+
+#[test]
+fn every_stage_ends_the_program_after_the_steps_asked_and_the_report_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(with_fake_torch(tmp.path(), TRAINING)
+        .env("FAKE_CASE", sample("clean"))
+        .arg("--color")
+        .arg("never")
+        .args(["run", "--stages", "plain,memcheck,csan", "--steps", "3"])
+        .args(["--format", "json", "--out-dir"])
+        .arg(&dir)
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    // The programs cudawatch really ran (the plain run, CSAN's) stopped at
+    // step 3, their own cleanup done, and each stage says where it ended.
+    for tool in ["plain", "csan"] {
+        let stdout = std::fs::read_to_string(dir.join(tool).join("stdout")).unwrap();
+        assert_eq!(stdout, "step 1\nstep 2\nstep 3\ncleanup ran\n", "{tool}");
+        let s = stage(&report, tool);
+        assert_eq!(s["outcome"], "clean", "{s}");
+        assert!(
+            s["reason"]
+                .as_str()
+                .unwrap()
+                .ends_with("the program was ended after its first 3 optimizer steps (--steps)"),
+            "{s}"
+        );
+    }
+    // The sanitizer's program gets the same order (the fake does not run
+    // it: its command and environment say it).
+    let memcheck = read_json(&dir.join("memcheck/stage.json"));
+    let env = memcheck["env"].to_string();
+    assert!(
+        env.contains("CUDAWATCH_STOP_AFTER_STEPS=3") && env.contains("/hook"),
+        "{env}"
+    );
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("up to its optimizer step 3") && notes.contains("--steps"),
+        "{notes}"
+    );
+    // A note, not a warning: the verdict stays a plain CLEAN.
+    assert!(
+        out.stderr.contains("CLEAN: no errors found") && !out.stderr.contains("warning (see"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn steps_leave_a_program_that_is_not_python_alone_and_zero_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(cudawatch()
+        .args([
+            "run", "--stages", "plain", "--steps", "2", "--format", "json",
+        ])
+        .arg("--out-dir")
+        .arg(&dir)
+        .args(["--", "sh", "-c", "echo done"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let plain = read_json(&dir.join("plain/stage.json"));
+    assert!(
+        !plain["env"]
+            .to_string()
+            .contains("CUDAWATCH_STOP_AFTER_STEPS"),
+        "{plain}"
+    );
+    assert!(!json(&out)["notes"].to_string().contains("--steps"));
+    let zero = run(cudawatch().args(["run", "--steps", "0", "--", "python3", "x.py"]));
+    assert_eq!(zero.code, 2, "{}", zero.stderr);
+    assert!(zero.stderr.contains("--steps"), "{}", zero.stderr);
+}
