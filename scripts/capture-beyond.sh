@@ -12,7 +12,7 @@
 #           launch-signs ncu-live empty_then_reduce gemm_reads crowded trim
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
-#           many-processes cudagraph-stacks manual-graphs steps
+#           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -818,6 +818,27 @@ steps() {
   done
 }
 
+# cudnn.benchmark = True (tests/gpu/beyond/cudnn_benchmark_step.py): cuDNN
+# times every candidate algorithm on first use. Plainly, then `cudawatch
+# run` with default settings and BENCH_LIMIT seconds per stage: each
+# stage's time and outcome, and ncu's launches.
+cudnn_benchmark() {
+  [ -x "$CW" ] || { echo "cudnn-benchmark needs $CW" >&2; return; }
+  local d=$OUTDIR/cudnn_benchmark
+  mkdir -p "$d"
+  cp "$SRC/cudnn_benchmark_step.py" "$d/"
+  record plain cudnn_benchmark -- $PY "$SRC/cudnn_benchmark_step.py"
+  (cd "$SRC" && RUN_TIMEOUT=560 record cudawatch cudnn_benchmark -- "$CW" --color never run \
+    --timeout "${BENCH_LIMIT:-300}" --out-dir "$d/run" --format json -- $PY cudnn_benchmark_step.py)
+  cp "$d/run/report.json" "$d/cudawatch.report.json"
+  local t
+  for t in memcheck racecheck initcheck synccheck ncu; do
+    [ -f "$d/run/$t/stdout" ] && tail -c 4000 "$d/run/$t/stdout" >"$d/$t.stdout"
+    [ -f "$d/run/$t/stderr" ] && tail -c 4000 "$d/run/$t/stderr" >"$d/$t.stderr"
+  done
+  rm -rf "$d/run"
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -888,6 +909,7 @@ for p in "${phases[@]}"; do
     cudagraph-stacks) cudagraph_stacks ;;
     manual-graphs) manual_graphs ;;
     steps) steps ;;
+    cudnn-benchmark) cudnn_benchmark ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -69,6 +69,10 @@ pub struct HookFacts {
     /// (`--steps`), when it did.
     #[serde(default)]
     pub stopped_after_steps: Option<u64>,
+    /// How often the program turned cuDNN's benchmark mode on in a stage
+    /// that kept it off.
+    #[serde(default)]
+    pub cudnn_benchmark_refused: u64,
     /// The cap the oom-recovery stage applied, or why it could not.
     #[serde(default)]
     pub cap: Option<Cap>,

@@ -189,6 +189,9 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
         mps_pipe: settings.mps_pipe.as_deref(),
     };
     let mut command = tools::kind(tool).command(&ctx);
+    if python && (Tool::SANITIZERS.contains(&tool) || tool == Tool::Ncu) {
+        tools::hook::cudnn_benchmark_off(&mut command, &ctx);
+    }
     if let (true, Some(steps)) = (python, settings.steps) {
         tools::hook::stop_after_steps(&mut command, &ctx, steps);
     }

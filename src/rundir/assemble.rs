@@ -158,11 +158,21 @@ fn read_stage(
     if record.left_behind {
         reason.push_str("; processes it left behind were killed");
     }
-    if let Some(steps) = stopped_after_steps(&files) {
+    let hook = hook_facts(&files).unwrap_or_default();
+    if let Some(steps) = hook.stopped_after_steps {
         reason.push_str(&format!(
             "; the program was ended after its first {} (--steps)",
             crate::words::plural(steps, "optimizer step")
         ));
+    }
+    if hook.cudnn_benchmark_refused > 0 {
+        let notes = &mut builder.report_mut().notes;
+        if !notes.iter().any(|n| n.message == CUDNN_BENCHMARK_OFF) {
+            notes.push(Warning {
+                source: "cuDNN".into(),
+                message: CUDNN_BENCHMARK_OFF.into(),
+            });
+        }
     }
     StageReport {
         tool,
@@ -205,14 +215,20 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
         })
 }
 
-/// The optimizer step after which cudawatch's hook ended the stage's
-/// program (`--steps`), from the `hook.json` it left in the stage's folder.
-fn stopped_after_steps(files: &StageFiles) -> Option<u64> {
+/// What cudawatch's hook said in the stage's folder (`hook.json`), in a
+/// stage that had it: where `--steps` ended the program, whether cuDNN's
+/// benchmark mode was kept off.
+fn hook_facts(files: &StageFiles) -> Option<cudawatch_parsers::memory::HookFacts> {
     let bytes = crate::safe_files::read(&files.path("hook.json")).ok()?;
-    cudawatch_parsers::memory::hook_facts(&bytes)
-        .ok()?
-        .stopped_after_steps
+    cudawatch_parsers::memory::hook_facts(&bytes).ok()
 }
+
+/// The note of a run whose program turned cuDNN's benchmark mode on where
+/// a tool stage kept it off (`tools::hook::cudnn_benchmark_off`).
+const CUDNN_BENCHMARK_OFF: &str = "the program turns cuDNN's benchmark mode on \
+     (torch.backends.cudnn.benchmark); the tool stages kept it off, so cuDNN chose its \
+     algorithms by its heuristics instead of timing every candidate under the tool: a \
+     convolution kernel that only benchmark mode would pick was not checked there";
 
 /// What `--steps` left out, said once for the run: a chosen scope, so a
 /// note, not a warning.

@@ -63,14 +63,29 @@ pub const STOP_AFTER_STEPS: &str = "CUDAWATCH_STOP_AFTER_STEPS";
 /// it there already: a training script of hours is checked on its first
 /// steps in every stage, each stage on the same steps.
 pub fn stop_after_steps(command: &mut StageCommand, ctx: &StageContext<'_>, steps: u32) {
+    with_hook(command, ctx, (STOP_AFTER_STEPS, &steps.to_string()));
+}
+
+/// The variable that tells the hook to keep cuDNN's benchmark mode off.
+pub const CUDNN_BENCHMARK_OFF: &str = "CUDAWATCH_CUDNN_BENCHMARK_OFF";
+
+/// Keeps cuDNN's benchmark mode off in a tool stage of a Python program,
+/// whatever the program asks: cuDNN would time every candidate algorithm
+/// of each convolution under the tool (a ResNet-18 step with
+/// `cudnn.benchmark = True`: racecheck and ncu past 300 s, against about
+/// 50 and 60 without), and timings under a tool say nothing.
+pub fn cudnn_benchmark_off(command: &mut StageCommand, ctx: &StageContext<'_>) {
+    with_hook(command, ctx, (CUDNN_BENCHMARK_OFF, "1"));
+}
+
+/// The hook on the stage's `PYTHONPATH` (once), and `order` for it.
+fn with_hook(command: &mut StageCommand, ctx: &StageContext<'_>, order: (&str, &str)) {
     if !uses_hook(command) {
         command
             .env
             .extend(env(ctx.run_dir, ctx.stage_dir, ctx.pythonpath.clone()));
     }
-    command
-        .env
-        .push((STOP_AFTER_STEPS.to_string(), steps.to_string()));
+    command.env.push((order.0.to_string(), order.1.to_string()));
 }
 
 /// Whether a stage's command puts the hook on `PYTHONPATH` (the run then

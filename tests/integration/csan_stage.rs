@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::helpers::{Output, checklist_item, cudawatch, json, run, sample, with_fake_torch};
+use crate::helpers::{
+    Output, checklist_item, cudawatch, json, read_json, root, run, sample, with_fake_torch,
+};
 use crate::run::stage;
 
 /// `cudawatch run` of the plain and csan stages, up to the run directory.
@@ -344,4 +346,64 @@ fn operators_captured_into_a_cuda_graph_are_not_races_and_the_stage_says_csan_di
     // Without the hook's help, the same program is CSAN's false race.
     let bare = csan_run(GRAPH_RECIPE, &[("CUDAWATCH_NO_HOOK", "1")]);
     assert_eq!(csan_stage(&bare)["outcome"], "findings");
+}
+
+/// What the program saw and what cuDNN was told, printed by the program.
+const TURNS_BENCHMARK_ON: &str = "import torch, torch.backends.cudnn
+torch.backends.cudnn.benchmark = True
+seen = [torch.backends.cudnn.benchmark, torch._C._get_cudnn_benchmark()]
+with torch.backends.cudnn.flags(benchmark=True):
+    seen.append(torch._C._get_cudnn_benchmark())
+print(seen)
+";
+
+#[test]
+fn the_hook_keeps_cudnn_benchmark_mode_off_when_told_and_counts_the_programs_requests() {
+    // The hook itself, as the tool stages run it (compute-sanitizer and ncu
+    // pass the environment on to the program): real python3, the fake
+    // torch built as torch 2.11 builds torch.backends.cudnn.
+    let tmp = tempfile::tempdir().unwrap();
+    let hook = tmp.path().join("hook");
+    std::fs::create_dir_all(&hook).unwrap();
+    std::fs::write(
+        hook.join("sitecustomize.py"),
+        std::fs::read(root().join("src/tools/hook/sitecustomize.py")).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("prog.py"), TURNS_BENCHMARK_ON).unwrap();
+    let python = |off: bool| {
+        let mut cmd = std::process::Command::new("python3");
+        cmd.current_dir(tmp.path())
+            .arg("prog.py")
+            .env(
+                "PYTHONPATH",
+                format!(
+                    "{}:{}",
+                    hook.display(),
+                    root().join("tests/fakes/pytorch").display()
+                ),
+            )
+            .env("CUDAWATCH_HOOK_OUT", tmp.path());
+        if off {
+            cmd.env("CUDAWATCH_CUDNN_BENCHMARK_OFF", "1");
+        }
+        cmd.output().unwrap()
+    };
+    let kept_off = python(true);
+    assert_eq!(
+        String::from_utf8_lossy(&kept_off.stdout),
+        "[False, False, False]\n",
+        "{}",
+        String::from_utf8_lossy(&kept_off.stderr)
+    );
+    let facts = read_json(&tmp.path().join("hook.json"));
+    assert_eq!(facts["cudnn_benchmark_refused"], 2, "{facts}");
+    assert_eq!(facts["errors"], serde_json::json!([]), "{facts}");
+    // Without the order (the plain, csan and memory stages) the program
+    // gets what it asks for.
+    let as_asked = python(false);
+    assert_eq!(
+        String::from_utf8_lossy(&as_asked.stdout),
+        "[True, True, True]\n"
+    );
 }

@@ -59,6 +59,12 @@ fn every_stage_ends_the_program_after_the_steps_asked_and_the_report_says_so() {
         env.contains("CUDAWATCH_STOP_AFTER_STEPS=3") && env.contains("/hook"),
         "{env}"
     );
+    // The tool stages keep cuDNN's benchmark mode off (the hook's own test
+    // is in csan_stage.rs); the stages that run the program as it runs for
+    // real do not.
+    assert!(env.contains("CUDAWATCH_CUDNN_BENCHMARK_OFF=1"), "{env}");
+    let csan = read_json(&dir.join("csan/stage.json"))["env"].to_string();
+    assert!(!csan.contains("CUDNN_BENCHMARK_OFF"), "{csan}");
     let notes = report["notes"].to_string();
     assert!(
         notes.contains("up to its optimizer step 3") && notes.contains("--steps"),

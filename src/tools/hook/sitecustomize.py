@@ -37,6 +37,7 @@ try:
 except ValueError:
     _STOP_AFTER = 0
 _steps_seen = 0
+_CUDNN_BENCHMARK_OFF = os.environ.get("CUDAWATCH_CUDNN_BENCHMARK_OFF") == "1"
 _facts = {"hook": 2, "python": sys.version.split()[0], "errors": []}
 _oom_count = 0
 _step_count = 0
@@ -361,9 +362,43 @@ def _stop_after_step(optimizer, args, kwargs):
     raise SystemExit(0)
 
 
+def _cudnn_benchmark_off(torch):
+    """The tool stages: cuDNN's benchmark mode kept off. With
+    `torch.backends.cudnn.benchmark = True` cuDNN times every candidate
+    algorithm of each convolution on first use; under racecheck and ncu
+    that alone ran a ResNet-18 step past 300 s (H100, torch 2.11,
+    tests/gpu/beyond/cudnn_benchmark_step.py), and timings under a tool say
+    nothing of the GPU anyway. The program's requests (the attribute, and
+    `torch.backends.cudnn.flags`) are counted into hook.json and refused;
+    cuDNN picks by its heuristics, as without benchmark mode."""
+    import torch.backends.cudnn  # noqa: F401  (torch may import it lazily)
+
+    c = torch._C
+    set_benchmark = c._set_cudnn_benchmark
+
+    def refused(value):
+        if value:
+            _facts["cudnn_benchmark_refused"] = _facts.get("cudnn_benchmark_refused", 0) + 1
+        set_benchmark(False)
+
+    # `flags()` and `set_flags()` look the setter up on torch._C each time;
+    # the attribute's descriptor kept the original, so it is replaced too.
+    c._set_cudnn_benchmark = refused
+    module_type = type(torch.backends.cudnn)
+    prop = module_type.__dict__.get("benchmark")
+    if prop is not None and hasattr(prop, "getter"):
+        module_type.benchmark = type(prop)(prop.getter, refused)
+    set_benchmark(False)
+
+
 def _torch_loaded(torch):
     global _torch_dir
     _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    if _CUDNN_BENCHMARK_OFF:
+        try:
+            _cudnn_benchmark_off(torch)
+        except Exception as error:
+            _error("cudnn benchmark mode", error)
     if _STOP_AFTER:
         try:
             from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -557,7 +592,7 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
             os.register_at_fork(after_in_child=_csan_off_in_forked_child)
         if _MEMORY or os.environ.get("CUDAWATCH_CAP_FROM"):
             _MEMORY = True
-        if _MEMORY or _CSAN or _STOP_AFTER:
+        if _MEMORY or _CSAN or _STOP_AFTER or _CUDNN_BENCHMARK_OFF:
             sys.meta_path.insert(0, _AfterTorch())
     except Exception:
         pass

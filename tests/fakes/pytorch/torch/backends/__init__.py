@@ -1,0 +1,1 @@
+"""torch.backends of the fake torch."""
