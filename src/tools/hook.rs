@@ -1,7 +1,9 @@
 //! cudawatch's Python startup hook (`hook/sitecustomize.py`), shared by the
-//! stages that watch a Python program from inside (csan, memory), and by
-//! every stage of a run told to stop the program after its first optimizer
-//! steps (`--steps`). The run writes it into its own `hook/` folder, never
+//! stages that watch a Python program from inside (csan, memory), by the
+//! tool stages (sanitizers, ncu), which keep cuDNN's benchmark mode off
+//! through it, and by every stage of a run told to stop the program after
+//! its first optimizer steps (`--steps`). The run writes it into its own
+//! `hook/` folder, never
 //! the user's tree, and these stages put that folder first on
 //! `PYTHONPATH`; the contract it keeps is in `docs/pytorch.md`.
 
