@@ -682,6 +682,19 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
 # `cudawatch run` with default settings: the correct pytest suite under
 # pytest-xdist (two workers, each with its own optimizer steps) and an MLP
 # compiled into CUDA graphs (tests/gpu/beyond/compiled_cudagraphs.py).
+# keep_tails RUN DEST SUFFIX BYTES TOOL...: the last BYTES of each named
+# stage's stdout and stderr in the run directory RUN, as
+# DEST/<tool>SUFFIX.stdout and .stderr (the run directory itself is too
+# large to keep).
+keep_tails() {
+  local run=$1 dest=$2 suffix=$3 bytes=$4 t
+  shift 4
+  for t in "$@"; do
+    [ -f "$run/$t/stdout" ] && tail -c "$bytes" "$run/$t/stdout" >"$dest/$t$suffix.stdout"
+    [ -f "$run/$t/stderr" ] && tail -c "$bytes" "$run/$t/stderr" >"$dest/$t$suffix.stderr"
+  done
+}
+
 many_processes() {
   [ -x "$CW" ] || { echo "many-processes needs $CW" >&2; return; }
   local d=$OUTDIR/many_processes
@@ -697,14 +710,11 @@ many_processes() {
   (cd "$SRC" && record plain-nocache-cudagraphs many_processes -- \
     env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY compiled_cudagraphs.py) &
   wait
-  local t
+  local r
   for r in xdist cudagraphs; do
     cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
     [ -f "$d/run-$r/memory/steps.jsonl" ] && cp "$d/run-$r/memory/steps.jsonl" "$d/memory-$r.steps.jsonl"
-    for t in memcheck ncu; do
-      [ -f "$d/run-$r/$t/stderr" ] && tail -c 20000 "$d/run-$r/$t/stderr" >"$d/$t-$r.stderr"
-      [ -f "$d/run-$r/$t/stdout" ] && tail -c 20000 "$d/run-$r/$t/stdout" >"$d/$t-$r.stdout"
-    done
+    keep_tails "$d/run-$r" "$d" "-$r" 20000 memcheck ncu
     # A stage whose first try failed for want of the caching allocator:
     # that try, in the fakes' replay layout (memcheck-nocache.*).
     local first=$d/run-$r/cudagraphs/memcheck
@@ -781,11 +791,7 @@ manual_graphs() {
     (cd "$SRC" && RUN_TIMEOUT=400 record "cudawatch-$r" manual_graphs -- "$CW" --color never run \
       --timeout 240 --out-dir "$d/run-$r" --format json -- "${prog[@]}")
     cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
-    local t
-    for t in memcheck racecheck csan ncu; do
-      [ -f "$d/run-$r/$t/stdout" ] && tail -c 20000 "$d/run-$r/$t/stdout" >"$d/$t-$r.stdout"
-      [ -f "$d/run-$r/$t/stderr" ] && tail -c 20000 "$d/run-$r/$t/stderr" >"$d/$t-$r.stderr"
-    done
+    keep_tails "$d/run-$r" "$d" "-$r" 20000 memcheck racecheck csan ncu
     [ -d "$d/run-$r/cudagraphs" ] && ls -R "$d/run-$r/cudagraphs" >"$d/cudagraphs-$r.txt"
     rm -rf "$d/run-$r"
   done
@@ -809,11 +815,7 @@ steps() {
     (cd "$SRC" && RUN_TIMEOUT=400 record "cudawatch-$r" steps -- "$CW" --color never run \
       "${flags[@]}" --out-dir "$d/run-$r" --format json -- $PY long_training.py)
     cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
-    local t
-    for t in plain memcheck racecheck csan ncu; do
-      [ -f "$d/run-$r/$t/stdout" ] && tail -c 4000 "$d/run-$r/$t/stdout" >"$d/$t-$r.stdout"
-      [ -f "$d/run-$r/$t/stderr" ] && tail -c 4000 "$d/run-$r/$t/stderr" >"$d/$t-$r.stderr"
-    done
+    keep_tails "$d/run-$r" "$d" "-$r" 4000 plain memcheck racecheck csan ncu
     rm -rf "$d/run-$r"
   done
 }
@@ -831,11 +833,7 @@ cudnn_benchmark() {
   (cd "$SRC" && RUN_TIMEOUT=560 record cudawatch cudnn_benchmark -- "$CW" --color never run \
     --timeout "${BENCH_LIMIT:-300}" --out-dir "$d/run" --format json -- $PY cudnn_benchmark_step.py)
   cp "$d/run/report.json" "$d/cudawatch.report.json"
-  local t
-  for t in memcheck racecheck initcheck synccheck ncu; do
-    [ -f "$d/run/$t/stdout" ] && tail -c 4000 "$d/run/$t/stdout" >"$d/$t.stdout"
-    [ -f "$d/run/$t/stderr" ] && tail -c 4000 "$d/run/$t/stderr" >"$d/$t.stderr"
-  done
+  keep_tails "$d/run" "$d" "" 4000 memcheck racecheck initcheck synccheck ncu
   rm -rf "$d/run"
 }
 

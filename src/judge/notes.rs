@@ -2,7 +2,7 @@
 //! report's notes rather than its warnings: a warning limits trust in the
 //! report (and the clean verdict says "with 1 warning"), a note does not.
 
-use cudawatch_model::Report;
+use cudawatch_model::{Report, Warning};
 
 /// The note of a run whose sanitizers ran with PyTorch's caching allocator
 /// off (`tools::sanitizer::allocator_off`): they then saw one allocation
@@ -13,6 +13,33 @@ pub const ALLOCATOR_OFF: &str = "PyTorch's caching allocator was turned off unde
 
 /// Where the allocator note came from.
 pub const ALLOCATOR_OFF_SOURCE: &str = "sanitizers";
+
+/// The note of a run whose program turns cuDNN's benchmark mode on where
+/// the tool stages kept it off (`tools::hook::cudnn_benchmark_off`).
+pub fn cudnn_benchmark_off() -> Warning {
+    Warning {
+        source: "cuDNN".into(),
+        message: "the program turns cuDNN's benchmark mode on \
+                  (torch.backends.cudnn.benchmark); the tool stages kept it off, so cuDNN \
+                  chose its algorithms by its heuristics instead of timing every candidate \
+                  under the tool: a convolution kernel that only benchmark mode would pick \
+                  was not checked there"
+            .into(),
+    }
+}
+
+/// The note of a run whose stages ended the program after its optimizer
+/// step `steps` (`--steps`): a chosen scope, so a note, not a warning.
+pub fn steps(steps: &str) -> Warning {
+    Warning {
+        source: "--steps".into(),
+        message: format!(
+            "every stage ran the program up to its optimizer step {steps} (torch.optim) and \
+             ended it there: what later steps do was not checked (a program without an \
+             optimizer ran to its end)"
+        ),
+    }
+}
 
 /// Moves the allocator note out of the warnings of a report written before
 /// reports had notes, so a saved report reads back as a new one reads.

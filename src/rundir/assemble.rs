@@ -167,11 +167,9 @@ fn read_stage(
     }
     if hook.cudnn_benchmark_refused > 0 {
         let notes = &mut builder.report_mut().notes;
-        if !notes.iter().any(|n| n.message == CUDNN_BENCHMARK_OFF) {
-            notes.push(Warning {
-                source: "cuDNN".into(),
-                message: CUDNN_BENCHMARK_OFF.into(),
-            });
+        let note = crate::judge::notes::cudnn_benchmark_off();
+        if !notes.contains(&note) {
+            notes.push(note);
         }
     }
     StageReport {
@@ -223,29 +221,15 @@ fn hook_facts(files: &StageFiles) -> Option<cudawatch_parsers::memory::HookFacts
     cudawatch_parsers::memory::hook_facts(&bytes).ok()
 }
 
-/// The note of a run whose program turned cuDNN's benchmark mode on where
-/// a tool stage kept it off (`tools::hook::cudnn_benchmark_off`).
-const CUDNN_BENCHMARK_OFF: &str = "the program turns cuDNN's benchmark mode on \
-     (torch.backends.cudnn.benchmark); the tool stages kept it off, so cuDNN chose its \
-     algorithms by its heuristics instead of timing every candidate under the tool: a \
-     convolution kernel that only benchmark mode would pick was not checked there";
-
-/// What `--steps` left out, said once for the run: a chosen scope, so a
-/// note, not a warning.
+/// What `--steps` left out, said once for the run from the stages that
+/// really ran with it.
 fn steps_note(stages: &[StageReport]) -> Option<Warning> {
     let prefix = format!("{}=", crate::tools::hook::STOP_AFTER_STEPS);
     let steps = stages
         .iter()
         .filter(|s| s.end.is_some_and(|e| e != ProcessEnd::NotStarted))
         .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))?;
-    Some(Warning {
-        source: "--steps".into(),
-        message: format!(
-            "every stage ran the program up to its optimizer step {steps} (torch.optim) and ended \
-             it there: what later steps do was not checked (a program without an optimizer ran \
-             to its end)"
-        ),
-    })
+    Some(crate::judge::notes::steps(steps))
 }
 
 fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {

@@ -166,11 +166,12 @@ mod tests {
             } else {
                 Vec::new()
             },
-            env_remove: Vec::new(),
-            cannot_start: None,
-            not_applicable: None,
-            files: Vec::new(),
+            ..StageCommand::default()
         }
+    }
+
+    fn words(command: &StageCommand) -> Vec<&str> {
+        command.argv.iter().map(|a| a.to_str().unwrap()).collect()
     }
 
     fn printed(text: &str) -> tempfile::TempDir {
@@ -189,12 +190,7 @@ mod tests {
         let first = command("cs --tool memcheck --xml python3 t.py", true);
         let again = rerun(Tool::Memcheck, &first, ProcessEnd::Exited(1), dir.path()).unwrap();
         assert!(again.command.env.is_empty());
-        let argv: Vec<_> = again
-            .command
-            .argv
-            .iter()
-            .map(|a| a.to_str().unwrap())
-            .collect();
+        let argv = words(&again.command);
         assert_eq!(
             argv[..5],
             ["cs", "--show-backtrace", "device", "--tool", "memcheck"]
@@ -230,12 +226,7 @@ mod tests {
             false,
         );
         let again = rerun(Tool::Ncu, &first, ProcessEnd::Exited(1), dir.path()).unwrap();
-        let argv: Vec<_> = again
-            .command
-            .argv
-            .iter()
-            .map(|a| a.to_str().unwrap())
-            .collect();
+        let argv = words(&again.command);
         assert_eq!(argv, ["ncu", "-o", "r", "python3", "t.py"]);
         assert!(
             again
