@@ -13,6 +13,7 @@
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
+#           compile-csan hf-trainer
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -682,6 +683,23 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
 # `cudawatch run` with default settings: the correct pytest suite under
 # pytest-xdist (two workers, each with its own optimizer steps) and an MLP
 # compiled into CUDA graphs (tests/gpu/beyond/compiled_cudagraphs.py).
+# cudawatch_run CASE SRCDIR LIMIT [RUN FLAG...] -- PROGRAM...: `cudawatch
+# run` of PROGRAM inside SRCDIR (RUN_TIMEOUT LIMIT), recorded as
+# CASE/cudawatch.*, its run directory CASE/run, its report.json kept as
+# CASE/cudawatch.report.json.
+cudawatch_run() {
+  local c=$1 dir=$2 limit=$3 flags=()
+  shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    flags+=("$1")
+    shift
+  done
+  shift
+  (cd "$dir" && RUN_TIMEOUT=$limit record cudawatch "$c" -- "$CW" --color never run \
+    "${flags[@]}" --out-dir "$OUTDIR/$c/run" --format json -- "$@")
+  cp "$OUTDIR/$c/run/report.json" "$OUTDIR/$c/cudawatch.report.json"
+}
+
 # keep_tails RUN DEST SUFFIX BYTES TOOL...: the last BYTES of each named
 # stage's stdout and stderr in the run directory RUN, as
 # DEST/<tool>SUFFIX.stdout and .stderr (the run directory itself is too
@@ -830,10 +848,48 @@ cudnn_benchmark() {
   mkdir -p "$d"
   cp "$SRC/cudnn_benchmark_step.py" "$d/"
   record plain cudnn_benchmark -- $PY "$SRC/cudnn_benchmark_step.py"
-  (cd "$SRC" && RUN_TIMEOUT=560 record cudawatch cudnn_benchmark -- "$CW" --color never run \
-    --timeout "${BENCH_LIMIT:-300}" --out-dir "$d/run" --format json -- $PY cudnn_benchmark_step.py)
-  cp "$d/run/report.json" "$d/cudawatch.report.json"
+  cudawatch_run cudnn_benchmark "$SRC" 560 --timeout "${BENCH_LIMIT:-300}" -- \
+    $PY cudnn_benchmark_step.py
   keep_tails "$d/run" "$d" "" 4000 memcheck racecheck initcheck synccheck ncu
+  rm -rf "$d/run"
+}
+
+# torch.compile under CSAN (tests/gpu/beyond/compile_csan.py, a race
+# between a side stream's write and a compiled function's read): the
+# program plainly, with TORCH_CUDA_SANITIZER=1 alone (no cudawatch), and
+# `cudawatch run --stages plain,csan`. Each prints Dynamo's counters and
+# Inductor's kernel count: whether the compiled code ran under CSAN.
+compile_csan() {
+  local d=$OUTDIR/compile_csan
+  mkdir -p "$d"
+  cp "$SRC/compile_csan.py" "$d/"
+  record plain compile_csan -- $PY "$SRC/compile_csan.py"
+  record csan-raw compile_csan -- env TORCH_CUDA_SANITIZER=1 $PY "$SRC/compile_csan.py"
+  if [ -x "$CW" ]; then
+    cudawatch_run compile_csan "$SRC" 120 --stages plain,csan -- $PY compile_csan.py
+    keep_tails "$d/run" "$d" "" 8000 csan
+    [ -f "$d/run/csan/hook.json" ] && cp "$d/run/csan/hook.json" "$d/csan.hook.json"
+    rm -rf "$d/run"
+  fi
+}
+
+# Hugging Face's Trainer (tests/gpu/real/hf_trainer.py, eight bf16 steps of
+# a small GPT-2): plainly, then `cudawatch run` with default settings;
+# initcheck's text and XML (a flood's stackless run) kept as their first
+# record per kernel (scripts/lib/first_records.py).
+hf_trainer() {
+  [ -x "$CW" ] || { echo "hf-trainer needs $CW" >&2; return; }
+  local d=$OUTDIR/hf_trainer real=$ROOT/tests/gpu/real
+  mkdir -p "$d"
+  cp "$real/hf_trainer.py" "$d/"
+  record plain hf_trainer -- $PY "$real/hf_trainer.py"
+  cudawatch_run hf_trainer "$real" 560 --timeout "${BENCH_LIMIT:-240}" -- $PY hf_trainer.py
+  keep_tails "$d/run" "$d" "" 8000 plain memcheck racecheck initcheck synccheck csan memory ncu
+  local f
+  for f in stdout initcheck.xml; do
+    [ -f "$d/run/initcheck/$f" ] && $PY "$ROOT/scripts/lib/first_records.py" \
+      "$d/run/initcheck/$f" "$d/initcheck-first-per-kernel.${f##*.}"
+  done
   rm -rf "$d/run"
 }
 
@@ -908,6 +964,8 @@ for p in "${phases[@]}"; do
     manual-graphs) manual_graphs ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
+    compile-csan) compile_csan ;;
+    hf-trainer) hf_trainer ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

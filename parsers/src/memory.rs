@@ -65,6 +65,10 @@ pub struct HookFacts {
     /// CUDA graph replays, whose work CSAN never sees.
     #[serde(default)]
     pub csan_graph_replays: u64,
+    /// `torch.compile` calls under CSAN, whose functions then ran as eager
+    /// operators (Dynamo compiles nothing under a dispatch mode).
+    #[serde(default)]
+    pub csan_compile_calls: u64,
     /// The optimizer step after which the hook ended the program
     /// (`--steps`), when it did.
     #[serde(default)]

@@ -97,10 +97,22 @@ pub fn signatures_by_bare_name<'a>(
 
 /// A kernel signature without return type, arguments and template
 /// arguments, namespaces kept (`void cudnn::engines::k<float>(int)` →
-/// `cudnn::engines::k`).
+/// `cudnn::engines::k`). compute-sanitizer and ncu both print an anonymous
+/// namespace as `<unnamed>` (`at::native::<unnamed>::fused_dropout_kernel_vec<...>`,
+/// ATen's dropout under Hugging Face's Trainer): a namespace, not the
+/// template's arguments.
 pub fn qualified_kernel_name(signature: &str) -> &str {
+    const ANONYMOUS: &str = "<unnamed>";
     let name = simple_kernel_name(signature);
-    name.split('<').next().unwrap_or(name)
+    let mut from = 0;
+    while let Some(found) = name[from..].find('<') {
+        let at = from + found;
+        if !name[at..].starts_with(ANONYMOUS) {
+            return &name[..at];
+        }
+        from = at + ANONYMOUS.len();
+    }
+    name
 }
 
 /// A stable identity: tool, kind, kernel (simple name), file base name,
@@ -466,5 +478,24 @@ mod tests {
         assert_eq!(simple_kernel_name("oob_write(int *, int)"), "oob_write");
         assert_eq!(simple_kernel_name("oob_write"), "oob_write");
         assert_eq!(simple_kernel_name("void k<(int)3>(float *)"), "k<(int)3>");
+    }
+
+    #[test]
+    fn a_kernel_in_an_anonymous_namespace_keeps_its_name() {
+        // As compute-sanitizer's text printed ATen's dropout kernel under
+        // Hugging Face's Trainer (H100, 2026-11-25,
+        // sample-reports/beyond/hf_trainer/): the XML names it
+        // `fused_dropout_kernel_vec`.
+        let sig = "void at::native::<unnamed>::fused_dropout_kernel_vec<c10::BFloat16, float, \
+                   unsigned int, (int)1, (int)8, bool>(at::cuda::detail::TensorInfo<const T1, T3>, \
+                   T3, T2, at::PhiloxCudaState)";
+        assert_eq!(bare_kernel_name(sig), "fused_dropout_kernel_vec");
+        assert_eq!(
+            qualified_kernel_name(sig),
+            "at::native::<unnamed>::fused_dropout_kernel_vec"
+        );
+        let map = signatures_by_bare_name([sig].into_iter());
+        assert_eq!(map["fused_dropout_kernel_vec"].as_deref(), Some(sig));
+        assert_eq!(bare_kernel_name("void <unnamed>::k(int)"), "k");
     }
 }

@@ -241,7 +241,24 @@ fn by_kernel(kernel: &str) -> Option<(Owner, String, String)> {
     };
     // cuDNN's own CUTLASS build (`cutlass__5x_cudnn`) is cuDNN: library
     // names first, cuDNN first among them.
-    hit(LIBRARY_KERNELS, Owner::Library).or_else(|| hit(FRAMEWORK_KERNELS, Owner::Framework))
+    hit(LIBRARY_KERNELS, Owner::Library)
+        .or_else(|| hit(FRAMEWORK_KERNELS, Owner::Framework))
+        .or_else(|| aten_as_ncu_names_it(name))
+}
+
+/// ncu names some of ATen's kernels without their outer namespace: `void
+/// native::<unnamed>::embedding_backward_feature_kernel<float, float,
+/// long>(...)` beside `void at::native::reduce_kernel<...>` in the same
+/// profile (Hugging Face's Trainer, H100, 2026-11-25). Only a name that
+/// starts there is ATen's; `mylib::native::k` stays its own.
+fn aten_as_ncu_names_it(name: &str) -> Option<(Owner, String, String)> {
+    name.starts_with("native::").then(|| {
+        (
+            Owner::Framework,
+            "PyTorch ATen".to_string(),
+            "kernel name starts with `native::` (ncu's name for at::native)".to_string(),
+        )
+    })
 }
 
 fn by_file(file: &str) -> Option<(Owner, String, String)> {
@@ -341,6 +358,11 @@ mod tests {
                 Owner::Framework,
             ),
             ("triton_per_fused_sum_0", Owner::Framework),
+            (
+                "void native::<unnamed>::embedding_backward_feature_kernel<float, float, long>(const T3 *, const T1 *, T1 *, int, long, int)",
+                Owner::Framework,
+            ),
+            ("void mylib::native::scale(float *)", Owner::User),
             (
                 "void at_cuda_detail::DeviceRadixSortHistogramKernel<at_cuda_detail::policy_hub<long, cub::OpaqueType<8>, unsigned long long>::Policy1000, 0, long, unsigned long long, at_cuda_detail::identity_decomposer_t>(T4 *, const T3 *, T4, int, int, T5)",
                 Owner::Library,

@@ -47,18 +47,31 @@ impl StageKind for Csan {
 const CSAN_BLIND_SPOTS: &str = "CSAN sees PyTorch's operators on PyTorch's streams: not the \
      arguments of custom kernels (CuPy, Triton, extensions), nor streams PyTorch does not know";
 
-/// What CSAN could not see in this run: its blind spots, and the CUDA
-/// graphs the hook counted (their operators only recorded while captured,
-/// then run by replays that CSAN never sees).
+/// What CSAN could not see in this run: its blind spots, the CUDA graphs
+/// the hook counted (their operators only recorded while captured, then
+/// run by replays that CSAN never sees), and the program's torch.compile
+/// calls (run as eager operators under CSAN: Dynamo compiles nothing while
+/// a dispatch mode is on).
 fn blind_spots(hook: Option<&HookFacts>) -> String {
-    let Some(hook) = hook.filter(|h| h.csan_captured_ops + h.csan_graph_replays > 0) else {
-        return CSAN_BLIND_SPOTS.to_string();
+    let mut said = CSAN_BLIND_SPOTS.to_string();
+    let Some(hook) = hook else {
+        return said;
     };
-    format!(
-        "{CSAN_BLIND_SPOTS}, nor inside CUDA graphs: {} captured and {} not checked",
-        plural(hook.csan_captured_ops, "operator"),
-        plural(hook.csan_graph_replays, "replay")
-    )
+    if hook.csan_captured_ops + hook.csan_graph_replays > 0 {
+        said.push_str(&format!(
+            ", nor inside CUDA graphs: {} captured and {} not checked",
+            plural(hook.csan_captured_ops, "operator"),
+            plural(hook.csan_graph_replays, "replay")
+        ));
+    }
+    if hook.csan_compile_calls > 0 {
+        said.push_str(&format!(
+            "; the program's torch.compile ({}) ran as eager operators under CSAN, which \
+             Dynamo does not compile under: CSAN checked those operators, not Inductor's kernels",
+            plural(hook.csan_compile_calls, "call")
+        ));
+    }
+    said
 }
 
 /// The CSAN stage: the program run with `TORCH_CUDA_SANITIZER=1`. CSAN

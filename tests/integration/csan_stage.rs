@@ -348,6 +348,39 @@ fn operators_captured_into_a_cuda_graph_are_not_races_and_the_stage_says_csan_di
     assert_eq!(csan_stage(&bare)["outcome"], "findings");
 }
 
+/// A function compiled with torch.compile (as a decorator with options,
+/// and by a call), then run.
+const COMPILES: &str = "import torch
+@torch.compile(mode='max-autotune')
+def scaled(x):
+    return torch.fake_op('aten::mul')
+step = torch.compile(lambda: torch.fake_op('aten::add'))
+scaled(1)
+step()
+print('loss 0.25')
+";
+
+#[test]
+fn torch_compile_under_csan_is_said_to_run_as_eager_operators() {
+    // Dynamo compiles nothing under CSAN's dispatch mode (H100, torch
+    // 2.11, sample-reports/beyond/compile_csan/): what CSAN checked of a
+    // compiled program is its eager operators, and the stage says so.
+    let case = csan_run(COMPILES, &[]);
+    assert_eq!(case.out.code, 0, "{}", case.out.stderr);
+    let csan = csan_stage(&case);
+    assert_eq!(csan["outcome"], "clean", "{csan}");
+    let reason = csan["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("torch.compile (2 calls) ran as eager operators under CSAN")
+            && reason.contains("not Inductor's kernels"),
+        "{reason}"
+    );
+    // A program that compiles nothing is not told about it.
+    let plain = csan_run(USES_TORCH, &[]);
+    let reason = csan_stage(&plain)["reason"].as_str().unwrap().to_string();
+    assert!(!reason.contains("torch.compile"), "{reason}");
+}
+
 /// What the program saw and what cuDNN was told, printed by the program.
 const TURNS_BENCHMARK_ON: &str = "import torch, torch.backends.cudnn
 torch.backends.cudnn.benchmark = True

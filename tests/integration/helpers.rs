@@ -118,6 +118,21 @@ pub fn site_of_kind<'a>(report: &'a serde_json::Value, kind: &str) -> &'a serde_
         .unwrap_or_else(|| panic!("no {kind} site in {report}"))
 }
 
+/// The first site of a JSON report whose kernel name contains `fragment`.
+pub fn site_with_kernel<'a>(
+    report: &'a serde_json::Value,
+    fragment: &str,
+) -> &'a serde_json::Value {
+    report["findings"]
+        .as_array()
+        .and_then(|sites| {
+            sites
+                .iter()
+                .find(|s| s["kernel"].as_str().is_some_and(|k| k.contains(fragment)))
+        })
+        .unwrap_or_else(|| panic!("no site in a kernel named *{fragment}* in {report}"))
+}
+
 /// The checklist item `id` of a JSON report.
 pub fn checklist_item(report: &serde_json::Value, id: &str) -> serde_json::Value {
     report["checklist"]

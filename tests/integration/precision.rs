@@ -576,17 +576,7 @@ fn ncus_call_stacks_give_each_launch_the_line_that_launched_it() {
         .unwrap();
     assert_eq!(sort["launched_from"]["func"], "sort_step");
     assert_eq!(sort["launched_from"]["line"], 10);
-    let site = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| {
-            s["kernel"]
-                .as_str()
-                .unwrap_or("")
-                .contains("DeviceRadixSortOnesweepKernel")
-        })
-        .unwrap();
+    let site = crate::helpers::site_with_kernel(&report, "DeviceRadixSortOnesweepKernel");
     assert_eq!(site["python_frame"]["line"], 10, "{site}");
     assert_eq!(site["owner"]["owner"], "library", "{site}");
     // A kernel launched by the autograd engine's own thread has no Python
@@ -962,4 +952,43 @@ fn a_race_in_a_users_extension_kernel_names_the_python_line_ncu_saw_launch_it() 
     ));
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(!out.stderr.contains("where ncu saw"), "{}", out.stderr);
+}
+
+#[test]
+fn aten_kernels_in_anonymous_namespaces_are_atens_not_the_users() {
+    // Hugging Face's Trainer on the H100 (sample-reports/beyond/hf_trainer/):
+    // initcheck's XML names ATen's dropout `fused_dropout_kernel_vec`, its
+    // text `at::native::<unnamed>::fused_dropout_kernel_vec<...>`. Cut at
+    // `<unnamed>`, the signature was lost and the read was listed as the
+    // user's kernel (the run PASSED with a user site, not CLEAN).
+    let (out, report) = parse_json(
+        &[
+            "hf_trainer/initcheck-first-per-kernel.xml",
+            "hf_trainer/initcheck-first-per-kernel.stdout",
+        ],
+        &[],
+    );
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    let dropout = crate::helpers::site_with_kernel(&report, "fused_dropout_kernel_vec");
+    assert!(
+        dropout["kernel_signature"]
+            .as_str()
+            .is_some_and(|s| s.contains("at::native::<unnamed>::fused_dropout_kernel_vec<")),
+        "{dropout}"
+    );
+    assert_eq!(dropout["owner"]["component"], "PyTorch ATen", "{dropout}");
+    // ncu names some of ATen's kernels without `at::`; re-judged, the
+    // Trainer's run from before lists no site as the user's.
+    let out = run(crate::helpers::cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(crate::helpers::sample(
+            "beyond/hf_trainer/before/cudawatch.report.json",
+        )));
+    let judged = crate::helpers::json(&out);
+    let embedding = crate::helpers::site_with_kernel(
+        &judged,
+        "void native::<unnamed>::embedding_backward_feature_kernel",
+    );
+    assert_eq!(embedding["owner"]["owner"], "framework", "{embedding}");
+    assert!(!embedding["owner"]["user_call"].as_bool().unwrap_or(false));
 }

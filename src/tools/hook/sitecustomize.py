@@ -411,6 +411,10 @@ def _torch_loaded(torch):
             _csan_outside_captures(torch)
         except Exception as error:
             _error("csan and CUDA graphs", error)
+        try:
+            _csan_counts_compile(torch)
+        except Exception as error:
+            _error("csan and torch.compile", error)
     if not _MEMORY:
         return
     try:
@@ -429,7 +433,7 @@ def _torch_loaded(torch):
 
 def _csan_outside_captures(torch):
     """CSAN books each operator as running when it is called. Inside a CUDA
-    graph capture (torch.cuda.graph, torch.compile's CUDA graphs) operators
+    graph capture (torch.cuda.graph, a CUDAGraph captured by hand) operators
     are only recorded into the graph, not run, and the capture stream never
     joins the others again: CSAN then took the capture's reads of a static
     input as still running, and the graph's own recipe (copy new data into
@@ -478,6 +482,31 @@ def _csan_outside_captures(torch):
     graph.capture_begin = capture_begin
     graph.capture_end = capture_end
     graph.replay = counted_replay
+
+
+def _csan_counts_compile(torch):
+    """Dynamo compiles nothing while a torch dispatch mode is on ("non-infra
+    torch dispatch mode present, this is not supported today in
+    torch.compile"), and CSAN is one: under CSAN a torch.compile'd function
+    runs as eager PyTorch operators, which CSAN checks, and Inductor's
+    kernels never run (seen on the H100 with torch 2.11,
+    tests/gpu/beyond/compile_csan.py: Dynamo's frame count 0, the race
+    reported at the compiled function's own source line). The stage says
+    so when the program asked for torch.compile: the calls are counted."""
+    csan = sys.modules.get("torch.cuda._sanitizer")
+    if csan is None or not getattr(getattr(csan, "cuda_sanitizer", None), "enabled", False):
+        return
+    compile_ = getattr(torch, "compile", None)
+    if compile_ is None:
+        return
+
+    def counted_compile(*args, **kwargs):
+        _facts["csan_compile_calls"] = _facts.get("csan_compile_calls", 0) + 1
+        return compile_(*args, **kwargs)
+
+    counted_compile.__doc__ = compile_.__doc__
+    counted_compile.__wrapped__ = compile_
+    torch.compile = counted_compile
 
 
 class _AfterTorch:
