@@ -96,8 +96,16 @@
 #           settings on MIX_PROGRAM: the whole check's and each stage's
 #           seconds, and each shard's seconds and launches profiled. Only
 #           shard 0's profile reaches the report (a measure of time).
+#   racecheck-phases  where racecheck's time goes on ViT-tiny's step
+#           (benches/vit_phases.py: the step with each phase stamped), ALONE,
+#           one run after another: plainly, racecheck as the stage runs it,
+#           with `--racecheck-detect-level error`, with eager module loading
+#           (CUDA_MODULE_LOADING=EAGER), and memcheck as its stage runs it.
+#           Per run: the seconds at each phase's end (import torch, import
+#           timm, model on the GPU, forward, backward, optimizer step, a
+#           second step, exit) and the whole run's.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards] [racecheck-phases]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -484,6 +492,44 @@ racecheck_levers() {
   } | tee "$OUTDIR/racecheck-levers-summary.txt"
 }
 
+racecheck_phases() {
+  mkdir -p "$OUTDIR/phases"
+  local prog=$ROOT/benches/vit_phases.py
+  local cs=(compute-sanitizer --error-exitcode 86 --target-processes all --print-limit 0)
+  local v variants
+  read -ra variants <<<"${PHASE_VARIANTS:-plain racecheck error-level eager memcheck}"
+  for v in "${variants[@]}"; do
+    case $v in
+      plain) timed_tool phases/$v $PY "$prog" ;;
+      racecheck) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${cs[@]}" \
+        --tool racecheck $PY "$prog" ;;
+      error-level) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${cs[@]}" \
+        --tool racecheck --racecheck-detect-level error $PY "$prog" ;;
+      eager) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDA_MODULE_LOADING=EAGER \
+        "${cs[@]}" --tool racecheck $PY "$prog" ;;
+      memcheck) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${cs[@]}" \
+        --tool memcheck $PY "$prog" ;;
+      *) echo "unknown phase variant $v" >&2; continue ;;
+    esac
+  done
+  {
+    printf '%-12s' variant
+    for p in import-torch import-timm model-on-gpu forward backward optimizer-step second-step exit; do
+      printf ' %9s' "${p:0:9}"
+    done
+    printf ' %8s %8s  %s\n' wall cpu-user summary
+    for v in "${variants[@]}"; do
+      local f=$OUTDIR/phases/$v
+      printf '%-12s' "$v"
+      for p in import-torch import-timm model-on-gpu forward backward optimizer-step second-step exit; do
+        printf ' %9s' "$(awk -v p="$p" '$1 == "phase" && $2 == p {print $3}' "$f.err" | tail -1)"
+      done
+      printf ' %8s %8s  %s\n' "$(cat "$f.seconds")" "$(awk '{print $2}' "$f.cpu")" \
+        "$(grep -h -E 'SUMMARY' "$f.out" "$f.err" | tr '\n' ' ')"
+    done
+  } | tee "$OUTDIR/racecheck-phases-summary.txt"
+}
+
 print_limit_costs() {
   mkdir -p "$OUTDIR/pl"
   local run=(env PYTORCH_NO_CUDA_MEMORY_CACHING=1 $PY "$BT_PROGRAM")
@@ -836,6 +882,7 @@ for p in "${phases[@]}"; do
     racecheck-ranges) racecheck_ranges ;;
     mps) mps_costs ;;
     ncu-shards) ncu_shards ;;
+    racecheck-phases) racecheck_phases ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done
