@@ -968,7 +968,13 @@ fn aten_kernels_in_anonymous_namespaces_are_atens_not_the_users() {
         ],
         &[],
     );
-    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    // Cut to a record per kernel, the log holds fewer records than its
+    // ERROR SUMMARY counts: inconclusive, and said.
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("ERROR SUMMARY says 131584 errors but the XML holds 5 records")
+    );
     let dropout = crate::helpers::site_with_kernel(&report, "fused_dropout_kernel_vec");
     assert!(
         dropout["kernel_signature"]
