@@ -13,7 +13,7 @@
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
-#           compile-csan hf-trainer
+#           compile-csan hf-trainer two-ranks
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -893,6 +893,26 @@ hf_trainer() {
   rm -rf "$d/run"
 }
 
+# Two DDP ranks on one GPU (tests/gpu/beyond/two_ranks.py, gloo): with
+# LEAK=1 rank 1 keeps each step's loss with its graph, rank 0 holds more
+# but stays flat; LEAK=0 both flat. Plainly, then `cudawatch run --stages
+# plain,memory` of each, keeping the memory stage's steps.jsonl and
+# peaks.jsonl (each rank's lines).
+two_ranks() {
+  [ -x "$CW" ] || { echo "two-ranks needs $CW" >&2; return; }
+  local leak c
+  for leak in 1 0; do
+    c=two_ranks_leak$leak
+    mkdir -p "$OUTDIR/$c"
+    cp "$SRC/two_ranks.py" "$OUTDIR/$c/"
+    LEAK=$leak record plain "$c" -- $PY "$SRC/two_ranks.py"
+    LEAK=$leak cudawatch_run "$c" "$SRC" 300 --stages plain,memory -- $PY two_ranks.py
+    cp "$OUTDIR/$c/run/memory/"{steps,peaks}.jsonl "$OUTDIR/$c/" 2>/dev/null
+    cp "$OUTDIR/$c/run/memory/hook.json" "$OUTDIR/$c/memory.hook.json" 2>/dev/null
+    rm -rf "$OUTDIR/$c/run"
+  done
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -966,6 +986,7 @@ for p in "${phases[@]}"; do
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;
     hf-trainer) hf_trainer ;;
+    two-ranks) two_ranks ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -29,6 +29,50 @@ pub struct MemoryReport {
     /// Memory that grows step over step, when it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub growth: Option<Growth>,
+    /// Each process that used CUDA, with its peak, when the program had
+    /// several (the ranks of a torch.distributed program): `peak` and
+    /// `at_peak` are then the highest peak's process.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessPeak>,
+}
+
+/// One process of a program that ran several on CUDA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessPeak {
+    /// Which process.
+    #[serde(flatten)]
+    pub process: ProcessId,
+    /// Its `torch.cuda.max_memory_allocated()`.
+    pub allocated: u64,
+    /// Its `torch.cuda.max_memory_reserved()`.
+    pub reserved: u64,
+    /// Its optimizer steps.
+    pub steps: u64,
+}
+
+/// A process of the program: its pid and, in a torch.distributed
+/// program, its rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProcessId {
+    /// The process id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// The torch.distributed rank, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+}
+
+impl std::fmt::Display for ProcessId {
+    /// `rank 1 (pid 4242)`, `pid 4242`, or `one process` for steps read
+    /// from a hook that did not say.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.rank, self.pid) {
+            (Some(rank), Some(pid)) => write!(f, "rank {rank} (pid {pid})"),
+            (Some(rank), None) => write!(f, "rank {rank}"),
+            (None, Some(pid)) => write!(f, "pid {pid}"),
+            (None, None) => f.write_str("one process"),
+        }
+    }
 }
 
 /// The run's high-water marks.
@@ -122,12 +166,16 @@ pub struct OtherProcess {
 /// Memory after one optimizer step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepMemory {
-    /// The step, from 1.
+    /// The step, from 1, counted by its process.
     pub step: u64,
     /// Still allocated after it.
     pub allocated: u64,
     /// Reserved after it.
     pub reserved: u64,
+    /// The process that stepped (each rank of a torch.distributed program
+    /// steps its own optimizer).
+    #[serde(flatten)]
+    pub process: ProcessId,
 }
 
 /// Allocated memory rising step over step.
@@ -142,6 +190,10 @@ pub struct Growth {
     /// The user's lines whose live memory grew, most first, with their
     /// growth per step in `bytes`.
     pub lines: Vec<HeldLine>,
+    /// The process whose memory grows, when the program stepped in
+    /// several (the one growing most).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessId>,
 }
 
 /// `392.0 MiB`: a size as reports print it (binary units, one decimal).

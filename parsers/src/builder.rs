@@ -481,6 +481,9 @@ impl ReportBuilder {
             artifacts.program_output,
             artifacts.commands,
         );
+        let (processes, peak_problems) = crate::memory::process_peaks(artifacts.peaks);
+        memory.processes = processes;
+        let problems = problems.into_iter().chain(peak_problems);
         for oom in memory.ooms.iter_mut().filter(|o| o.fragmentation) {
             oom.expandable_helped = expandable;
         }

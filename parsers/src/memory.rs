@@ -16,7 +16,7 @@ use serde::Deserialize;
 use crate::model::size;
 use crate::model::{
     FindingKind, Frame, Growth, HeldLine, MemoryReport, OomState, OtherProcess, PeakMemory,
-    Severity, Site, SourceLocation, StepMemory, Tool,
+    ProcessId, ProcessPeak, Severity, Site, SourceLocation, StepMemory, Tool,
 };
 use crate::site::{new_site, site_id};
 
@@ -174,6 +174,8 @@ struct RawStep {
     reserved: u64,
     #[serde(default)]
     state: Option<RawState>,
+    #[serde(flatten)]
+    process: ProcessId,
 }
 
 /// What the memory stage left, read: its hook's exit report, the OOM
@@ -185,6 +187,8 @@ pub struct Artifacts<'a> {
     pub ooms: &'a [Vec<u8>],
     /// `steps.jsonl`.
     pub steps: &'a [u8],
+    /// `peaks.jsonl`: each CUDA process's peak at its exit.
+    pub peaks: &'a [u8],
     /// The stage's stderr (PyTorch's OOM message).
     pub program_output: &'a str,
     /// `processes.json`.
@@ -252,7 +256,7 @@ pub fn read_with_commands(
             Err(e) => problems.push(format!("oom-{}.json: {e}", i + 1)),
         }
     }
-    let mut states: Vec<(u64, RawState)> = Vec::new();
+    let mut states: Vec<(ProcessId, u64, RawState)> = Vec::new();
     for (n, line) in steps.split(|b| *b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -263,17 +267,88 @@ pub fn read_with_commands(
                     step: step.step,
                     allocated: step.allocated,
                     reserved: step.reserved,
+                    process: step.process,
                 });
                 if let Some(state) = step.state {
-                    states.push((step.step, state));
+                    states.push((step.process, step.step, state));
                 }
             }
             // A program killed mid-write leaves a cut last line.
             Err(e) => problems.push(format!("steps.jsonl line {}: {e}", n + 1)),
         }
     }
-    report.growth = growth(&report.steps, &states);
+    report.growth = growth_of_any_process(&report.steps, &states);
     (report, problems)
+}
+
+/// Reads `peaks.jsonl`: a line per process that used CUDA, at its exit.
+/// Kept only when there were several (one process's peak is the report's
+/// `peak` already).
+pub fn process_peaks(bytes: &[u8]) -> (Vec<ProcessPeak>, Vec<String>) {
+    #[derive(Deserialize)]
+    struct RawProcessPeak {
+        #[serde(flatten)]
+        process: ProcessId,
+        max_allocated: u64,
+        max_reserved: u64,
+        #[serde(default)]
+        steps: u64,
+    }
+    let mut peaks = Vec::new();
+    let mut problems = Vec::new();
+    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<RawProcessPeak>(line) {
+            Ok(raw) => peaks.push(ProcessPeak {
+                process: raw.process,
+                allocated: raw.max_allocated,
+                reserved: raw.max_reserved,
+                steps: raw.steps,
+            }),
+            Err(e) => problems.push(format!("peaks.jsonl line {}: {e}", n + 1)),
+        }
+    }
+    if peaks.len() < 2 {
+        peaks.clear();
+    }
+    (peaks, problems)
+}
+
+/// Growth judged in each process's own steps (the ranks of a
+/// torch.distributed program step at once, and their lines interleave:
+/// one series of them would rise and fall from rank to rank), the process
+/// growing most.
+fn growth_of_any_process(
+    steps: &[StepMemory],
+    states: &[(ProcessId, u64, RawState)],
+) -> Option<Growth> {
+    let mut processes: Vec<ProcessId> = Vec::new();
+    for step in steps {
+        if !processes.contains(&step.process) {
+            processes.push(step.process);
+        }
+    }
+    let several = processes.len() > 1;
+    processes
+        .into_iter()
+        .filter_map(|process| {
+            let own: Vec<StepMemory> = steps
+                .iter()
+                .filter(|s| s.process == process)
+                .copied()
+                .collect();
+            let own_states: Vec<(u64, RawState)> = states
+                .iter()
+                .filter(|(p, _, _)| *p == process)
+                .map(|(_, step, state)| (*step, state.clone()))
+                .collect();
+            let mut growth = growth(&own, &own_states)?;
+            growth.process = several.then_some(process);
+            Some(growth)
+        })
+        .max_by_key(|g| g.bytes_per_step)
 }
 
 /// The growth finding, when memory grows step over step.
@@ -284,12 +359,13 @@ pub fn growth_site(growth: &Growth) -> Site {
         FindingKind::MemoryGrowth,
         Severity::Error,
         format!(
-            "memory still allocated after each optimizer step grows by {} a step (steps {}-{}): \
+            "memory still allocated after each optimizer step grows by {} a step (steps {}-{}{}): \
              what this line allocates survives every step, as a tensor kept with its graph \
              does (`losses.append(loss)`); keep `loss.item()` or `.detach()`",
             size(growth.bytes_per_step),
             growth.from_step,
-            growth.to_step
+            growth.to_step,
+            growth.process.map_or(String::new(), |p| format!(" of {p}"))
         ),
     );
     if let Some(line) = top {
@@ -501,6 +577,7 @@ fn growth(steps: &[StepMemory], states: &[(u64, RawState)]) -> Option<Growth> {
         from_step: first.step,
         to_step: last.step,
         lines: growing_lines(states),
+        process: None,
     })
 }
 
@@ -619,6 +696,7 @@ mod tests {
                     step: i as u64 + 1,
                     allocated: a << 20,
                     reserved: 0,
+                    process: ProcessId::default(),
                 })
                 .collect()
         };
@@ -629,5 +707,48 @@ mod tests {
         let g = growth(&steps(&[100, 120, 140, 160, 180, 200, 220]), &[]).unwrap();
         assert_eq!(g.bytes_per_step, 20 << 20);
         assert_eq!((g.from_step, g.to_step), (3, 7));
+    }
+
+    #[test]
+    fn each_rank_is_judged_on_its_own_steps() {
+        // Two ranks stepping at once, their lines interleaved: rank 1
+        // leaks 4 MiB a step while rank 0, holding more, stays flat. As
+        // one series the memory falls and rises by turns, "no growth".
+        let mut lines = String::new();
+        for step in 1..=9u64 {
+            for (rank, allocated) in [(0u64, 500u64 << 20), (1, (100 + 4 * step) << 20)] {
+                lines.push_str(&format!(
+                    "{{\"step\":{step},\"allocated\":{allocated},\"reserved\":0,\"pid\":{},\"rank\":{rank}}}\n",
+                    4000 + rank
+                ));
+            }
+        }
+        let (m, problems) = read(&HookFacts::default(), &[], lines.as_bytes(), "");
+        assert!(problems.is_empty(), "{problems:?}");
+        let g = m.growth.expect("rank 1 grows");
+        assert_eq!(g.bytes_per_step, 4 << 20);
+        assert_eq!(g.process.unwrap().to_string(), "rank 1 (pid 4001)");
+        assert_eq!((g.from_step, g.to_step), (3, 9));
+        // One process, as the hook wrote before it said whose steps: as before.
+        let single = lines
+            .lines()
+            .filter(|l| l.contains("\"rank\":1"))
+            .map(|l| l.replace(",\"pid\":4001,\"rank\":1", ""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (m, _) = read(&HookFacts::default(), &[], single.as_bytes(), "");
+        assert_eq!(m.growth.unwrap().process, None);
+    }
+
+    #[test]
+    fn peaks_of_several_processes_are_kept_and_one_is_not() {
+        let two = b"{\"pid\":11,\"rank\":0,\"max_allocated\":5,\"max_reserved\":6,\"steps\":3}\n\
+                    {\"pid\":12,\"rank\":1,\"max_allocated\":9,\"max_reserved\":9,\"steps\":3}\n";
+        let (peaks, problems) = process_peaks(two);
+        assert!(problems.is_empty());
+        assert_eq!(peaks.len(), 2);
+        assert_eq!(peaks[1].process.to_string(), "rank 1 (pid 12)");
+        let (one, _) = process_peaks(&two[..two.iter().position(|b| *b == b'\n').unwrap()]);
+        assert!(one.is_empty());
     }
 }

@@ -160,12 +160,21 @@ fn cut_and_foreign_records_are_problems_not_panics() {
             hook,
             ooms: &[],
             steps: b"",
+            peaks: b"{\"pid\":7,\"max_al",
             program_output: "",
             commands: &[],
         },
         None,
     );
     assert!(got.growth.is_none());
+    // A cut peaks line is said, not a panic.
+    assert!(
+        builder
+            .finish()
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("peaks.jsonl line 1")),
+    );
 }
 
 #[test]
@@ -179,4 +188,42 @@ fn another_process_is_named_by_its_command_when_the_run_saw_it() {
     let other = &m.ooms[0].other_processes[0];
     assert_eq!(other.command.as_deref(), Some("python3 hold_memory.py"));
     assert!(memory::process_commands(b"not json").is_empty());
+}
+
+/// Two DDP ranks on the H100 (tests/gpu/beyond/two_ranks.py,
+/// sample-reports/beyond/two_ranks_leak*/): both append to one steps.jsonl,
+/// rank 0 flat at 381 MiB, rank 1 (LEAK=1) keeping each step's graph.
+fn two_ranks(case: &str) -> (MemoryReport, Vec<cudawatch_model::ProcessPeak>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../sample-reports/beyond")
+        .join(case);
+    let hook = memory::hook_facts(&std::fs::read(dir.join("memory.hook.json")).unwrap()).unwrap();
+    let steps = std::fs::read(dir.join("steps.jsonl")).unwrap();
+    let (m, problems) = memory::read(&hook, &[], &steps, "");
+    assert!(problems.is_empty(), "{problems:?}");
+    let (peaks, problems) = memory::process_peaks(&std::fs::read(dir.join("peaks.jsonl")).unwrap());
+    assert!(problems.is_empty(), "{problems:?}");
+    (m, peaks)
+}
+
+#[test]
+fn a_leak_in_one_rank_is_found_in_that_ranks_steps() {
+    let (m, peaks) = two_ranks("two_ranks_leak1");
+    // The ranks' lines are mixed in the file, as they stepped.
+    let ranks: Vec<Option<u32>> = m.steps.iter().take(4).map(|s| s.process.rank).collect();
+    assert!(
+        ranks.contains(&Some(0)) && ranks.contains(&Some(1)),
+        "{ranks:?}"
+    );
+    let growth = m.growth.expect("rank 1 grows");
+    assert_eq!(growth.process.unwrap().rank, Some(1));
+    assert_eq!(growth.bytes_per_step >> 20, 10, "10 MiB a step");
+    assert_eq!(growth.lines[0].location.as_ref().unwrap().line, 27);
+    let ranks: Vec<Option<u32>> = peaks.iter().map(|p| p.process.rank).collect();
+    assert_eq!(ranks.len(), 2);
+    assert!(ranks.contains(&Some(0)) && ranks.contains(&Some(1)));
+    // Without the leak, neither rank grows.
+    let (m, peaks) = two_ranks("two_ranks_leak0");
+    assert!(m.growth.is_none());
+    assert_eq!(peaks.len(), 2);
 }

@@ -28,10 +28,11 @@ pub fn section(memory: &MemoryReport) -> String {
     if let Some(growth) = &memory.growth {
         let _ = writeln!(
             out,
-            "  Growth: memory left after each optimizer step rises {} a step (steps {}-{})",
+            "  Growth: memory left after each optimizer step rises {} a step (steps {}-{}{})",
             size(growth.bytes_per_step),
             growth.from_step,
-            growth.to_step
+            growth.to_step,
+            growth.process.map_or(String::new(), |p| format!(" of {p}"))
         );
         for line in growth.lines.iter().take(SHOWN) {
             let _ = writeln!(out, "    +{:>10}/step  {}", size(line.bytes), place(line));
@@ -45,6 +46,20 @@ pub fn section(memory: &MemoryReport) -> String {
             size(peak.reserved),
             size(peak.device_total)
         );
+        if !memory.processes.is_empty() {
+            let each: Vec<String> = memory
+                .processes
+                .iter()
+                .map(|p| format!("{} {}", p.process, size(p.allocated)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {} processes used CUDA, their peaks allocated: {} (the figures here are the \
+                 highest's)",
+                memory.processes.len(),
+                each.join(", ")
+            );
+        }
         if memory.ooms.is_empty() && !memory.at_peak.is_empty() {
             let moment = if memory.at_peak_exact {
                 "At the peak"

@@ -184,6 +184,80 @@ for step in range(8):
     assert!(!case.dir().join("memory").join("steps.jsonl").exists());
 }
 
+/// Two ranks, as torch.multiprocessing.spawn starts them: rank 0 holds
+/// 500 MiB, rank 1 100 MiB; with GROWS=1 rank 1 keeps 2 MiB a step.
+const TWO_RANKS: &str = "import os, multiprocessing
+import torch
+
+def worker(rank, grows):
+    os.environ['RANK'] = str(rank)
+    opt = torch.optim.Optimizer()
+    held = torch.cuda.fake_alloc((500 if rank == 0 else 100) << 20)
+    kept = []
+    for step in range(9):
+        if grows and rank == 1:
+            kept.append(torch.cuda.fake_alloc(2 << 20))
+        opt.step()
+
+if __name__ == '__main__':
+    grows = os.environ.get('GROWS') == '1'
+    spawn = multiprocessing.get_context('spawn')
+    ranks = [spawn.Process(target=worker, args=(r, grows)) for r in range(2)]
+    for p in ranks:
+        p.start()
+    for p in ranks:
+        p.join()
+    print('done')
+";
+
+#[test]
+fn each_rank_of_a_multi_process_program_is_judged_on_its_own_steps() {
+    // Before: both ranks appended to one steps.jsonl, and the two series,
+    // interleaved, fell and rose by turns: rank 1's leak came out CLEAN,
+    // "no growth over 9 optimizer steps".
+    let case = memory_run(TWO_RANKS, &[("GROWS", "1")], "json");
+    assert_eq!(case.out.code, 1, "{}", case.out.stderr);
+    let report = json(&case.out);
+    let memory = stage(&report, "memory");
+    let reason = memory["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("grows by 2.0 MiB a step (steps 3-9 of rank 1 (pid "),
+        "{reason}"
+    );
+    let site = crate::helpers::site_of_kind(&report, "memory_growth");
+    assert_eq!(site["location"]["line"], 11, "kept.append(...) in rank 1");
+    assert!(
+        case.out.stderr.contains("2 processes used CUDA"),
+        "{}",
+        case.out.stderr
+    );
+
+    // Both steady: clean, and it says the peak is the highest of the two
+    // and that growth was judged in each.
+    let case = memory_run(TWO_RANKS, &[], "json");
+    assert_eq!(case.out.code, 0, "{}", case.out.stderr);
+    let report = json(&case.out);
+    let reason = stage(&report, "memory")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.contains("peak 500.0 MiB allocated")
+            && reason.contains("(the highest of 2 processes' peaks)")
+            && reason.contains("no growth over 9 optimizer steps in each of 2 processes"),
+        "{reason}"
+    );
+    let processes = report["memory"]["processes"].as_array().unwrap();
+    let mut ranks: Vec<u64> = processes
+        .iter()
+        .map(|p| p["rank"].as_u64().unwrap())
+        .collect();
+    ranks.sort();
+    assert_eq!(ranks, [0, 1]);
+    // The account at the peak is rank 0's, whichever rank exited last.
+    assert_eq!(report["memory"]["peak"]["allocated"], 500u64 << 20);
+}
+
 #[test]
 fn a_hook_turned_off_or_refused_by_torch_is_inconclusive_never_clean() {
     let case = memory_run(GROWS, &[("CUDAWATCH_NO_HOOK", "1")], "json");

@@ -19,13 +19,19 @@
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
 #   on, the memory cap applied) and, for the memory stages, the peak and the
 #   live memory at the peak and at exit, grouped by allocating stack; of a
-#   program's several Python processes, the one that used CUDA (the last
-#   such to exit) keeps it;
+#   program's several Python processes, the one that used CUDA with the
+#   highest peak keeps it (the others' peaks go into peaks.jsonl);
+# - peaks.jsonl, a line per process that used CUDA, at its exit: its pid,
+#   rank and peak, so that a multi-process program's account says whose
+#   peak it shows;
 # - oom-N.json at each out-of-memory error, written by PyTorch's OOM
 #   observer before the exception unwinds (so a program killed later keeps
 #   it): the request, the device's figures and the live memory;
-# - steps.jsonl, a line per optimizer step: memory still allocated after it
-#   (and the live memory by stack at steps 2, 4, 8, 16, ...).
+# - steps.jsonl, a line per optimizer step of each process (its pid and,
+#   in torch.distributed programs, its rank): memory still allocated after
+#   it (and the live memory by stack at steps 2, 4, 8, 16, ...). Each line
+#   is one write(2) to a file opened for appending, so the lines of ranks
+#   stepping at once never mix.
 import os
 import sys
 
@@ -78,12 +84,52 @@ def _write(name, doc, mode="w"):
     try:
         import json
 
+        if mode == "a":
+            _append_line(name, json.dumps(doc, separators=(",", ":")))
+            return
         with open(os.path.join(_OUT, name), mode) as f:
             json.dump(doc, f, separators=(",", ":"))
-            if mode == "a":
-                f.write("\n")
     except Exception:
         pass
+
+
+def _append_line(name, text):
+    """One line in one write(2) on a file opened with O_APPEND: the ranks
+    of a torch.distributed program append to the same file at once, and
+    json.dump's many small writes would interleave their lines."""
+    data = (text + "\n").encode()
+    fd = os.open(os.path.join(_OUT, name), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+
+
+_rank = []
+
+
+def _process():
+    """This process in a multi-process program: its pid and, once
+    torch.distributed knows it (or torchrun said it), its rank, kept for
+    the exit report (programs destroy their process group before exit;
+    torch.multiprocessing.spawn sets no RANK)."""
+    who = {"pid": os.getpid()}
+    rank = os.environ.get("RANK")
+    try:
+        dist = sys.modules.get("torch.distributed")
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            rank = dist.get_rank()
+    except Exception:
+        pass
+    try:
+        if rank is not None:
+            _rank[:] = [int(rank)]
+    except ValueError:
+        pass
+    if _rank:
+        who["rank"] = _rank[0]
+    return who
 
 
 # --- what the live memory is, from PyTorch's snapshot ---------------------
@@ -274,6 +320,7 @@ def _on_step(optimizer, args, kwargs):
             "step": _step_count,
             "allocated": torch.cuda.memory_allocated(),
             "reserved": torch.cuda.memory_reserved(),
+            **_process(),
         }
         # The live memory by stack at a few steps: growth is then
         # attributed to the stack whose memory grows, for a cost that
@@ -581,22 +628,49 @@ def _report():
                 _facts["at_peak"] = _peak(snapshot, figures["max_allocated"])
             except Exception as error:
                 _error("exit snapshot", error)
-    if _weight(_read("hook.json")) > _weight(_facts):
+    if _facts.get("peak"):
+        _write("peaks.jsonl", {**_process(), **_facts["peak"], "steps": _step_count}, mode="a")
+    _keep_weightier_facts()
+
+
+def _keep_weightier_facts():
+    """hook.json is written by the process whose facts tell most, under a
+    lock: the ranks of a torch.distributed program exit at once."""
+    if not _OUT:
         return
-    _write("hook.json", _facts)
+    lock = None
+    try:
+        import fcntl
+
+        lock = os.open(os.path.join(_OUT, "hook.lock"), os.O_WRONLY | os.O_CREAT, 0o644)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    except Exception:
+        lock = None
+    try:
+        if _weight(_read("hook.json")) > _weight(_facts):
+            return
+        _write("hook.json", _facts)
+    finally:
+        if lock is not None:
+            os.close(lock)
 
 
 def _weight(facts):
     """How much of the program a process's facts tell: one that used CUDA
-    over one that only imported torch over one that did neither. Every
-    Python process of the program runs this hook and writes hook.json at
-    exit: torchrun's agent (torch, no CUDA) after its worker, and
+    over one that only imported torch over one that did neither, and of
+    several that used CUDA, the one with the highest peak. Every Python
+    process of the program runs this hook and writes hook.json at exit:
+    torchrun's agent (torch, no CUDA) after its worker, and
     multiprocessing's resource tracker (no torch) after the spawned worker
     and its parent (seen on the H100, tests/gpu/real/ddp_step.py), whose
     last words would otherwise say the program never imported torch."""
     if not isinstance(facts, dict):
-        return 0
-    return 2 * bool(facts.get("cuda_initialized")) + bool(facts.get("torch_imported"))
+        return (0, 0)
+    peak = facts.get("peak") if isinstance(facts.get("peak"), dict) else {}
+    return (
+        2 * bool(facts.get("cuda_initialized")) + bool(facts.get("torch_imported")),
+        peak.get("max_allocated") or 0,
+    )
 
 
 def _read(name):

@@ -86,6 +86,7 @@ impl StageKind for Memory {
     ) -> StageJudged {
         let (hook, ooms) = hook_artifacts(files.dir());
         let steps = files.read("steps.jsonl");
+        let peaks = files.read("peaks.jsonl");
         let stderr = files.read("stderr");
         let found = hook.is_some() || !ooms.is_empty();
         let memory = found.then(|| {
@@ -99,6 +100,7 @@ impl StageKind for Memory {
                     hook: hook.as_ref().cloned().unwrap_or_default(),
                     ooms: &ooms,
                     steps: &steps,
+                    peaks: &peaks,
                     program_output: &String::from_utf8_lossy(&stderr),
                     commands: &commands,
                 },

@@ -88,10 +88,12 @@ pub fn rule(
         return (
             Outcome::Findings,
             format!(
-                "memory still allocated after each optimizer step grows by {} a step (steps {}-{})",
+                "memory still allocated after each optimizer step grows by {} a step (steps \
+                 {}-{}{})",
                 size(growth.bytes_per_step),
                 growth.from_step,
-                growth.to_step
+                growth.to_step,
+                growth.process.map_or(String::new(), |p| format!(" of {p}"))
             ),
         );
     }
@@ -104,21 +106,35 @@ pub fn rule(
             ),
         );
     }
+    // A program of several CUDA processes (the ranks of a
+    // torch.distributed program): the peak is the highest process's, and
+    // growth was judged in each process's own steps.
+    let processes = memory.map_or(&[][..], |m| m.processes.as_slice());
     let peak = memory.and_then(|m| m.peak).map_or(String::new(), |p| {
+        let whose = match processes.len() {
+            0 | 1 => String::new(),
+            n => format!(" (the highest of {n} processes' peaks)"),
+        };
         format!(
-            "peak {} allocated, {} reserved of {}; ",
+            "peak {} allocated, {} reserved of {}{whose}; ",
             size(p.allocated),
             size(p.reserved),
             size(p.device_total)
         )
     });
-    let steps = match hook.steps {
+    let (stepped, each) = match processes.iter().map(|p| p.steps).min() {
+        Some(fewest) if processes.len() > 1 => {
+            (fewest, format!(" in each of {} processes", processes.len()))
+        }
+        _ => (hook.steps, String::new()),
+    };
+    let steps = match stepped {
         0 => "no optimizer step, so growth was not judged".to_string(),
         n if n < 7 => format!(
-            "{} too few to judge growth (7 needed)",
+            "{} too few to judge growth (7 needed){each}",
             plural(n, "optimizer step")
         ),
-        n => format!("no growth over {}", plural(n, "optimizer step")),
+        n => format!("no growth over {}{each}", plural(n, "optimizer step")),
     };
     (
         Outcome::Clean,
