@@ -13,7 +13,7 @@
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
-#           compile-csan hf-trainer two-ranks
+#           compile-csan hf-trainer two-ranks inference-steps
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -913,6 +913,26 @@ two_ranks() {
   done
 }
 
+# `--steps` in a program without an optimizer
+# (tests/gpu/beyond/long_inference.py, 600 batches of a ResNet-18
+# evaluated): plainly, then `cudawatch run --steps 3` with default
+# settings; and Hugging Face's Trainer (tests/gpu/real/hf_trainer.py,
+# optimizer steps through accelerate) with `--steps 2`.
+inference_steps() {
+  [ -x "$CW" ] || { echo "inference-steps needs $CW" >&2; return; }
+  local d=$OUTDIR/long_inference
+  mkdir -p "$d" "$OUTDIR/hf_trainer_steps"
+  cp "$SRC/long_inference.py" "$d/"
+  record plain long_inference -- $PY "$SRC/long_inference.py"
+  cudawatch_run long_inference "$SRC" 560 --steps 3 --timeout 240 -- $PY long_inference.py
+  keep_tails "$d/run" "$d" "" 4000 plain memcheck racecheck initcheck synccheck csan memory ncu
+  rm -rf "$d/run"
+  cudawatch_run hf_trainer_steps "$ROOT/tests/gpu/real" 560 --steps 2 --timeout 240 -- \
+    $PY hf_trainer.py
+  keep_tails "$OUTDIR/hf_trainer_steps/run" "$OUTDIR/hf_trainer_steps" "" 4000 plain csan memory
+  rm -rf "$OUTDIR/hf_trainer_steps/run"
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -987,6 +1007,7 @@ for p in "${phases[@]}"; do
     compile-csan) compile_csan ;;
     hf-trainer) hf_trainer ;;
     two-ranks) two_ranks ;;
+    inference-steps) inference_steps ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -73,6 +73,10 @@ pub struct HookFacts {
     /// (`--steps`), when it did.
     #[serde(default)]
     pub stopped_after_steps: Option<u64>,
+    /// The top-level model call after which the hook ended a program that
+    /// built no optimizer (`--steps`), when it did.
+    #[serde(default)]
+    pub stopped_after_calls: Option<u64>,
     /// How often the program turned cuDNN's benchmark mode on in a stage
     /// that kept it off.
     #[serde(default)]

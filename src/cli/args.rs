@@ -392,9 +392,11 @@ pub struct RunArgs {
     /// End a Python program after its first N optimizer steps
     /// (`torch.optim`), in every stage: a training script that runs for
     /// hours is checked on its first steps, each stage on the same ones,
-    /// and the report says so. A bug that shows only later is not seen; a
-    /// program without an optimizer runs to its end. The memory stage needs
-    /// 7 steps to judge growth.
+    /// and the report says so. A program that builds no optimizer
+    /// (inference, evaluation, generation) ends after its first N model
+    /// calls (a `torch.nn.Module` called outside any other). A bug that
+    /// shows only later is not seen. The memory stage needs 7 steps to
+    /// judge growth.
     #[arg(
         help_heading = "Stages",
         long,

@@ -34,9 +34,9 @@ pub fn steps(steps: &str) -> Warning {
     Warning {
         source: "--steps".into(),
         message: format!(
-            "every stage ran the program up to its optimizer step {steps} (torch.optim) and \
-             ended it there: what later steps do was not checked (a program without an \
-             optimizer ran to its end)"
+            "every stage ran the program up to its optimizer step {steps} (torch.optim), or, \
+             in a program that builds no optimizer, its model call {steps} (a torch.nn.Module \
+             called outside any other), and ended it there: what later steps do was not checked"
         ),
     }
 }

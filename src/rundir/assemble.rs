@@ -165,6 +165,12 @@ fn read_stage(
             crate::words::plural(steps, "optimizer step")
         ));
     }
+    if let Some(calls) = hook.stopped_after_calls {
+        reason.push_str(&format!(
+            "; the program, which builds no optimizer, was ended after its first {} (--steps)",
+            crate::words::plural(calls, "model call")
+        ));
+    }
     if hook.cudnn_benchmark_refused > 0 {
         let notes = &mut builder.report_mut().notes;
         let note = crate::judge::notes::cudnn_benchmark_off();

@@ -102,3 +102,117 @@ fn steps_leave_a_program_that_is_not_python_alone_and_zero_is_refused() {
     assert_eq!(zero.code, 2, "{}", zero.stderr);
     assert!(zero.stderr.contains("--steps"), "{}", zero.stderr);
 }
+
+/// An evaluation loop of 500 batches: a model (a module calling two
+/// submodules) called once a batch, no optimizer. Batch 2's first call
+/// raises inside a submodule and the program catches it and retries.
+const INFERENCE: &str = "import torch
+
+class Layer(torch.nn.Module):
+    def forward(self, x):
+        if x == 'bad':
+            raise ValueError('bad batch')
+        return x
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        self.a, self.b = Layer(), Layer()
+    def forward(self, x):
+        return self.b(self.a(x))
+
+model = Model()
+torch.cuda.init()
+try:
+    for batch in range(1, 501):
+        if batch == 2:
+            try:
+                model('bad')
+            except ValueError:
+                print('bad batch skipped', flush=True)
+        model(batch)
+        print(f'batch {batch}', flush=True)
+finally:
+    print('cleanup ran', flush=True)
+print('evaluated 500 batches')
+";
+
+#[test]
+fn a_program_without_an_optimizer_ends_after_its_first_model_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(with_fake_torch(tmp.path(), INFERENCE)
+        .arg("--color")
+        .arg("never")
+        .args(["run", "--stages", "plain,csan", "--steps", "3"])
+        .args(["--format", "json", "--out-dir"])
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    for tool in ["plain", "csan"] {
+        // Three top-level calls, not the submodules' six; the call that
+        // raised is the program's to handle and does not count.
+        let stdout = std::fs::read_to_string(dir.join(tool).join("stdout")).unwrap();
+        assert_eq!(
+            stdout, "batch 1\nbad batch skipped\nbatch 2\ncleanup ran\n",
+            "{tool}"
+        );
+        let s = stage(&report, tool);
+        assert!(
+            s["reason"].as_str().unwrap().ends_with(
+                "the program, which builds no optimizer, was ended after its first 3 model calls (--steps)"
+            ),
+            "{s}"
+        );
+    }
+    assert!(
+        report["notes"].to_string().contains("its model call 3"),
+        "{}",
+        report["notes"]
+    );
+    // A training loop whose model is called before each step is counted in
+    // optimizer steps alone.
+    let training = "import torch
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return x
+model, opt = Model(), torch.optim.Optimizer()
+torch.cuda.init()
+for step in range(1, 501):
+    model(step)
+    model(step)
+    print(f'step {step}', flush=True)
+    opt.step()
+";
+    let dir = tmp.path().join("training");
+    let out = run(with_fake_torch(tmp.path(), training)
+        .args(["run", "--stages", "plain", "--steps", "3", "--out-dir"])
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let stdout = std::fs::read_to_string(dir.join("plain").join("stdout")).unwrap();
+    assert_eq!(stdout, "step 1\nstep 2\nstep 3\n");
+}
+
+#[test]
+fn the_memory_stage_records_the_step_the_program_was_ended_at() {
+    // The stop after step 3 came before the memory stage's own hook saw
+    // it: "2 optimizer steps" (Hugging Face's Trainer with --steps 2 on
+    // the H100: "1 optimizer step too few").
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(with_fake_torch(tmp.path(), TRAINING)
+        .args(["run", "--stages", "plain,memory", "--steps", "3"])
+        .args(["--format", "json", "--out-dir"])
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let memory = stage(&json(&out), "memory").clone();
+    assert!(
+        memory["reason"]
+            .as_str()
+            .unwrap()
+            .contains("3 optimizer steps too few to judge growth"),
+        "{memory}"
+    );
+}

@@ -13,7 +13,8 @@
 # - it never raises: a hook that breaks must not break the program. What
 #   went wrong goes into hook.json ("errors"), which the stage reports. The
 #   one exception it raises on purpose is `--steps`' SystemExit(0) after
-#   the program's Nth optimizer step (CUDAWATCH_STOP_AFTER_STEPS).
+#   the program's Nth optimizer step, or, in a program that builds no
+#   optimizer, its Nth top-level model call (CUDAWATCH_STOP_AFTER_STEPS).
 #
 # Files it writes (read by cudawatch's parsers/src/memory.rs):
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
@@ -399,14 +400,68 @@ def _stop_after_step(optimizer, args, kwargs):
     if _steps_seen < _STOP_AFTER:
         return
     _facts["stopped_after_steps"] = _steps_seen
+    _stop(f"{_steps_seen} optimizer steps")
+
+
+def _stop(what):
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
         torch.cuda.synchronize()
-    print(
-        f"cudawatch: the program was stopped after {_steps_seen} optimizer steps (--steps)",
-        file=sys.stderr,
-    )
+    print(f"cudawatch: the program was stopped after {what} (--steps)", file=sys.stderr)
     raise SystemExit(0)
+
+
+_optimizer_built = []
+_calls_seen = 0
+
+
+def _stop_after_calls(torch):
+    """`--steps N` in a program that builds no optimizer (inference,
+    evaluation, generation): ends it after its Nth top-level model call,
+    a call of a torch.nn.Module made outside any other module's call
+    (each generated token's forward, each evaluated batch). A program
+    that builds a torch.optim optimizer is counted in optimizer steps
+    only. Inside code torch.compile traces the hooks do nothing, so
+    they never break a graph."""
+    import threading
+
+    from torch.nn.modules import module as modules
+
+    init = torch.optim.Optimizer.__init__
+
+    def built(self, *args, **kwargs):
+        _optimizer_built[:] = [True]
+        return init(self, *args, **kwargs)
+
+    torch.optim.Optimizer.__init__ = built
+    local = threading.local()
+    compiler = getattr(torch, "compiler", None)
+    compiling = getattr(compiler, "is_compiling", None) or (lambda: False)
+
+    def before(module, args):
+        if compiling():
+            return
+        local.depth = getattr(local, "depth", 0) + 1
+
+    def after(module, args, output):
+        global _calls_seen
+        if compiling():
+            return
+        local.depth = max(getattr(local, "depth", 1) - 1, 0)
+        # A call that raised comes here too (always_call): its exception
+        # is the program's, and goes on.
+        if local.depth or _optimizer_built or sys.exc_info()[0] is not None:
+            return
+        _calls_seen += 1
+        if _calls_seen >= _STOP_AFTER:
+            _facts["stopped_after_calls"] = _calls_seen
+            _stop(f"{_calls_seen} model calls")
+
+    modules.register_module_forward_pre_hook(before)
+    try:
+        modules.register_module_forward_hook(after, always_call=True)
+    except TypeError:  # a torch whose global hooks have no always_call
+        modules.register_module_forward_hook(after)
 
 
 def _cudnn_benchmark_off(torch):
@@ -446,13 +501,6 @@ def _torch_loaded(torch):
             _cudnn_benchmark_off(torch)
         except Exception as error:
             _error("cudnn benchmark mode", error)
-    if _STOP_AFTER:
-        try:
-            from torch.optim.optimizer import register_optimizer_step_post_hook
-
-            register_optimizer_step_post_hook(_stop_after_step)
-        except Exception as error:
-            _error("--steps: optimizer step hook", error)
     if _CSAN:
         try:
             _csan_outside_captures(torch)
@@ -462,8 +510,24 @@ def _torch_loaded(torch):
             _csan_counts_compile(torch)
         except Exception as error:
             _error("csan and torch.compile", error)
-    if not _MEMORY:
-        return
+    if _MEMORY:
+        _memory_hooks(torch)
+    # After the memory stage's step hook: the last step is recorded before
+    # `--steps` ends the program at it.
+    if _STOP_AFTER:
+        try:
+            from torch.optim.optimizer import register_optimizer_step_post_hook
+
+            register_optimizer_step_post_hook(_stop_after_step)
+        except Exception as error:
+            _error("--steps: optimizer step hook", error)
+        try:
+            _stop_after_calls(torch)
+        except Exception as error:
+            _error("--steps: model call hooks", error)
+
+
+def _memory_hooks(torch):
     try:
         torch.cuda._lazy_call(_on_cuda_init)
     except Exception as error:

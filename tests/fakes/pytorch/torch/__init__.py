@@ -6,7 +6,7 @@ without torch.cuda._sanitizer). For the memory stage it has a fake
 caching allocator (torch/cuda/__init__.py)."""
 import os
 
-from torch import _C, cuda, optim  # noqa: F401
+from torch import _C, cuda, nn, optim  # noqa: F401
 
 
 class OutOfMemoryError(RuntimeError):
