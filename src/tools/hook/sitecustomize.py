@@ -21,7 +21,8 @@
 #   on, the memory cap applied) and, for the memory stages, the peak and the
 #   live memory at the peak and at exit, grouped by allocating stack; of a
 #   program's several Python processes, the one that used CUDA with the
-#   highest peak keeps it (the others' peaks go into peaks.jsonl);
+#   highest peak keeps it (the others' peaks go into peaks.jsonl), each
+#   deciding under a lock on the empty hook.lock beside it;
 # - peaks.jsonl, a line per process that used CUDA, at its exit: its pid,
 #   rank and peak, so that a multi-process program's account says whose
 #   peak it shows;
