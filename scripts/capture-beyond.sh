@@ -13,7 +13,7 @@
 #           floods launch-ranges unchecked-writes mps sweep-variance async-loads
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
-#           compile-csan hf-trainer two-ranks inference-steps
+#           compile-csan hf-trainer two-ranks inference-steps generation-steps
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -703,7 +703,9 @@ cudawatch_run() {
 # keep_tails RUN DEST SUFFIX BYTES TOOL...: the last BYTES of each named
 # stage's stdout and stderr in the run directory RUN, as
 # DEST/<tool>SUFFIX.stdout and .stderr (the run directory itself is too
-# large to keep).
+# large to keep). A phase that keeps the plain stage's tail records the
+# program run alone as `program`, not `plain`, which the tail would
+# overwrite.
 keep_tails() {
   local run=$1 dest=$2 suffix=$3 bytes=$4 t
   shift 4
@@ -882,7 +884,7 @@ hf_trainer() {
   local d=$OUTDIR/hf_trainer real=$ROOT/tests/gpu/real
   mkdir -p "$d"
   cp "$real/hf_trainer.py" "$d/"
-  record plain hf_trainer -- $PY "$real/hf_trainer.py"
+  record program hf_trainer -- $PY "$real/hf_trainer.py"
   cudawatch_run hf_trainer "$real" 560 --timeout "${BENCH_LIMIT:-240}" -- $PY hf_trainer.py
   keep_tails "$d/run" "$d" "" 8000 plain memcheck racecheck initcheck synccheck csan memory ncu
   local f
@@ -923,7 +925,7 @@ inference_steps() {
   local d=$OUTDIR/long_inference
   mkdir -p "$d" "$OUTDIR/hf_trainer_steps"
   cp "$SRC/long_inference.py" "$d/"
-  record plain long_inference -- $PY "$SRC/long_inference.py"
+  record program long_inference -- $PY "$SRC/long_inference.py"
   cudawatch_run long_inference "$SRC" 560 --steps 3 --timeout 240 -- $PY long_inference.py
   keep_tails "$d/run" "$d" "" 4000 plain memcheck racecheck initcheck synccheck csan memory ncu
   rm -rf "$d/run"
@@ -931,6 +933,30 @@ inference_steps() {
     $PY hf_trainer.py
   keep_tails "$OUTDIR/hf_trainer_steps/run" "$OUTDIR/hf_trainer_steps" "" 4000 plain csan memory
   rm -rf "$OUTDIR/hf_trainer_steps/run"
+}
+
+# More of `--steps` without an optimizer: Hugging Face's `generate`
+# (tests/gpu/beyond/long_generation.py, a model call per token) under
+# plain and memcheck, and a torch.compile'd model
+# (tests/gpu/beyond/compiled_inference.py) plainly and under the plain
+# stage, each printing Dynamo's counters (the hooks must not break its
+# graph).
+generation_steps() {
+  [ -x "$CW" ] || { echo "generation-steps needs $CW" >&2; return; }
+  local c
+  for c in long_generation compiled_inference; do
+    mkdir -p "$OUTDIR/$c"
+    cp "$SRC/$c.py" "$OUTDIR/$c/"
+    record program "$c" -- $PY "$SRC/$c.py"
+  done
+  cudawatch_run long_generation "$SRC" 300 --stages plain,memcheck --steps 3 -- \
+    $PY long_generation.py
+  cudawatch_run compiled_inference "$SRC" 300 --stages plain --steps 3 -- \
+    $PY compiled_inference.py
+  for c in long_generation compiled_inference; do
+    keep_tails "$OUTDIR/$c/run" "$OUTDIR/$c" "" 4000 plain memcheck
+    rm -rf "$OUTDIR/$c/run"
+  done
 }
 
 cudawatch_runs() {
@@ -1008,6 +1034,7 @@ for p in "${phases[@]}"; do
     hf-trainer) hf_trainer ;;
     two-ranks) two_ranks ;;
     inference-steps) inference_steps ;;
+    generation-steps) generation_steps ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"
