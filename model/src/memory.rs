@@ -196,6 +196,14 @@ pub struct Growth {
     pub process: Option<ProcessId>,
 }
 
+impl Growth {
+    /// ` of rank 1 (pid 736)` after "steps 3-12" when the program stepped
+    /// in several processes, else nothing.
+    pub fn of_process(&self) -> String {
+        self.process.map_or(String::new(), |p| format!(" of {p}"))
+    }
+}
+
 /// `392.0 MiB`: a size as reports print it (binary units, one decimal).
 pub fn size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];

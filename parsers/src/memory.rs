@@ -369,7 +369,7 @@ pub fn growth_site(growth: &Growth) -> Site {
             size(growth.bytes_per_step),
             growth.from_step,
             growth.to_step,
-            growth.process.map_or(String::new(), |p| format!(" of {p}"))
+            growth.of_process()
         ),
     );
     if let Some(line) = top {

@@ -32,7 +32,7 @@ pub fn section(memory: &MemoryReport) -> String {
             size(growth.bytes_per_step),
             growth.from_step,
             growth.to_step,
-            growth.process.map_or(String::new(), |p| format!(" of {p}"))
+            growth.of_process()
         );
         for line in growth.lines.iter().take(SHOWN) {
             let _ = writeln!(out, "    +{:>10}/step  {}", size(line.bytes), place(line));

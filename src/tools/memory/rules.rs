@@ -93,7 +93,7 @@ pub fn rule(
                 size(growth.bytes_per_step),
                 growth.from_step,
                 growth.to_step,
-                growth.process.map_or(String::new(), |p| format!(" of {p}"))
+                growth.of_process()
             ),
         );
     }
