@@ -34,6 +34,23 @@ CPP=(inlined_syncwarp unrolled_uninit alloc_probe no_kernels two_bugs)
 # shellcheck source=lib/record.sh
 . "$(dirname "$0")/lib/record.sh"
 
+# cudawatch_run CASE NAME SRCDIR LIMIT [RUN FLAG...] -- PROGRAM...:
+# `cudawatch run` of PROGRAM inside SRCDIR (RUN_TIMEOUT LIMIT), recorded as
+# CASE/NAME.*, its run directory CASE/run-NAME, its report.json kept as
+# CASE/NAME.report.json.
+cudawatch_run() {
+  local c=$1 name=$2 dir=$3 limit=$4 flags=()
+  shift 4
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    flags+=("$1")
+    shift
+  done
+  shift
+  (cd "$dir" && RUN_TIMEOUT=$limit record "$name" "$c" -- "$CW" --color never run \
+    "${flags[@]}" --out-dir "$OUTDIR/$c/run-$name" --format json -- "$@")
+  cp "$OUTDIR/$c/run-$name/report.json" "$OUTDIR/$c/$name.report.json"
+}
+
 program_of() {
   case $1 in
     *.py) echo "$PY $1" ;;
@@ -666,38 +683,10 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
   kill "${holders[@]}" 2>/dev/null
   wait
   [ -x "$CW" ] || { echo "ddp-ports needs $CW for its cudawatch runs" >&2; return; }
-  (
-    cd "$real" || exit
-    RUN_TIMEOUT=400 record cudawatch-spawn ddp_ports -- "$CW" --color never run --timeout 200 \
-      --out-dir "$d/run-spawn" --format json -- $PY ddp_step.py
-    RUN_TIMEOUT=400 record cudawatch-torchrun ddp_ports -- "$CW" --color never run --timeout 200 \
-      --out-dir "$d/run-torchrun" --format json -- torchrun --nproc_per_node=1 ddp_step.py
-  )
-  for r in spawn torchrun; do
-    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
-    rm -rf "$d/run-$r"
-  done
-}
-
-# Programs whose work runs in several processes or in CUDA graphs, under
-# `cudawatch run` with default settings: the correct pytest suite under
-# pytest-xdist (two workers, each with its own optimizer steps) and an MLP
-# compiled into CUDA graphs (tests/gpu/beyond/compiled_cudagraphs.py).
-# cudawatch_run CASE SRCDIR LIMIT [RUN FLAG...] -- PROGRAM...: `cudawatch
-# run` of PROGRAM inside SRCDIR (RUN_TIMEOUT LIMIT), recorded as
-# CASE/cudawatch.*, its run directory CASE/run, its report.json kept as
-# CASE/cudawatch.report.json.
-cudawatch_run() {
-  local c=$1 dir=$2 limit=$3 flags=()
-  shift 3
-  while [ $# -gt 0 ] && [ "$1" != -- ]; do
-    flags+=("$1")
-    shift
-  done
-  shift
-  (cd "$dir" && RUN_TIMEOUT=$limit record cudawatch "$c" -- "$CW" --color never run \
-    "${flags[@]}" --out-dir "$OUTDIR/$c/run" --format json -- "$@")
-  cp "$OUTDIR/$c/run/report.json" "$OUTDIR/$c/cudawatch.report.json"
+  cudawatch_run ddp_ports cudawatch-spawn "$real" 400 --timeout 200 -- $PY ddp_step.py
+  cudawatch_run ddp_ports cudawatch-torchrun "$real" 400 --timeout 200 -- \
+    torchrun --nproc_per_node=1 ddp_step.py
+  rm -rf "$d"/run-cudawatch-*
 }
 
 # keep_tails RUN DEST SUFFIX BYTES TOOL...: the last BYTES of each named
@@ -715,16 +704,18 @@ keep_tails() {
   done
 }
 
+# Programs whose work runs in several processes or in CUDA graphs, under
+# `cudawatch run` with default settings: the correct pytest suite under
+# pytest-xdist (two workers, each with its own optimizer steps) and an MLP
+# compiled into CUDA graphs (tests/gpu/beyond/compiled_cudagraphs.py).
 many_processes() {
   [ -x "$CW" ] || { echo "many-processes needs $CW" >&2; return; }
   local d=$OUTDIR/many_processes
   mkdir -p "$d"
-  (cd "$ROOT/tests/gpu/real/pytest_model_ok" &&
-    RUN_TIMEOUT=400 record cudawatch-xdist many_processes -- "$CW" --color never run --timeout 240 \
-      --out-dir "$d/run-xdist" --format json -- $PY -m pytest -n 2) &
-  (cd "$SRC" &&
-    RUN_TIMEOUT=400 record cudawatch-cudagraphs many_processes -- "$CW" --color never run --timeout 240 \
-      --out-dir "$d/run-cudagraphs" --format json -- $PY compiled_cudagraphs.py) &
+  cudawatch_run many_processes cudawatch-xdist "$ROOT/tests/gpu/real/pytest_model_ok" 400 \
+    --timeout 240 -- $PY -m pytest -n 2 &
+  cudawatch_run many_processes cudawatch-cudagraphs "$SRC" 400 --timeout 240 -- \
+    $PY compiled_cudagraphs.py &
   # The graphs with PyTorch's caching allocator off, as the sanitizer
   # stages run programs, without a sanitizer.
   (cd "$SRC" && record plain-nocache-cudagraphs many_processes -- \
@@ -732,12 +723,12 @@ many_processes() {
   wait
   local r
   for r in xdist cudagraphs; do
-    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
-    [ -f "$d/run-$r/memory/steps.jsonl" ] && cp "$d/run-$r/memory/steps.jsonl" "$d/memory-$r.steps.jsonl"
-    keep_tails "$d/run-$r" "$d" "-$r" 20000 memcheck ncu
+    local run=$d/run-cudawatch-$r
+    [ -f "$run/memory/steps.jsonl" ] && cp "$run/memory/steps.jsonl" "$d/memory-$r.steps.jsonl"
+    keep_tails "$run" "$d" "-$r" 20000 memcheck ncu
     # A stage whose first try failed for want of the caching allocator:
     # that try, in the fakes' replay layout (memcheck-nocache.*).
-    local first=$d/run-$r/cudagraphs/memcheck
+    local first=$run/cudagraphs/memcheck
     if [ -d "$first" ]; then
       cp "$first/stdout" "$d/memcheck-nocache.stdout"
       cp "$first/stderr" "$d/memcheck-nocache.stderr"
@@ -745,7 +736,7 @@ many_processes() {
       python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["end"]; print(e.get("code", 1))' \
         "$first/stage.json" >"$d/memcheck-nocache.exit"
     fi
-    rm -rf "$d/run-$r"
+    rm -rf "$run"
   done
 }
 
@@ -808,12 +799,11 @@ manual_graphs() {
   for r in cudagraph_step graph_oob; do
     local prog=("$PY" "$step")
     [ "$r" = graph_oob ] && prog=("$BIN/graph_oob")
-    (cd "$SRC" && RUN_TIMEOUT=400 record "cudawatch-$r" manual_graphs -- "$CW" --color never run \
-      --timeout 240 --out-dir "$d/run-$r" --format json -- "${prog[@]}")
-    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
-    keep_tails "$d/run-$r" "$d" "-$r" 20000 memcheck racecheck csan ncu
-    [ -d "$d/run-$r/cudagraphs" ] && ls -R "$d/run-$r/cudagraphs" >"$d/cudagraphs-$r.txt"
-    rm -rf "$d/run-$r"
+    cudawatch_run manual_graphs "cudawatch-$r" "$SRC" 400 --timeout 240 -- "${prog[@]}"
+    local run=$d/run-cudawatch-$r
+    keep_tails "$run" "$d" "-$r" 20000 memcheck racecheck csan ncu
+    [ -d "$run/cudagraphs" ] && ls -R "$run/cudagraphs" >"$d/cudagraphs-$r.txt"
+    rm -rf "$run"
   done
 }
 
@@ -832,11 +822,9 @@ steps() {
   for r in steps3 whole; do
     local flags=(--steps 3)
     [ "$r" = whole ] && flags=(--stages plain,memcheck --timeout "${STEPS_LIMIT:-150}")
-    (cd "$SRC" && RUN_TIMEOUT=400 record "cudawatch-$r" steps -- "$CW" --color never run \
-      "${flags[@]}" --out-dir "$d/run-$r" --format json -- $PY long_training.py)
-    cp "$d/run-$r/report.json" "$d/cudawatch-$r.report.json"
-    keep_tails "$d/run-$r" "$d" "-$r" 4000 plain memcheck racecheck csan ncu
-    rm -rf "$d/run-$r"
+    cudawatch_run steps "cudawatch-$r" "$SRC" 400 "${flags[@]}" -- $PY long_training.py
+    keep_tails "$d/run-cudawatch-$r" "$d" "-$r" 4000 plain memcheck racecheck csan ncu
+    rm -rf "$d/run-cudawatch-$r"
   done
 }
 
@@ -850,10 +838,10 @@ cudnn_benchmark() {
   mkdir -p "$d"
   cp "$SRC/cudnn_benchmark_step.py" "$d/"
   record plain cudnn_benchmark -- $PY "$SRC/cudnn_benchmark_step.py"
-  cudawatch_run cudnn_benchmark "$SRC" 560 --timeout "${BENCH_LIMIT:-300}" -- \
+  cudawatch_run cudnn_benchmark cudawatch "$SRC" 560 --timeout "${BENCH_LIMIT:-300}" -- \
     $PY cudnn_benchmark_step.py
-  keep_tails "$d/run" "$d" "" 4000 memcheck racecheck initcheck synccheck ncu
-  rm -rf "$d/run"
+  keep_tails "$d/run-cudawatch" "$d" "" 4000 memcheck racecheck initcheck synccheck ncu
+  rm -rf "$d/run-cudawatch"
 }
 
 # torch.compile under CSAN (tests/gpu/beyond/compile_csan.py, a race
@@ -868,10 +856,10 @@ compile_csan() {
   record plain compile_csan -- $PY "$SRC/compile_csan.py"
   record csan-raw compile_csan -- env TORCH_CUDA_SANITIZER=1 $PY "$SRC/compile_csan.py"
   if [ -x "$CW" ]; then
-    cudawatch_run compile_csan "$SRC" 120 --stages plain,csan -- $PY compile_csan.py
-    keep_tails "$d/run" "$d" "" 8000 csan
-    [ -f "$d/run/csan/hook.json" ] && cp "$d/run/csan/hook.json" "$d/csan.hook.json"
-    rm -rf "$d/run"
+    cudawatch_run compile_csan cudawatch "$SRC" 120 --stages plain,csan -- $PY compile_csan.py
+    keep_tails "$d/run-cudawatch" "$d" "" 8000 csan
+    [ -f "$d/run-cudawatch/csan/hook.json" ] && cp "$d/run-cudawatch/csan/hook.json" "$d/csan.hook.json"
+    rm -rf "$d/run-cudawatch"
   fi
 }
 
@@ -885,14 +873,14 @@ hf_trainer() {
   mkdir -p "$d"
   cp "$real/hf_trainer.py" "$d/"
   record program hf_trainer -- $PY "$real/hf_trainer.py"
-  cudawatch_run hf_trainer "$real" 560 --timeout "${BENCH_LIMIT:-240}" -- $PY hf_trainer.py
-  keep_tails "$d/run" "$d" "" 8000 plain memcheck racecheck initcheck synccheck csan memory ncu
+  cudawatch_run hf_trainer cudawatch "$real" 560 --timeout "${BENCH_LIMIT:-240}" -- $PY hf_trainer.py
+  keep_tails "$d/run-cudawatch" "$d" "" 8000 plain memcheck racecheck initcheck synccheck csan memory ncu
   local f
   for f in stdout initcheck.xml; do
-    [ -f "$d/run/initcheck/$f" ] && $PY "$ROOT/scripts/lib/first_records.py" \
-      "$d/run/initcheck/$f" "$d/initcheck-first-per-kernel.${f##*.}"
+    [ -f "$d/run-cudawatch/initcheck/$f" ] && $PY "$ROOT/scripts/lib/first_records.py" \
+      "$d/run-cudawatch/initcheck/$f" "$d/initcheck-first-per-kernel.${f##*.}"
   done
-  rm -rf "$d/run"
+  rm -rf "$d/run-cudawatch"
 }
 
 # Two DDP ranks on one GPU (tests/gpu/beyond/two_ranks.py, gloo): with
@@ -906,12 +894,13 @@ two_ranks() {
   for leak in 1 0; do
     c=two_ranks_leak$leak
     mkdir -p "$OUTDIR/$c"
-    cp "$SRC/two_ranks.py" "$OUTDIR/$c/"
+    # The program once, beside the first case.
+    [ "$leak" = 1 ] && cp "$SRC/two_ranks.py" "$OUTDIR/$c/"
     LEAK=$leak record plain "$c" -- $PY "$SRC/two_ranks.py"
-    LEAK=$leak cudawatch_run "$c" "$SRC" 300 --stages plain,memory -- $PY two_ranks.py
-    cp "$OUTDIR/$c/run/memory/"{steps,peaks}.jsonl "$OUTDIR/$c/" 2>/dev/null
-    cp "$OUTDIR/$c/run/memory/hook.json" "$OUTDIR/$c/memory.hook.json" 2>/dev/null
-    rm -rf "$OUTDIR/$c/run"
+    LEAK=$leak cudawatch_run "$c" cudawatch "$SRC" 300 --stages plain,memory -- $PY two_ranks.py
+    cp "$OUTDIR/$c/run-cudawatch/memory/"{steps,peaks}.jsonl "$OUTDIR/$c/" 2>/dev/null
+    cp "$OUTDIR/$c/run-cudawatch/memory/hook.json" "$OUTDIR/$c/memory.hook.json" 2>/dev/null
+    rm -rf "$OUTDIR/$c/run-cudawatch"
   done
 }
 
@@ -926,13 +915,13 @@ inference_steps() {
   mkdir -p "$d" "$OUTDIR/hf_trainer_steps"
   cp "$SRC/long_inference.py" "$d/"
   record program long_inference -- $PY "$SRC/long_inference.py"
-  cudawatch_run long_inference "$SRC" 560 --steps 3 --timeout 240 -- $PY long_inference.py
-  keep_tails "$d/run" "$d" "" 4000 plain memcheck racecheck initcheck synccheck csan memory ncu
-  rm -rf "$d/run"
-  cudawatch_run hf_trainer_steps "$ROOT/tests/gpu/real" 560 --steps 2 --timeout 240 -- \
+  cudawatch_run long_inference cudawatch "$SRC" 560 --steps 3 --timeout 240 -- $PY long_inference.py
+  keep_tails "$d/run-cudawatch" "$d" "" 4000 plain memcheck racecheck initcheck synccheck csan memory ncu
+  rm -rf "$d/run-cudawatch"
+  cudawatch_run hf_trainer_steps cudawatch "$ROOT/tests/gpu/real" 560 --steps 2 --timeout 240 -- \
     $PY hf_trainer.py
-  keep_tails "$OUTDIR/hf_trainer_steps/run" "$OUTDIR/hf_trainer_steps" "" 4000 plain csan memory
-  rm -rf "$OUTDIR/hf_trainer_steps/run"
+  keep_tails "$OUTDIR/hf_trainer_steps/run-cudawatch" "$OUTDIR/hf_trainer_steps" "" 4000 plain csan memory
+  rm -rf "$OUTDIR/hf_trainer_steps/run-cudawatch"
 }
 
 # More of `--steps` without an optimizer: Hugging Face's `generate`
@@ -949,13 +938,13 @@ generation_steps() {
     cp "$SRC/$c.py" "$OUTDIR/$c/"
     record program "$c" -- $PY "$SRC/$c.py"
   done
-  cudawatch_run long_generation "$SRC" 300 --stages plain,memcheck --steps 3 -- \
+  cudawatch_run long_generation cudawatch "$SRC" 300 --stages plain,memcheck --steps 3 -- \
     $PY long_generation.py
-  cudawatch_run compiled_inference "$SRC" 300 --stages plain --steps 3 -- \
+  cudawatch_run compiled_inference cudawatch "$SRC" 300 --stages plain --steps 3 -- \
     $PY compiled_inference.py
   for c in long_generation compiled_inference; do
-    keep_tails "$OUTDIR/$c/run" "$OUTDIR/$c" "" 4000 plain memcheck
-    rm -rf "$OUTDIR/$c/run"
+    keep_tails "$OUTDIR/$c/run-cudawatch" "$OUTDIR/$c" "" 4000 plain memcheck
+    rm -rf "$OUTDIR/$c/run-cudawatch"
   done
 }
 
