@@ -237,7 +237,7 @@ pub async fn run(
         plan,
         plain_index,
         None,
-        &format!("the plain run {why}"),
+        (&format!("the plain run {why}"), "crowded"),
         (signals, notices),
         on_event,
     )

@@ -44,18 +44,46 @@ pub(super) async fn run_alone(
     Ok(run_stage(plan, stage, timeout, signals, notices).await)
 }
 
-/// Runs stage `index` again alone after a first try beside others that was
-/// crowded out (`why`, which starts its note); the first try is kept in
-/// `crowded/<stage>/`.
+/// Runs stage `index` alone, and once more when its tool died of a fault
+/// before its summary (`starved::tool_crashed`), unless the user is
+/// stopping the run: the stage loop's way for a stage with nothing beside
+/// it (the batches decide the same as their stages end).
+pub(super) async fn run_alone_or_again(
+    plan: &Plan,
+    index: usize,
+    plain: Option<&StageRecord>,
+    (signals, notices): (&mut Signals, &Notices),
+    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
+) -> Result<StageRecord, ExpectedError> {
+    let record = run_alone(plan, index, plain, "", (signals, notices), on_event).await?;
+    match crate::tools::starved::tool_crashed(&record, &plan.stages[index].dir) {
+        Some(why) if signals.shutdown() == Shutdown::None => {
+            run_again_alone(
+                plan,
+                index,
+                plain,
+                (&why, "crashed"),
+                (signals, notices),
+                on_event,
+            )
+            .await
+        }
+        _ => Ok(record),
+    }
+}
+
+/// Runs stage `index` again alone after a first try that was crowded out
+/// or whose tool crashed (`why`, which starts its note); the first try is
+/// kept in `<folder>/<stage>/` (`crowded`, `crashed`).
 pub(super) async fn run_again_alone(
     plan: &Plan,
     index: usize,
     plain: Option<&StageRecord>,
-    why: &str,
+    (why, folder): (&str, &str),
     (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
-    let kept = set_aside(&plan.stages[index], "crowded");
+    let kept = set_aside(&plan.stages[index], folder);
     let mut record = run_alone(
         plan,
         index,

@@ -16,7 +16,8 @@ use super::notices::{self, Notices};
 use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
 use super::stage::{
-    create_stage_dir, run_again_alone, run_alone, run_stage, shell_words, stage_after_plain,
+    create_stage_dir, run_again_alone, run_alone_or_again, run_stage, shell_words,
+    stage_after_plain,
 };
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
@@ -141,11 +142,10 @@ async fn run_stages(
                 record
             }
             None => {
-                let work = run_alone(
+                let work = run_alone_or_again(
                     plan,
                     index,
                     plain.as_ref(),
-                    "",
                     (&mut signals, &notices),
                     &mut on_event,
                 );
@@ -225,8 +225,9 @@ async fn decide(
 /// Runs the stages of `range` over `slots` (one slot: one after another);
 /// the events of their ends come in plan order, so the run directory and
 /// the report are what a sequential run writes. A stage that ran out of
-/// GPU memory beside others (and not in the plain run) is run again alone
-/// before its end is reported.
+/// GPU memory beside others (and not in the plain run), or whose
+/// compute-sanitizer died of a fault (`starved::tool_crashed`), is run again
+/// alone before its end is reported.
 async fn run_batch(
     plan: &Plan,
     range: std::ops::Range<usize>,
@@ -248,7 +249,7 @@ async fn run_batch(
         .map(|s| s.dir.clone());
     let mut next_report = first;
     let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
-    let mut again: Vec<(usize, String)> = Vec::new();
+    let mut again: Vec<(usize, String, &str)> = Vec::new();
     super::pool::schedule(range.len(), slots, |step| match step {
         Step::Start { index, slot } => {
             let index = first + index;
@@ -296,26 +297,22 @@ async fn run_batch(
             let index = first + index;
             let stage = &plan.stages[index];
             let plain_ok = plain.is_some_and(|p| p.end == ProcessEnd::Exited(0));
-            if (shared_gpu || beside_plain.contains(&index))
-                && let Some(why) =
-                    crate::tools::starved::of_memory(stage.tool, &stage.dir, plain_dir.as_deref())
+            let crowded = (shared_gpu || beside_plain.contains(&index))
+                .then(|| {
+                    use crate::tools::starved;
+                    starved::of_memory(stage.tool, &stage.dir, plain_dir.as_deref())
+                        .or_else(|| starved::of_port(stage.tool, &stage.dir, plain_dir.as_deref()))
                         .or_else(|| {
-                            crate::tools::starved::of_port(
-                                stage.tool,
-                                &stage.dir,
-                                plain_dir.as_deref(),
-                            )
+                            starved::crashed(stage.tool, &stage.dir, plain_dir.as_deref(), plain_ok)
                         })
-                        .or_else(|| {
-                            crate::tools::starved::crashed(
-                                stage.tool,
-                                &stage.dir,
-                                plain_dir.as_deref(),
-                                plain_ok,
-                            )
-                        })
-            {
-                again.push((index, why));
+                })
+                .flatten()
+                .map(|why| (format!("{why} beside other stages"), "crowded"));
+            let rerun = crowded.or_else(|| {
+                crate::tools::starved::tool_crashed(&output, &stage.dir).map(|why| (why, "crashed"))
+            });
+            if let Some((why, folder)) = rerun {
+                again.push((index, why, folder));
                 return Ok(None);
             }
             done.insert(index, output);
@@ -324,9 +321,9 @@ async fn run_batch(
         }
     })
     .await?;
-    // The stages that ran out of memory beside others, alone now, unless
-    // the user stopped the run.
-    for (index, why) in std::mem::take(&mut again) {
+    // The stages crowded out beside others or whose tool crashed, alone
+    // now, unless the user stopped the run.
+    for (index, why, folder) in std::mem::take(&mut again) {
         if signals.shutdown() != Shutdown::None {
             break;
         }
@@ -334,7 +331,7 @@ async fn run_batch(
             plan,
             index,
             plain,
-            &format!("{why} beside other stages"),
+            (&why, folder),
             (signals, notices),
             &mut on_event,
         )
@@ -357,10 +354,10 @@ fn report_in_order(
     done: &mut std::collections::BTreeMap<usize, StageRecord>,
     next: &mut usize,
     total: usize,
-    again: &[(usize, String)],
+    again: &[(usize, String, &str)],
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<(), ExpectedError> {
-    while !again.iter().any(|(i, _)| i == next)
+    while !again.iter().any(|(i, _, _)| i == next)
         && let Some(record) = done.remove(next)
     {
         let _busy = Blocking::enter();

@@ -9,7 +9,9 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use cudawatch_model::Tool;
+use cudawatch_model::{ProcessEnd, Tool};
+
+use super::StageRecord;
 
 /// What an allocation that failed for lack of GPU memory prints, as seen
 /// in real captures (sample-reports/beyond/hog-*: memcheck's "due to \"out
@@ -122,6 +124,43 @@ pub fn crashed(
     )
 }
 
+/// Why a sanitizer stage is run once more though nothing crowded it:
+/// compute-sanitizer itself (the stage's own process; a program that
+/// crashes under it is reported by the tool, which then exits) died of a
+/// fault signal before printing its summary, and nobody stopped it. Seen
+/// on the H100 with compute-sanitizer 2025.3.1 and a small JAX training
+/// step (`sample-reports/beyond/jax_step`): SIGSEGV in every run with XLA's
+/// autotuner on, and in 3 of 18 with it off, at random points, the next
+/// run of the same command whole. A second crash is reported as it is.
+pub fn tool_crashed(record: &StageRecord, stage_dir: &Path) -> Option<String> {
+    if !Tool::SANITIZERS.contains(&record.tool)
+        || record.timed_out
+        || record.interrupted
+        || record.killed
+    {
+        return None;
+    }
+    let ProcessEnd::Signaled(signal) = record.end else {
+        return None;
+    };
+    let name = FAULTS.iter().find(|(n, _)| *n == signal)?.1;
+    if tail(&stage_dir.join("stdout")).is_some_and(|t| t.contains("ERROR SUMMARY")) {
+        return None;
+    }
+    Some(format!(
+        "compute-sanitizer itself died of signal {signal} ({name}) before its summary"
+    ))
+}
+
+/// The signals of a process's own fault, by number (Linux).
+const FAULTS: [(i32, &str); 5] = [
+    (4, "SIGILL"),
+    (6, "SIGABRT"),
+    (7, "SIGBUS"),
+    (8, "SIGFPE"),
+    (11, "SIGSEGV"),
+];
+
 fn sign_in(dir: &Path) -> Option<&'static str> {
     printed(dir, &SIGNS)
 }
@@ -180,6 +219,36 @@ mod tests {
         );
         // oom-recovery runs out on purpose.
         assert_eq!(of_memory(Tool::OomRecovery, stage.path(), None), None);
+    }
+
+    #[test]
+    fn a_sanitizer_that_dies_of_a_fault_before_its_summary_is_run_again() {
+        let record = |end, summary: &str| {
+            let dir = dir_with(summary);
+            let mut record = StageRecord::unfinished(Tool::Memcheck);
+            record.unfinished = false;
+            record.end = end;
+            (record, dir)
+        };
+        let (crashed, dir) = record(ProcessEnd::Signaled(11), "========= COMPUTE-SANITIZER\n");
+        assert_eq!(
+            tool_crashed(&crashed, dir.path()).as_deref(),
+            Some("compute-sanitizer itself died of signal 11 (SIGSEGV) before its summary")
+        );
+        // Its evidence is whole: nothing to run again.
+        let (late, dir) = record(
+            ProcessEnd::Signaled(11),
+            "========= ERROR SUMMARY: 0 errors\n",
+        );
+        assert_eq!(tool_crashed(&late, dir.path()), None);
+        // Stopped by cudawatch (a time limit, Ctrl-C), or ended by itself.
+        let (mut stopped, dir) = record(ProcessEnd::Signaled(11), "");
+        stopped.timed_out = true;
+        assert_eq!(tool_crashed(&stopped, dir.path()), None);
+        let (term, dir) = record(ProcessEnd::Signaled(15), "");
+        assert_eq!(tool_crashed(&term, dir.path()), None);
+        let (exited, dir) = record(ProcessEnd::Exited(1), "");
+        assert_eq!(tool_crashed(&exited, dir.path()), None);
     }
 
     #[test]

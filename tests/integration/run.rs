@@ -162,6 +162,38 @@ fn a_crashing_tool_without_a_summary_is_inconclusive() {
         "{reason}"
     );
     assert_artifacts_kept(tmp.path(), "memcheck");
+    // It was tried twice, and the report says so; the first try is kept.
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("compute-sanitizer itself died of signal 11 (SIGSEGV) before its summary, and was run again alone; the first try is in crashed/memcheck"),
+        "{warnings}"
+    );
+    assert!(tmp.path().join("crashed/memcheck/stdout").is_file());
+}
+
+#[test]
+fn a_tool_that_crashes_once_is_judged_on_its_second_try() {
+    // compute-sanitizer 2025.3.1 died of SIGSEGV at random points under a
+    // JAX step (sample-reports/beyond/jax_step); the next run was whole.
+    let tmp = tempfile::tempdir().unwrap();
+    let mark = tmp.path().join("crashed-once");
+    let out_dir = tmp.path().join("run");
+    let out = run(fake_run("oob_write", &out_dir, "plain,memcheck", &[])
+        .env("FAKE_MODE", "crash-once")
+        .env("FAKE_CRASH_MARK", &mark));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = read_json(&out_dir.join("report.json"));
+    assert_eq!(stage(&report, "memcheck")["outcome"], "findings");
+    assert_eq!(stage(&report, "memcheck")["end"]["how"], "exited");
+    assert!(report["findings"].to_string().contains("oob_write"));
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("and was run again alone")
+    );
+    let first = std::fs::read_to_string(out_dir.join("crashed/memcheck/stdout")).unwrap();
+    assert!(!first.contains("ERROR SUMMARY"), "{first}");
+    assert!(out.stderr.contains("[again, alone]"), "{}", out.stderr);
 }
 
 #[test]
