@@ -14,6 +14,7 @@
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
+#           jax jax-cudawatch jax-trim
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -948,6 +949,76 @@ generation_steps() {
   done
 }
 
+# JAX programs: a small training step (tests/gpu/beyond/jax_step.py) under
+# compute-sanitizer and ncu as a user runs them (memcheck dies of SIGSEGV),
+# and with XLA's autotuner off or no preallocation; the Pallas kernel that
+# accumulates into an output nobody zeroed
+# (tests/gpu/beyond/jax_pallas_accumulate.py) plainly and under initcheck
+# with XLA's pool (preallocated) and without it. Phase `jax-cudawatch`:
+# `cudawatch run` of each, the Pallas kernel buggy and fixed.
+jax_record() {
+  # A tool that dies of SIGSEGV leaves its JAX program running, holding
+  # the GPU memory XLA preallocated: each run's leftovers go before the next.
+  record "$@"
+  pkill -9 -f 'jax_step.py|jax_pallas_accumulate.py'
+  sleep 2
+}
+
+jax_programs() {
+  local c=jax_step
+  mkdir -p "$OUTDIR/$c" "$OUTDIR/jax_pallas_accumulate"
+  $PY -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' \
+    >"$OUTDIR/$c/jax-version.txt" 2>&1
+  cp "$SRC/$c.py" "$OUTDIR/$c/"
+  jax_record program $c -- $PY "$SRC/$c.py"
+  jax_record memcheck-user $c -- compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+  jax_record memcheck-no-prealloc $c -- env XLA_PYTHON_CLIENT_PREALLOCATE=false \
+    compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+  jax_record memcheck-autotune-off $c -- env XLA_FLAGS=--xla_gpu_autotune_level=0 \
+    compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+  jax_record memcheck-both $c -- env XLA_FLAGS=--xla_gpu_autotune_level=0 \
+    XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+  jax_record ncu-user $c -- ncu --metrics gpu__time_duration.sum $PY "$SRC/$c.py"
+  c=jax_pallas_accumulate
+  cp "$SRC/$c.py" "$OUTDIR/$c/"
+  jax_record program $c -- $PY "$SRC/$c.py"
+  jax_record initcheck-user $c -- compute-sanitizer --tool initcheck $PY "$SRC/$c.py"
+  jax_record initcheck-platform $c -- env XLA_PYTHON_CLIENT_ALLOCATOR=platform \
+    XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool initcheck $PY "$SRC/$c.py"
+  jax_trim
+}
+
+# What is worth committing of the JAX captures: ncu's text for ~1,900
+# autotuning launches cut to its ends and counted, initcheck's printed
+# records to the first per kernel; the run directories without ncu's
+# binary report and cudawatch's hook, the Pallas run's host-stack rerun to
+# its first records.
+jax_trim() {
+  local f=$OUTDIR/jax_step/ncu-user.stdout r
+  if [ -f "$f" ] && [ ! -f "$OUTDIR/jax_step/ncu-user.launches" ]; then
+    grep -c 'Section: Command line profiler metrics' "$f" >"$OUTDIR/jax_step/ncu-user.launches"
+    { head -n 120 "$f"; echo "[... cut by capture-beyond.sh: ncu-user.launches counts them ...]"
+      tail -n 40 "$f"; } >"$f.cut" && mv "$f.cut" "$f"
+  fi
+  for f in "$OUTDIR"/jax_pallas_accumulate/initcheck-{user,platform}.stdout \
+    "$OUTDIR"/jax_pallas_accumulate/run-cudawatch/initcheck/host-stacks.{stdout,xml}; do
+    [ -f "$f" ] || continue
+    $PY "$ROOT/scripts/lib/first_records.py" "$f" "$f.first" && mv "$f.first" "$f"
+  done
+  # ncu's binary report, and cudawatch's own hook as the run wrote it out.
+  rm -rf "$OUTDIR"/jax_*/run-*/ncu/profile.ncu-rep "$OUTDIR"/jax_*/run-*/hook
+}
+
+jax_cudawatch() {
+  [ -x "$CW" ] || { echo "jax-cudawatch needs $CW" >&2; return; }
+  mkdir -p "$OUTDIR/jax_step" "$OUTDIR/jax_pallas_accumulate"
+  cudawatch_run jax_step cudawatch "$SRC" 500 --timeout 240 -- $PY jax_step.py
+  local c=jax_pallas_accumulate
+  cudawatch_run $c cudawatch "$SRC" 400 --timeout 240 -- $PY $c.py
+  FIXED=1 cudawatch_run $c cudawatch-fixed "$SRC" 400 --timeout 240 -- $PY $c.py
+  jax_trim
+}
+
 cudawatch_runs() {
   for c in no_kernels alloc_probe; do
     (cd "$SRC" && RUN_TIMEOUT=150 record cudawatch "$c" -- "$CW" --color never run \
@@ -985,7 +1056,7 @@ trim() {
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(programs library corpus-recover ncu two_bugs launch-signs ncu-live hog cudawatch)
 # The machine's record, once, unless only trimming what is there.
-[ "${phases[*]}" = trim ] || environment
+case "${phases[*]}" in trim | jax-trim) ;; *) environment ;; esac
 for p in "${phases[@]}"; do
   start=$(date +%s)
   case $p in
@@ -1024,6 +1095,9 @@ for p in "${phases[@]}"; do
     two-ranks) two_ranks ;;
     inference-steps) inference_steps ;;
     generation-steps) generation_steps ;;
+    jax) jax_programs ;;
+    jax-cudawatch) jax_cudawatch ;;
+    jax-trim) jax_trim ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

@@ -37,6 +37,9 @@ pub struct HookFacts {
     /// torch's version, when it did.
     #[serde(default)]
     pub torch_version: Option<String>,
+    /// Whether the program imported JAX.
+    #[serde(default)]
+    pub jax_imported: bool,
     /// Whether the program initialised CUDA through torch.
     #[serde(default)]
     pub cuda_initialized: bool,

@@ -282,8 +282,9 @@ pub struct RunArgs {
     /// (escape sequences included), unlike everything cudawatch prints.
     #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM")]
     pub stream: bool,
-    /// Keep PyTorch's caching allocator on under the sanitizers (it hides
-    /// out-of-bounds accesses inside its blocks; off by default).
+    /// Keep PyTorch's caching allocator (and JAX's BFC pool) on under the
+    /// sanitizers (they hide out-of-bounds accesses inside their blocks;
+    /// off by default).
     #[arg(
         help_heading = "Stages",
         long,

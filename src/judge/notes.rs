@@ -28,6 +28,23 @@ pub fn cudnn_benchmark_off() -> Warning {
     }
 }
 
+/// The note of a JAX program's run whose tool stages ran XLA with the
+/// settings of `tools::xla::settle`.
+pub fn xla_under_tools() -> Warning {
+    Warning {
+        source: "JAX".into(),
+        message: "XLA ran without its GEMM autotuner under the sanitizers and ncu \
+                  (--xla_gpu_autotune_level=0: with it, compute-sanitizer 2025.3.1 died of \
+                  SIGSEGV in every run), so XLA chose its matrix-product kernels by its \
+                  heuristics and a kernel only the autotuner would pick was not checked; ncu \
+                  ran without XLA's command buffers (CUDA graphs); no stage preallocated 75% \
+                  of the GPU, and under the sanitizers each buffer was its own allocation \
+                  (XLA_PYTHON_CLIENT_ALLOCATOR=platform), since XLA's pool hides \
+                  out-of-bounds accesses inside its regions"
+            .into(),
+    }
+}
+
 /// The note of a run whose stages ended the program after its optimizer
 /// step `steps` (`--steps`): a chosen scope, so a note, not a warning.
 pub fn steps(steps: &str) -> Warning {

@@ -239,11 +239,48 @@ fn by_kernel(kernel: &str) -> Option<(Owner, String, String)> {
                 )
             })
     };
-    // cuDNN's own CUTLASS build (`cutlass__5x_cudnn`) is cuDNN: library
-    // names first, cuDNN first among them.
-    hit(LIBRARY_KERNELS, Owner::Library)
+    // XLA's generated kernels before the library names: its Triton GEMM
+    // fusions (`gemm_fusion_dot_5`) are not cuBLAS's. Then cuDNN's own
+    // CUTLASS build (`cutlass__5x_cudnn`) is cuDNN: library names first,
+    // cuDNN first among them.
+    xla_generated(name)
+        .or_else(|| hit(LIBRARY_KERNELS, Owner::Library))
         .or_else(|| hit(FRAMEWORK_KERNELS, Owner::Framework))
         .or_else(|| aten_as_ncu_names_it(name))
+}
+
+/// XLA's kernels (JAX), as compute-sanitizer and ncu name them
+/// (`sample-reports/beyond/jax_step`, H100, 2026-11-25): its fusions are
+/// bare symbols named for their root operation (`loop_multiply_fusion`,
+/// `input_reduce_select_fusion_2`, `wrapped_broadcast`, `gemm_fusion_dot_5`,
+/// `gemm_fusion_dot_general_12`), its runtime's kernels are C++
+/// (`stream_executor::RedzoneAllocatorKernelImpl`). Only those shapes: a
+/// user's Pallas or Triton kernel is a bare symbol too (`scale_kernel`),
+/// and a user's CUDA C++ kernel has a signature.
+fn xla_generated(name: &str) -> Option<(Owner, String, String)> {
+    let bare = !name.contains('(');
+    let (root, numbered) = match name.rsplit_once('_') {
+        Some((root, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (root, true),
+        _ => (name, false),
+    };
+    let fusion =
+        (root.starts_with("loop_") || root.starts_with("input_")) && root.ends_with("_fusion");
+    let shape = if name.starts_with("stream_executor::") || name.starts_with("xla::") {
+        Some("its runtime's namespace")
+    } else if bare && (fusion || root.starts_with("gemm_fusion_dot")) {
+        Some("a fusion's name")
+    } else if bare && root.starts_with("wrapped_") && (numbered || !root[8..].contains('_')) {
+        Some("a wrapped operation's name")
+    } else {
+        None
+    };
+    shape.map(|shape| {
+        (
+            Owner::Framework,
+            "XLA (JAX)".to_string(),
+            format!("kernel name `{name}` has the shape of XLA's: {shape}"),
+        )
+    })
 }
 
 /// ncu names some of ATen's kernels without their outer namespace: `void
@@ -445,6 +482,37 @@ mod tests {
         report.coalescing[0].kernel = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n".into();
         assign(&mut report);
         assert!(report.findings.iter().all(|s| s.doubt.is_none()));
+    }
+
+    #[test]
+    fn xlas_kernels_are_the_frameworks_and_a_users_pallas_kernel_stays_the_users() {
+        // Names from sample-reports/beyond/jax_step and jax_pallas_accumulate.
+        for name in [
+            "loop_multiply_fusion",
+            "input_reduce_select_fusion",
+            "input_reduce_fusion_2",
+            "gemm_fusion_dot_5",
+            "gemm_fusion_dot_general_12",
+            "wrapped_broadcast",
+            "wrapped_iota",
+            "void stream_executor::xla_fp_comparison<float>(T1 *, T1 *, float, unsigned long, int *)",
+            "stream_executor::RedzoneAllocatorKernelImpl(unsigned char *, unsigned char, unsigned long, unsigned int *)",
+        ] {
+            let (owner, component, _) = by_kernel(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(
+                (owner, component.as_str()),
+                (Owner::Framework, "XLA (JAX)"),
+                "{name}"
+            );
+        }
+        for name in [
+            "scale_kernel",
+            "loop_fusion(float *, int)",
+            "my_fusion",
+            "wrapped_user_kernel",
+        ] {
+            assert_eq!(of_kernel(name), Owner::User, "{name}");
+        }
     }
 
     #[test]

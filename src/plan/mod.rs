@@ -155,11 +155,12 @@ pub struct Plan {
 /// The plan for `settings` in `run_dir`.
 pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
     let python = is_python(&settings.program);
+    let user_xla = tools::xla::UserXla::from_env();
     Plan {
         stages: settings
             .stages
             .iter()
-            .map(|tool| stage(*tool, settings, run_dir, python))
+            .map(|tool| stage(*tool, settings, run_dir, python, &user_xla))
             .collect(),
         timeouts: settings.timeouts,
         stream: settings.stream,
@@ -169,7 +170,13 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
     }
 }
 
-fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> Stage {
+fn stage(
+    tool: Tool,
+    settings: &RunSettings,
+    run_dir: &Path,
+    python: bool,
+    user_xla: &tools::xla::UserXla,
+) -> Stage {
     let dir = run_dir.join(tool.name());
     let ctx = StageContext {
         tool,
@@ -191,6 +198,14 @@ fn stage(tool: Tool, settings: &RunSettings, run_dir: &Path, python: bool) -> St
     let mut command = tools::kind(tool).command(&ctx);
     if python && (Tool::SANITIZERS.contains(&tool) || tool == Tool::Ncu) {
         tools::hook::cudnn_benchmark_off(&mut command, &ctx);
+    }
+    if python {
+        tools::xla::settle(
+            &mut command,
+            tool,
+            user_xla,
+            settings.keep_caching_allocator,
+        );
     }
     if let (true, Some(steps)) = (python, settings.steps) {
         tools::hook::stop_after_steps(&mut command, &ctx, steps);

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use cudawatch_model::{Outcome, ProcessEnd, Report, StageReport, Tool, ToolSummary, Warning};
 use cudawatch_parsers::builder::ReportBuilder;
+use cudawatch_parsers::memory::HookFacts;
 
 use super::read_json;
 use super::records::RunRecord;
@@ -22,6 +23,19 @@ pub struct Assembler {
     run: RunRecord,
     builder: ReportBuilder,
     stages: Vec<StageReport>,
+    /// What the stages' Python hooks saw the program import.
+    imports: Imports,
+}
+
+/// What the stages' Python hooks (`hook.json`) saw the program import,
+/// over the stages read so far: the framework notes concern only programs
+/// that use the framework.
+#[derive(Debug, Clone, Copy, Default)]
+struct Imports {
+    /// A stage's hook reported.
+    reported: bool,
+    torch: bool,
+    jax: bool,
 }
 
 /// Builds the report of a run directory from its raw artifacts.
@@ -52,6 +66,7 @@ impl Assembler {
             run,
             builder,
             stages: Vec::new(),
+            imports: Imports::default(),
         }
     }
 
@@ -76,7 +91,12 @@ impl Assembler {
             });
         }
         let stage_dir = self.dir.join(record.tool.name());
-        let stage = read_stage(&mut self.builder, &stage_dir, record.tool, record);
+        let (stage, hook) = read_stage(&mut self.builder, &stage_dir, record.tool, record);
+        if let Some(hook) = hook {
+            self.imports.reported = true;
+            self.imports.torch |= hook.torch_imported;
+            self.imports.jax |= hook.jax_imported;
+        }
         self.stages.push(stage);
         self.stages.last().expect("just pushed")
     }
@@ -109,8 +129,14 @@ impl Assembler {
                     .unwrap_or_else(|| not_run(*tool, outcome, reason))
             })
             .collect();
-        if self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
+        // A program whose hooks reported and never imported torch (JAX,
+        // CuPy) had no caching allocator to turn off.
+        let torch_possible = self.imports.torch || !self.imports.reported;
+        if torch_possible && self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
             report.notes.extend(allocator_note(&stages));
+        }
+        if self.imports.jax {
+            report.notes.extend(xla_note(&stages));
         }
         report.notes.extend(steps_note(&stages));
         report.stages = stages;
@@ -125,12 +151,13 @@ impl Assembler {
 
 /// Folds one stage's artifacts into `builder` and judges the stage, by
 /// its kind (`tools::kind`).
+/// Also returns what cudawatch's Python hook said in the stage's folder.
 fn read_stage(
     builder: &mut ReportBuilder,
     stage_dir: &Path,
     tool: Tool,
     record: &StageRecord,
-) -> StageReport {
+) -> (StageReport, Option<HookFacts>) {
     let files = StageFiles::new(stage_dir, tool);
     let StageJudged {
         outcome,
@@ -158,7 +185,8 @@ fn read_stage(
     if record.left_behind {
         reason.push_str("; processes it left behind were killed");
     }
-    let hook = hook_facts(&files).unwrap_or_default();
+    let read_hook = hook_facts(&files);
+    let hook = read_hook.clone().unwrap_or_default();
     if let Some(steps) = hook.stopped_after_steps {
         reason.push_str(&format!(
             "; the program was ended after its first {} (--steps)",
@@ -178,7 +206,7 @@ fn read_stage(
             notes.push(note);
         }
     }
-    StageReport {
+    let stage = StageReport {
         tool,
         outcome,
         reason,
@@ -200,7 +228,8 @@ fn read_stage(
         } else {
             Vec::new()
         },
-    }
+    };
+    (stage, read_hook)
 }
 
 fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
@@ -222,9 +251,21 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
 /// What cudawatch's hook said in the stage's folder (`hook.json`), in a
 /// stage that had it: where `--steps` ended the program, whether cuDNN's
 /// benchmark mode was kept off.
-fn hook_facts(files: &StageFiles) -> Option<cudawatch_parsers::memory::HookFacts> {
+fn hook_facts(files: &StageFiles) -> Option<HookFacts> {
     let bytes = crate::safe_files::read(&files.path("hook.json")).ok()?;
     cudawatch_parsers::memory::hook_facts(&bytes).ok()
+}
+
+/// What XLA's settings under the tools changed, said once for a JAX
+/// program from the stages that really ran with them.
+fn xla_note(stages: &[StageReport]) -> Option<Warning> {
+    stages
+        .iter()
+        .any(|s| {
+            s.end.is_some_and(|e| e != ProcessEnd::NotStarted)
+                && crate::tools::xla::autotune_was_off(&s.env)
+        })
+        .then(crate::judge::notes::xla_under_tools)
 }
 
 /// What `--steps` left out, said once for the run from the stages that

@@ -107,8 +107,11 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
     if !hook.torch_imported {
         return (
             Outcome::Skipped,
-            "not applicable: the program never imported torch, and CSAN watches PyTorch's tensors"
-                .into(),
+            format!(
+                "not applicable: the program never imported torch{}, and CSAN watches PyTorch's \
+                 tensors",
+                crate::tools::xla::imported_instead(hook)
+            ),
         );
     }
     let torch = hook.torch_version.as_deref().unwrap_or("?");

@@ -28,6 +28,7 @@ mod rules_tests;
 pub mod sanitizer;
 mod stage_files;
 pub mod starved;
+pub mod xla;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

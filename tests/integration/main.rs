@@ -19,6 +19,7 @@ mod gate_property;
 mod head_start;
 mod helpers;
 mod html;
+mod jax_programs;
 mod judging;
 mod memory_stage;
 mod mps;

@@ -673,6 +673,9 @@ def _csan_off_in_forked_child():
 def _report():
     torch = sys.modules.get("torch")
     _facts["torch_imported"] = torch is not None
+    # Whether XLA's settings under the tools (cudawatch's tools/xla.rs)
+    # concerned this program.
+    _facts["jax_imported"] = "jax" in sys.modules
     _facts["ooms"] = _oom_count
     _facts["steps"] = _step_count
     if torch is not None:

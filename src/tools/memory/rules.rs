@@ -64,7 +64,11 @@ pub fn rule(
     if !hook.torch_imported {
         return (
             Outcome::Skipped,
-            "not applicable: the program never imported torch".into(),
+            format!(
+                "not applicable: the program never imported torch{}, and this stage watches \
+                 PyTorch's allocator",
+                crate::tools::xla::imported_instead(hook)
+            ),
         );
     }
     if !hook.cuda_initialized {

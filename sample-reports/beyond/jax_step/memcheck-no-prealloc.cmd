@@ -1,0 +1,1 @@
+env XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool memcheck python3 /work/main/tests/gpu/beyond/jax_step.py 
