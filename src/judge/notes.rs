@@ -45,16 +45,38 @@ pub fn xla_under_tools() -> Warning {
     }
 }
 
-/// The note of a run whose stages ended the program after its optimizer
-/// step `steps` (`--steps`): a chosen scope, so a note, not a warning.
-pub fn steps(steps: &str) -> Warning {
-    Warning {
-        source: "--steps".into(),
-        message: format!(
+/// What the stages' hooks saw of `--steps`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepsSeen {
+    /// A hook ended the program there (or no hook reported either way).
+    Ended,
+    /// The program never imported torch, whose steps `--steps` counts.
+    NoTorch,
+    /// The program ended before that step in every stage.
+    TooFew,
+}
+
+/// The note of a run with `--steps`: a chosen scope, so a note, not a
+/// warning, and only where it held does it say what was left out.
+pub fn steps(steps: &str, seen: StepsSeen) -> Warning {
+    let message = match seen {
+        StepsSeen::Ended => format!(
             "every stage ran the program up to its optimizer step {steps} (torch.optim), or, \
              in a program that builds no optimizer, its model call {steps} (a torch.nn.Module \
              called outside any other), and ended it there: what later steps do was not checked"
         ),
+        StepsSeen::NoTorch => format!(
+            "--steps {steps} counts PyTorch's optimizer steps and model calls, and the program \
+             never imported torch: every stage ran it to its end"
+        ),
+        StepsSeen::TooFew => format!(
+            "the program ended before its optimizer step {steps} (or, without an optimizer, its \
+             model call {steps}) in every stage: every stage ran it to its end"
+        ),
+    };
+    Warning {
+        source: "--steps".into(),
+        message,
     }
 }
 

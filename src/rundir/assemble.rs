@@ -36,6 +36,8 @@ struct Imports {
     reported: bool,
     torch: bool,
     jax: bool,
+    /// A stage's hook ended the program (`--steps`).
+    stopped: bool,
 }
 
 /// Builds the report of a run directory from its raw artifacts.
@@ -96,6 +98,8 @@ impl Assembler {
             self.imports.reported = true;
             self.imports.torch |= hook.torch_imported;
             self.imports.jax |= hook.jax_imported;
+            self.imports.stopped |=
+                hook.stopped_after_steps.is_some() || hook.stopped_after_calls.is_some();
         }
         self.stages.push(stage);
         self.stages.last().expect("just pushed")
@@ -138,7 +142,7 @@ impl Assembler {
         if self.imports.jax {
             report.notes.extend(xla_note(&stages));
         }
-        report.notes.extend(steps_note(&stages));
+        report.notes.extend(steps_note(&stages, self.imports));
         report.stages = stages;
         report.interrupted = self.run.interrupted;
         // What doctor found when the run started (`environment.json`).
@@ -269,14 +273,23 @@ fn xla_note(stages: &[StageReport]) -> Option<Warning> {
 }
 
 /// What `--steps` left out, said once for the run from the stages that
-/// really ran with it.
-fn steps_note(stages: &[StageReport]) -> Option<Warning> {
+/// really ran with it and what their hooks saw: where no hook ended the
+/// program though hooks reported, every stage ran it whole.
+fn steps_note(stages: &[StageReport], imports: Imports) -> Option<Warning> {
+    use crate::judge::notes::{StepsSeen, steps};
     let prefix = format!("{}=", crate::tools::hook::STOP_AFTER_STEPS);
-    let steps = stages
+    let asked = stages
         .iter()
         .filter(|s| s.end.is_some_and(|e| e != ProcessEnd::NotStarted))
         .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))?;
-    Some(crate::judge::notes::steps(steps))
+    let seen = if imports.stopped || !imports.reported {
+        StepsSeen::Ended
+    } else if !imports.torch {
+        StepsSeen::NoTorch
+    } else {
+        StepsSeen::TooFew
+    };
+    Some(steps(asked, seen))
 }
 
 fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {

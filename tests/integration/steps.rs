@@ -216,3 +216,36 @@ fn the_memory_stage_records_the_step_the_program_was_ended_at() {
         "{memory}"
     );
 }
+
+#[test]
+fn the_note_says_so_when_no_stage_reached_the_steps_asked() {
+    // (what, program, words the note must hold, words it must not)
+    let rows = [
+        (
+            "a script of 2 steps, --steps 3",
+            "import torch\nopt = torch.optim.Optimizer()\ntorch.cuda.init()\nfor _ in range(2):\n    opt.step()\n",
+            "ended before its optimizer step 3",
+            "was not checked",
+        ),
+        (
+            "a program that never imports torch (JAX, CuPy)",
+            "print('no torch here')\n",
+            "never imported torch: every stage ran it to its end",
+            "was not checked",
+        ),
+    ];
+    for (what, program, says, never) in rows {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = run(with_fake_torch(tmp.path(), program)
+            .args(["run", "--stages", "plain,csan", "--steps", "3"])
+            .args(["--format", "json", "--out-dir"])
+            .arg(tmp.path().join("run"))
+            .args(["--", "python3", "prog.py"]));
+        assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+        let notes = json(&out)["notes"].to_string();
+        assert!(
+            notes.contains(says) && !notes.contains(never),
+            "{what}: {notes}"
+        );
+    }
+}
