@@ -14,7 +14,7 @@
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
-#           jax jax-cudawatch jax-trim
+#           jax jax-cudawatch jax-trim jax-oom
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -1009,6 +1009,18 @@ jax_trim() {
   rm -rf "$OUTDIR"/jax_*/run-*/ncu/profile.ncu-rep "$OUTDIR"/jax_*/run-*/hook
 }
 
+# A JAX program that runs out of GPU memory (tests/gpu/beyond/jax_oom.py):
+# plainly, then `cudawatch run --stages plain,memcheck`.
+jax_oom() {
+  [ -x "$CW" ] || { echo "jax-oom needs $CW" >&2; return; }
+  local c=jax_oom
+  mkdir -p "$OUTDIR/$c"
+  cp "$SRC/$c.py" "$OUTDIR/$c/"
+  jax_record program $c -- $PY "$SRC/$c.py"
+  cudawatch_run $c cudawatch "$SRC" 300 --stages plain,memcheck --timeout 120 -- $PY $c.py
+  rm -rf "$OUTDIR/$c/run-cudawatch/hook"
+}
+
 jax_cudawatch() {
   [ -x "$CW" ] || { echo "jax-cudawatch needs $CW" >&2; return; }
   mkdir -p "$OUTDIR/jax_step" "$OUTDIR/jax_pallas_accumulate"
@@ -1098,6 +1110,7 @@ for p in "${phases[@]}"; do
     jax) jax_programs ;;
     jax-cudawatch) jax_cudawatch ;;
     jax-trim) jax_trim ;;
+    jax-oom) jax_oom ;;
     *) echo "unknown phase $p" >&2 ;;
   esac
   echo "phase $p: $(($(date +%s) - start)) s" | tee -a "$OUTDIR/phases.txt"

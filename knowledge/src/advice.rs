@@ -53,6 +53,7 @@ const OOM: Advice = Advice {
         "other processes hold GPU memory (a stray earlier run)",
         "fragmentation in PyTorch's caching allocator (reserved but unallocated memory is large): PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which the memory stage tries for you",
         "each step keeps the last one's tensors (losses.append(loss) keeps the graph): the memory stage's growth finding names the line",
+        "JAX: XLA reserves 75% of the GPU at start (XLA_PYTHON_CLIENT_PREALLOCATE=false or XLA_PYTHON_CLIENT_MEM_FRACTION change that) and keeps every live array; the memory stage watches PyTorch only, jax.profiler.save_device_memory_profile shows what held XLA's",
     ],
     stage: "memory",
     next: "cudawatch run --stages plain,memory -- PROGRAM (what held the memory at the OOM, by your line)",

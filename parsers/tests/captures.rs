@@ -481,3 +481,22 @@ fn a_launch_that_faulted_under_ncu_costs_the_launches_before_it_nothing() {
     let log = ncu::log::parse(&fs::read(dir.join("stage-embedding_bad_index-ncu.stdout")).unwrap());
     assert_eq!(log.kernels_profiled, Some(2));
 }
+
+#[test]
+fn xlas_out_of_memory_is_an_oom_at_the_users_line_once() {
+    // jax 0.11.2 on the H100: a 125 GiB batch. The status is also in XLA's
+    // log, where its autotuner met it first; only the exception the
+    // program died of counts.
+    let stderr = fs::read(samples().join("beyond/jax_oom/program.stderr")).unwrap();
+    let sites = program::parse(&stderr);
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    let oom = &sites[0];
+    assert_eq!(oom.kind, cudawatch_model::FindingKind::OutOfMemory);
+    assert_eq!(oom.count, 1);
+    assert_eq!(
+        oom.message,
+        "out of GPU memory (XLA): tried to allocate 125.02GiB (GPU_0_bfc)"
+    );
+    assert_eq!(oom.bytes, Some((125.02 * 1024.0 * 1024.0 * 1024.0) as u64));
+    assert_eq!(oom.location.as_ref().unwrap().line, 21);
+}

@@ -185,3 +185,22 @@ fn run_out(cmd: std::process::Command) -> (i32, serde_json::Value) {
     let out = run(cmd);
     (out.code, json(&out))
 }
+
+#[test]
+fn xlas_out_of_memory_is_the_root_cause_at_the_users_line() {
+    // H100, jax 0.11.2: a 125 GiB batch (tests/gpu/beyond/jax_oom.py),
+    // `cudawatch run --stages plain,memcheck`, read back.
+    let mut cmd = cudawatch();
+    cmd.args(["--color", "never", "report"])
+        .arg(sample("beyond/jax_oom/run-cudawatch"));
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(
+            "root cause: plain out_of_memory at jax_oom.py:21: out of GPU memory (XLA): tried to \
+             allocate 125.02GiB (GPU_0_bfc)"
+        ),
+        "{}",
+        out.stdout
+    );
+}

@@ -123,7 +123,7 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
         if let Some(site) = device_assert(line) {
             push(site, Some(i), &mut sites);
         }
-        if let Some(site) = out_of_memory(line) {
+        if let Some(site) = out_of_memory(line).or_else(|| xla_out_of_memory(line)) {
             push(site, Some(i), &mut sites);
         }
         for site in cuda_errors(line) {
@@ -288,6 +288,55 @@ fn out_of_memory(line: &str) -> Option<Site> {
     Some(site)
 }
 
+/// JAX: the exception XLA raises when its allocator cannot serve a buffer,
+/// `jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while
+/// trying to allocate 125.02GiB with allocator GPU_0_bfc on device 0.`
+/// (jax 0.11, `sample-reports/beyond/jax_oom/`), or, from older JAX,
+/// `jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory
+/// while trying to allocate 17179869184 bytes.` Only the exception's line:
+/// XLA's log repeats the status where its autotuner met it first.
+fn xla_out_of_memory(line: &str) -> Option<Site> {
+    const SIGN: &str = "RuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate ";
+    let start = line.find(SIGN)? + SIGN.len();
+    let size = line[start..]
+        .split(" with ")
+        .next()?
+        .trim()
+        .trim_end_matches('.');
+    let bytes = xla_size_in_bytes(size);
+    let allocator = between(&line[start..], "with allocator ", " ").map(str::to_string);
+    let mut site = new_site(
+        Tool::Plain,
+        FindingKind::OutOfMemory,
+        Severity::Error,
+        match &allocator {
+            Some(a) => format!("out of GPU memory (XLA): tried to allocate {size} ({a})"),
+            None => format!("out of GPU memory (XLA): tried to allocate {size}"),
+        },
+    );
+    site.bytes = bytes;
+    site.memory = Some(crate::model::MemoryFigures {
+        tried: bytes,
+        ..Default::default()
+    });
+    site.error = Some("RESOURCE_EXHAUSTED".into());
+    site.id = crate::site::site_id(&site, "");
+    Some(site)
+}
+
+/// XLA's sizes: `125.02GiB` (no space) or `17179869184 bytes`.
+fn xla_size_in_bytes(text: &str) -> Option<u64> {
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let unit = match unit.trim() {
+        "" => "bytes",
+        u => u,
+    };
+    size_in_bytes(&format!("{number} {unit}"))
+}
+
 /// `4096.00 GiB` -> bytes, as PyTorch's messages write sizes; refuses
 /// what no GPU has (`inf`, `NaN`, `1e300 GiB`, negative).
 pub(crate) fn size_in_bytes(text: &str) -> Option<u64> {
@@ -435,5 +484,24 @@ RuntimeError: no checkpoint
         assert_eq!(sites.len(), 1, "{sites:?}");
         assert_eq!(sites[0].message, "RuntimeError: no checkpoint");
         assert_eq!(sites[0].location.as_ref().unwrap().line, 9);
+    }
+
+    #[test]
+    fn xlas_older_out_of_memory_says_bytes_and_its_log_lines_are_not_the_error() {
+        // The capture of jax 0.11's is read in tests/captures.rs.
+        let old = xla_out_of_memory(
+            "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while \
+             trying to allocate 17179869184 bytes.",
+        )
+        .unwrap();
+        assert_eq!(old.bytes, Some(17_179_869_184));
+        assert_eq!(
+            old.message,
+            "out of GPU memory (XLA): tried to allocate 17179869184 bytes"
+        );
+        assert_eq!(
+            xla_out_of_memory("W bfc_allocator.cc:371] ran out of memory"),
+            None
+        );
     }
 }

@@ -1,0 +1,1 @@
+python3 /work/main/tests/gpu/beyond/jax_oom.py 
