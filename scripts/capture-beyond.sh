@@ -949,11 +949,11 @@ generation_steps() {
   done
 }
 
-# JAX programs: a small training step (tests/gpu/beyond/jax_step.py) under
+# JAX programs: a small training step (tests/gpu/real/jax_step.py) under
 # compute-sanitizer and ncu as a user runs them (memcheck dies of SIGSEGV),
 # and with XLA's autotuner off or no preallocation; the Pallas kernel that
 # accumulates into an output nobody zeroed
-# (tests/gpu/beyond/jax_pallas_accumulate.py) plainly and under initcheck
+# (tests/gpu/real/jax_pallas_accumulate.py) plainly and under initcheck
 # with XLA's pool (preallocated) and without it. Phase `jax-cudawatch`:
 # `cudawatch run` of each, the Pallas kernel buggy and fixed.
 jax_record() {
@@ -965,26 +965,26 @@ jax_record() {
 }
 
 jax_programs() {
-  local c=jax_step
+  local c=jax_step real=$ROOT/tests/gpu/real
   mkdir -p "$OUTDIR/$c" "$OUTDIR/jax_pallas_accumulate"
   $PY -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' \
     >"$OUTDIR/$c/jax-version.txt" 2>&1
-  cp "$SRC/$c.py" "$OUTDIR/$c/"
-  jax_record program $c -- $PY "$SRC/$c.py"
-  jax_record memcheck-user $c -- compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+  cp "$real/$c.py" "$OUTDIR/$c/"
+  jax_record program $c -- $PY "$real/$c.py"
+  jax_record memcheck-user $c -- compute-sanitizer --tool memcheck $PY "$real/$c.py"
   jax_record memcheck-no-prealloc $c -- env XLA_PYTHON_CLIENT_PREALLOCATE=false \
-    compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+    compute-sanitizer --tool memcheck $PY "$real/$c.py"
   jax_record memcheck-autotune-off $c -- env XLA_FLAGS=--xla_gpu_autotune_level=0 \
-    compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
+    compute-sanitizer --tool memcheck $PY "$real/$c.py"
   jax_record memcheck-both $c -- env XLA_FLAGS=--xla_gpu_autotune_level=0 \
-    XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool memcheck $PY "$SRC/$c.py"
-  jax_record ncu-user $c -- ncu --metrics gpu__time_duration.sum $PY "$SRC/$c.py"
+    XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool memcheck $PY "$real/$c.py"
+  jax_record ncu-user $c -- ncu --metrics gpu__time_duration.sum $PY "$real/$c.py"
   c=jax_pallas_accumulate
-  cp "$SRC/$c.py" "$OUTDIR/$c/"
-  jax_record program $c -- $PY "$SRC/$c.py"
-  jax_record initcheck-user $c -- compute-sanitizer --tool initcheck $PY "$SRC/$c.py"
+  cp "$real/$c.py" "$OUTDIR/$c/"
+  jax_record program $c -- $PY "$real/$c.py"
+  jax_record initcheck-user $c -- compute-sanitizer --tool initcheck $PY "$real/$c.py"
   jax_record initcheck-platform $c -- env XLA_PYTHON_CLIENT_ALLOCATOR=platform \
-    XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool initcheck $PY "$SRC/$c.py"
+    XLA_PYTHON_CLIENT_PREALLOCATE=false compute-sanitizer --tool initcheck $PY "$real/$c.py"
   jax_trim
 }
 
@@ -1024,10 +1024,10 @@ jax_oom() {
 jax_cudawatch() {
   [ -x "$CW" ] || { echo "jax-cudawatch needs $CW" >&2; return; }
   mkdir -p "$OUTDIR/jax_step" "$OUTDIR/jax_pallas_accumulate"
-  cudawatch_run jax_step cudawatch "$SRC" 500 --timeout 240 -- $PY jax_step.py
-  local c=jax_pallas_accumulate
-  cudawatch_run $c cudawatch "$SRC" 400 --timeout 240 -- $PY $c.py
-  FIXED=1 cudawatch_run $c cudawatch-fixed "$SRC" 400 --timeout 240 -- $PY $c.py
+  local c=jax_pallas_accumulate real=$ROOT/tests/gpu/real
+  cudawatch_run jax_step cudawatch "$real" 500 --timeout 240 -- $PY jax_step.py
+  cudawatch_run $c cudawatch "$real" 400 --timeout 240 -- $PY $c.py
+  FIXED=1 cudawatch_run $c cudawatch-fixed "$real" 400 --timeout 240 -- $PY $c.py
   jax_trim
 }
 

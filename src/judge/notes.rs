@@ -36,7 +36,9 @@ pub fn xla_under_tools() -> Warning {
         message: "XLA ran without its GEMM autotuner under the sanitizers and ncu \
                   (--xla_gpu_autotune_level=0: with it, compute-sanitizer 2025.3.1 died of \
                   SIGSEGV in every run), so XLA chose its matrix-product kernels by its \
-                  heuristics and a kernel only the autotuner would pick was not checked; ncu \
+                  heuristics and a kernel only the autotuner would pick was not checked; the \
+                  sanitizers' XLA compiled on one thread (with several, compute-sanitizer \
+                  still died in half the runs under load); ncu \
                   ran without XLA's command buffers (CUDA graphs); no stage preallocated 75% \
                   of the GPU, and under the sanitizers each buffer was its own allocation \
                   (XLA_PYTHON_CLIENT_ALLOCATOR=platform), since XLA's pool hides \

@@ -8,9 +8,12 @@
 //!   all 5 runs with XLA's GEMM autotuner on (with or without
 //!   preallocation, with XLA's platform allocator); with it off
 //!   (`--xla_gpu_autotune_level=0`) 3 of 18 sanitizer runs died so, at
-//!   random points (the stage loop runs such a stage once more,
-//!   `starved::tool_crashed`). A program with nothing to autotune (one
-//!   Pallas kernel) never did;
+//!   random points, and under load far more: 9 of 18 memcheck runs six at
+//!   a time (`benches/jax-sanitizer-crashes.sh`), against 0 of 18 with XLA
+//!   compiling on one thread (`--xla_gpu_force_compilation_parallelism=1`).
+//!   A program with nothing to compile in parallel (one Pallas kernel)
+//!   never crashed. A stage whose tool still dies so runs once more
+//!   (`starved::tool_crashed`);
 //! - ncu profiled 1,867 launches of that step in 118 s, nearly all of them
 //!   the autotuner's candidates, against 31 with it off; with XLA's command
 //!   buffers (CUDA graphs) on it died of SIGSEGV in one of three runs;
@@ -32,6 +35,9 @@ pub const FLAGS: &str = "XLA_FLAGS";
 /// XLA's GEMM autotuner off: compute-sanitizer crashed in it, and its
 /// candidates are not the program's kernels.
 pub const AUTOTUNE_OFF: &str = "--xla_gpu_autotune_level=0";
+/// XLA's compilation on one thread under the sanitizers: with several,
+/// compute-sanitizer died of SIGSEGV in half the runs under load.
+pub const COMPILE_ON_ONE_THREAD: &str = "--xla_gpu_force_compilation_parallelism=1";
 /// XLA's command buffers (CUDA graphs) off under ncu, which once crashed
 /// with them.
 pub const COMMAND_BUFFERS_OFF: &str = "--xla_gpu_enable_command_buffer=";
@@ -62,15 +68,16 @@ impl UserXla {
 /// XLA's settings for a stage of a Python program: no preallocation in
 /// every stage (the plain run's only where the user did not choose it: its
 /// peak is then what the program really holds); in the sanitizer stages
-/// the autotuner off and, unless the pools are kept, each buffer its own
-/// allocation; in ncu's the autotuner and the command buffers off.
+/// the autotuner off, compilation on one thread and, unless the pools are
+/// kept, each buffer its own allocation; in ncu's the autotuner and the
+/// command buffers off.
 pub fn settle(command: &mut StageCommand, tool: Tool, user: &UserXla, keep_pools: bool) {
     let sanitizer = Tool::SANITIZERS.contains(&tool);
     if tool != Tool::Plain || !user.preallocate_set {
         command.env.push((PREALLOCATE.into(), "false".into()));
     }
     let ours: &[&str] = if sanitizer {
-        &[AUTOTUNE_OFF]
+        &[AUTOTUNE_OFF, COMPILE_ON_ONE_THREAD]
     } else if tool == Tool::Ncu {
         &[AUTOTUNE_OFF, COMMAND_BUFFERS_OFF]
     } else {
@@ -133,7 +140,10 @@ mod tests {
     #[test]
     fn sanitizers_run_xla_without_its_autotuner_preallocation_or_pool() {
         let env = env_of(Tool::Racecheck, &UserXla::default(), false);
-        assert_eq!(get(&env, FLAGS), Some(AUTOTUNE_OFF));
+        assert_eq!(
+            get(&env, FLAGS),
+            Some("--xla_gpu_autotune_level=0 --xla_gpu_force_compilation_parallelism=1")
+        );
         assert_eq!(get(&env, PREALLOCATE), Some("false"));
         assert_eq!(get(&env, ALLOCATOR), Some("platform"));
         let kept = env_of(Tool::Memcheck, &UserXla::default(), true);

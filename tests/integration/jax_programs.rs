@@ -54,7 +54,7 @@ fn a_jax_program_runs_with_xlas_settings_and_its_report_says_what_they_changed()
     let report = run_python(tmp.path(), "import jax\nprint('step')\n", None);
     let memcheck = env_of(&report, "memcheck");
     for setting in [
-        "XLA_FLAGS=--xla_gpu_autotune_level=0",
+        "XLA_FLAGS=--xla_gpu_autotune_level=0 --xla_gpu_force_compilation_parallelism=1",
         "XLA_PYTHON_CLIENT_PREALLOCATE=false",
         "XLA_PYTHON_CLIENT_ALLOCATOR=platform",
     ] {
@@ -95,9 +95,9 @@ fn the_users_xla_flags_are_kept_before_cudawatchs() {
     let tmp = tempfile::tempdir().unwrap();
     let report = run_python(tmp.path(), "import jax\n", Some("--xla_dump_to=/tmp/dump"));
     assert!(
-        env_of(&report, "memcheck")
-            .iter()
-            .any(|e| e == "XLA_FLAGS=--xla_dump_to=/tmp/dump --xla_gpu_autotune_level=0"),
+        env_of(&report, "memcheck").iter().any(|e| e
+            == "XLA_FLAGS=--xla_dump_to=/tmp/dump --xla_gpu_autotune_level=0 \
+                    --xla_gpu_force_compilation_parallelism=1"),
         "{report}"
     );
 }
@@ -159,7 +159,7 @@ fn a_real_jax_step_reads_back_clean_with_xlas_kernels_not_gating() {
 #[test]
 fn the_users_pallas_kernel_gates_at_the_users_line_and_its_fix_is_clean() {
     // H100, jax 0.11.2: a Pallas kernel that accumulates into an output
-    // nobody zeroed (tests/gpu/beyond/jax_pallas_accumulate.py).
+    // nobody zeroed (tests/gpu/real/jax_pallas_accumulate.py).
     let report_of = |run: &str| {
         let mut cmd = cudawatch();
         cmd.args(["report", "--format", "json"])

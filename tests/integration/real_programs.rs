@@ -27,6 +27,7 @@ const BUGGED: &[(&str, &str)] = &[
     ("user_kernel_race", "cuda.cu"),
     ("pytest_embedding", "test_lookup.py"),
     ("pytest_stream_race", "loader.py"),
+    ("jax_pallas_accumulate", "jax_pallas_accumulate.py"),
 ];
 
 fn judge(case: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
