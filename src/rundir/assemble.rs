@@ -23,15 +23,15 @@ pub struct Assembler {
     run: RunRecord,
     builder: ReportBuilder,
     stages: Vec<StageReport>,
-    /// What the stages' Python hooks saw the program import.
-    imports: Imports,
+    /// What the stages' Python hooks saw the program do.
+    hooks_saw: HooksSaw,
 }
 
-/// What the stages' Python hooks (`hook.json`) saw the program import,
-/// over the stages read so far: the framework notes concern only programs
-/// that use the framework.
+/// What the stages' Python hooks (`hook.json`) saw, over the stages read
+/// so far: the framework notes concern only programs that use the
+/// framework, and `--steps`' note what the program really did.
 #[derive(Debug, Clone, Copy, Default)]
-struct Imports {
+struct HooksSaw {
     /// A stage's hook reported.
     reported: bool,
     torch: bool,
@@ -68,7 +68,7 @@ impl Assembler {
             run,
             builder,
             stages: Vec::new(),
-            imports: Imports::default(),
+            hooks_saw: HooksSaw::default(),
         }
     }
 
@@ -95,10 +95,10 @@ impl Assembler {
         let stage_dir = self.dir.join(record.tool.name());
         let (stage, hook) = read_stage(&mut self.builder, &stage_dir, record.tool, record);
         if let Some(hook) = hook {
-            self.imports.reported = true;
-            self.imports.torch |= hook.torch_imported;
-            self.imports.jax |= hook.jax_imported;
-            self.imports.stopped |=
+            self.hooks_saw.reported = true;
+            self.hooks_saw.torch |= hook.torch_imported;
+            self.hooks_saw.jax |= hook.jax_imported;
+            self.hooks_saw.stopped |=
                 hook.stopped_after_steps.is_some() || hook.stopped_after_calls.is_some();
         }
         self.stages.push(stage);
@@ -135,14 +135,14 @@ impl Assembler {
             .collect();
         // A program whose hooks reported and never imported torch (JAX,
         // CuPy) had no caching allocator to turn off.
-        let torch_possible = self.imports.torch || !self.imports.reported;
+        let torch_possible = self.hooks_saw.torch || !self.hooks_saw.reported;
         if torch_possible && self.run.stages.iter().any(|t| Tool::SANITIZERS.contains(t)) {
             report.notes.extend(allocator_note(&stages));
         }
-        if self.imports.jax {
+        if self.hooks_saw.jax {
             report.notes.extend(xla_note(&stages));
         }
-        report.notes.extend(steps_note(&stages, self.imports));
+        report.notes.extend(steps_note(&stages, self.hooks_saw));
         report.stages = stages;
         report.interrupted = self.run.interrupted;
         // What doctor found when the run started (`environment.json`).
@@ -241,7 +241,7 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
         .iter()
         .find(|s| {
             // Only where a sanitizer really ran: otherwise it changed nothing.
-            s.end.is_some_and(|e| e != ProcessEnd::NotStarted)
+            really_ran(s)
                 && s.env
                     .iter()
                     .any(|e| e == "PYTORCH_NO_CUDA_MEMORY_CACHING=1")
@@ -265,31 +265,34 @@ fn hook_facts(files: &StageFiles) -> Option<HookFacts> {
 fn xla_note(stages: &[StageReport]) -> Option<Warning> {
     stages
         .iter()
-        .any(|s| {
-            s.end.is_some_and(|e| e != ProcessEnd::NotStarted)
-                && crate::tools::xla::autotune_was_off(&s.env)
-        })
+        .any(|s| really_ran(s) && crate::tools::xla::autotune_was_off(&s.env))
         .then(crate::judge::notes::xla_under_tools)
 }
 
 /// What `--steps` left out, said once for the run from the stages that
 /// really ran with it and what their hooks saw: where no hook ended the
 /// program though hooks reported, every stage ran it whole.
-fn steps_note(stages: &[StageReport], imports: Imports) -> Option<Warning> {
+fn steps_note(stages: &[StageReport], seen_by_hooks: HooksSaw) -> Option<Warning> {
     use crate::judge::notes::{StepsSeen, steps};
     let prefix = format!("{}=", crate::tools::hook::STOP_AFTER_STEPS);
     let asked = stages
         .iter()
-        .filter(|s| s.end.is_some_and(|e| e != ProcessEnd::NotStarted))
+        .filter(|s| really_ran(s))
         .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))?;
-    let seen = if imports.stopped || !imports.reported {
+    let seen = if seen_by_hooks.stopped || !seen_by_hooks.reported {
         StepsSeen::Ended
-    } else if !imports.torch {
+    } else if !seen_by_hooks.torch {
         StepsSeen::NoTorch
     } else {
         StepsSeen::TooFew
     };
     Some(steps(asked, seen))
+}
+
+/// Whether a stage's process started: only then did its settings change
+/// anything the notes could speak of.
+fn really_ran(stage: &StageReport) -> bool {
+    stage.end.is_some_and(|e| e != ProcessEnd::NotStarted)
 }
 
 fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {
