@@ -405,6 +405,19 @@ const KINDS: &[KindAdvice] = &[
         },
     },
     KindAdvice {
+        kind: "collective_timeout",
+        meaning: "a rank of a multi-process program waited in a collective (an NCCL all-reduce, broadcast, barrier) until the process group's timeout, because another rank never entered it: the ranks disagree on which collectives they run, or one of them is stuck or gone",
+        advice: Advice {
+            causes: &[
+                "a rank skips a collective the others run (an early return, a `continue` or a condition only its shard meets)",
+                "ranks call collectives in different orders, or with different shapes",
+                "one rank failed or hangs elsewhere and never reached the collective: its own error is the root cause",
+            ],
+            stage: "plain",
+            next: "cudawatch run --stages plain -- torchrun --nproc_per_node=N PROGRAM",
+        },
+    },
+    KindAdvice {
         kind: "memory_growth",
         meaning: "GPU memory still allocated after each optimizer step rises step over step (cudawatch's memory stage, from PyTorch's allocator history): something keeps every step's tensors alive, and the program will run out of memory given enough steps",
         advice: Advice {

@@ -183,6 +183,10 @@ pub enum FindingKind {
     PythonException,
     /// A kernel whose global accesses waste sectors (Nsight Compute).
     UncoalescedAccess,
+    /// A rank waited in a collective (NCCL all-reduce, broadcast, ...) that
+    /// another rank never entered, until the process group's timeout: the
+    /// ranks disagree on which collectives they run (a desync).
+    CollectiveTimeout,
     /// A record of a kind cudawatch does not know yet; kept, never dropped.
     Unrecognised,
 }
@@ -211,6 +215,7 @@ impl FindingKind {
             FindingKind::DriverVersion => "driver_version",
             FindingKind::PythonException => "python_exception",
             FindingKind::UncoalescedAccess => "uncoalesced_access",
+            FindingKind::CollectiveTimeout => "collective_timeout",
             FindingKind::Unrecognised => "unrecognised",
         }
     }
@@ -561,6 +566,11 @@ pub struct Site {
     /// The test that was running when the tool reported it, in a CI log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
+    /// The processes of a multi-process program it was seen in (rank, pid,
+    /// GPU, where known), first seen first; empty when the tool could not
+    /// tell one process from another.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<crate::ProcessRef>,
     /// The id of the root-cause site this one follows from (the 719s after
     /// an invalid access, the leaks of a process that bailed out, the same
     /// error seen by another tool); set when the report is judged. Such a

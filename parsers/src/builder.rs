@@ -433,8 +433,9 @@ impl ReportBuilder {
     /// how many race sites it held.
     pub fn csan(&mut self, name: &str, bytes: &[u8]) -> usize {
         let text = String::from_utf8_lossy(bytes);
-        let lines: Vec<&str> = text.lines().collect();
-        self.program_sites(name, Tool::Csan, crate::csan::parse(&lines))
+        let tagged: Vec<&str> = text.lines().collect();
+        let (lines, tags) = program::ranks::untag(&tagged);
+        self.program_sites(name, Tool::Csan, crate::csan::parse_ranked(&lines, &tags))
     }
 
     /// Folds a program's own output (the plain run's stderr and stdout).
@@ -443,18 +444,12 @@ impl ReportBuilder {
         self.program_sites(name, Tool::Plain, program::parse(bytes))
     }
 
-    /// As [`Self::program_output`], for a program that cudawatch itself
-    /// stopped with SIGINT (the user's Ctrl-C, passed on): the
-    /// `KeyboardInterrupt` it raised is the stop, not a bug in its code.
-    pub fn interrupted_program_output(&mut self, name: &str, bytes: &[u8]) -> usize {
-        let sites = program::parse(bytes)
-            .into_iter()
-            .filter(|s| !program::is_keyboard_interrupt(s))
-            .collect();
+    /// The plain run's sites, parsed by [`program::parse`] and completed by
+    /// the caller (ranks, pids and GPUs it saw itself); returns how many.
+    pub fn plain_sites(&mut self, name: &str, sites: Vec<Site>) -> usize {
         self.program_sites(name, Tool::Plain, sites)
     }
 
-    /// Records a program's output as an input of `tool` and folds its sites.
     fn program_sites(&mut self, name: &str, tool: Tool, sites: Vec<Site>) -> usize {
         self.input(name, InputKind::ProgramOutput, tool, sites.len() as u64);
         let n = sites.len();

@@ -71,6 +71,12 @@ enum Part {
 
 /// The stream-race sites of every CSAN report in a program's output.
 pub fn parse(lines: &[&str]) -> Vec<Site> {
+    parse_ranked(lines, &[])
+}
+
+/// As [`parse`], for lines a launcher's prefixes were taken off
+/// (`program::ranks::untag`): each race names the rank that reported it.
+pub fn parse_ranked(lines: &[&str], tags: &[Option<crate::program::ranks::Tag>]) -> Vec<Site> {
     let mut sites: Vec<Site> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -78,11 +84,22 @@ pub fn parse(lines: &[&str]) -> Vec<Site> {
             i += 1;
             continue;
         }
-        let (site, next) = report(lines, i);
+        let process = tags.get(i).copied().flatten().map(|t| t.process());
+        let (mut site, next) = report(lines, i);
         i = next;
         match sites.iter_mut().find(|s| s.id == site.id) {
-            Some(existing) => existing.count += 1,
-            None => sites.push(site),
+            Some(existing) => {
+                existing.count += 1;
+                if let Some(p) = process
+                    && !existing.processes.contains(&p)
+                {
+                    existing.processes.push(p);
+                }
+            }
+            None => {
+                site.processes.extend(process);
+                sites.push(site);
+            }
         }
     }
     sites

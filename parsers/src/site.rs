@@ -44,6 +44,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         explain: None,
         memory: None,
         test: None,
+        processes: Vec::new(),
     }
 }
 

@@ -59,6 +59,17 @@ pub fn link(report: &mut Report) {
             }
             // What a program that bailed out never freed.
             FindingKind::Leak => true,
+            // A peer left waiting in a collective by the rank that failed.
+            FindingKind::CollectiveTimeout => {
+                let ranks = |s: &Site| {
+                    s.processes
+                        .iter()
+                        .filter_map(|p| p.rank)
+                        .collect::<Vec<_>>()
+                };
+                let root_ranks = ranks(&root_site);
+                !root_ranks.is_empty() && ranks(site).iter().all(|r| !root_ranks.contains(r))
+            }
             _ => false,
         };
         if follows {

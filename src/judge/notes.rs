@@ -47,6 +47,29 @@ pub fn xla_under_tools() -> Warning {
     }
 }
 
+/// The notes of a program started by a launcher of several processes
+/// (`plan::for_several_processes`): the plain run without
+/// `CUDA_LAUNCH_BLOCKING`, ncu without NCCL's kernels.
+pub fn several_processes(launcher: &str, plain_ran: bool, ncu_left_out_nccl: bool) -> Vec<Warning> {
+    let mut notes = Vec::new();
+    if plain_ran {
+        notes.push(Warning {
+            source: launcher.into(),
+            message: format!(
+                "the plain run left CUDA_LAUNCH_BLOCKING unset for {launcher}'s workers: with it,                  a two-rank NCCL program whose ranks disagree on a collective hung past 200 s                  where without it NCCL's watchdog ended it at the process group's timeout                  (measured on two H100s), so an asynchronous CUDA error may surface at a later                  call than the one that caused it (memcheck's stage places it)"
+            ),
+        });
+    }
+    if ncu_left_out_nccl {
+        notes.push(Warning {
+            source: "ncu".into(),
+            message: "ncu left NCCL's kernels out: it serializes kernel launches across the                       program's processes, and a collective's kernel waits for its peers', so                       profiling them hangs; communication kernels were not checked for                       coalescing"
+                .into(),
+        });
+    }
+    notes
+}
+
 /// What the stages' hooks saw of `--steps`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepsSeen {

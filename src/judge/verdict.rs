@@ -96,7 +96,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                         facts
                             .gating
                             .first()
-                            .map(|site| format!("first: {}", describe(site)))
+                            .map(|site| format!("first: {}{}", who(site), describe(site)))
                     }),
                 Some(gating_sites(facts)),
                 folded,
@@ -242,7 +242,14 @@ fn parsed_scope(report: &Report) -> String {
 /// train.py:40): Invalid __global__ write ...; it explains the plain run's
 /// cudaErrorIllegalAddress at train.py:40`.
 fn root_cause(root: &Site, crash: Option<&Site>, report: &Report) -> String {
-    let mut line = format!("root cause: {}", describe(root));
+    let mut line = match who(root) {
+        ranks if ranks.is_empty() => format!("root cause: {}", describe(root)),
+        ranks => format!(
+            "root cause: {} failed first: {}",
+            ranks.trim_end_matches(": "),
+            describe(root)
+        ),
+    };
     if root.tool == Tool::Plain && super::consequences::is_sticky(root) {
         // Only a memcheck that ran can fail to reproduce it; without one
         // the error's first cause was never looked for.
@@ -274,6 +281,18 @@ fn memcheck_looked(report: &Report) -> bool {
         && report.inputs.iter().any(|i| {
             matches!(i.tool, Tool::Memcheck | Tool::Sanitizer) && i.kind != InputKind::ProgramOutput
         }))
+}
+
+/// `rank 1: ` for a site of a multi-process program whose ranks are
+/// known; empty otherwise, and for a collective timeout, whose message
+/// names the ranks itself.
+fn who(site: &Site) -> String {
+    let mut ranks: Vec<u32> = site.processes.iter().filter_map(|p| p.rank).collect();
+    ranks.dedup();
+    if ranks.is_empty() || site.kind == cudawatch_model::FindingKind::CollectiveTimeout {
+        return String::new();
+    }
+    format!("{}: ", cudawatch_model::ranks_words(&ranks))
 }
 
 /// `memcheck invalid_access at poke.py:11 (launched from train.py:40): message`.

@@ -41,6 +41,11 @@ pub struct Measured {
     pub peak_mib: Option<u64>,
     /// Each GPU's free memory now, MiB (`None`: unknown), in `gpus` order.
     pub free_mib: Vec<Option<u64>>,
+    /// How many GPUs the program's whole process tree used in its plain
+    /// run (NVML's accounting of the tree's processes); `None` before the
+    /// plain run has shown it, or when it could not be seen. A stage gets
+    /// every GPU the program was given unless this says fewer will do.
+    pub width: Option<usize>,
 }
 
 /// The decision: a slot per stage that may run at once (`Some(gpu)` pins
@@ -92,6 +97,59 @@ fn how_many_fit(needs: &[u64], budget: u64) -> usize {
         .count()
 }
 
+/// What a stage's `CUDA_VISIBLE_DEVICES` is when it runs in slot `start`:
+/// `None` when nothing is pinned; the one GPU when the program was seen
+/// on one GPU only; else every GPU the program was given, turned so that
+/// the slot's GPUs come first (`1,0` on two GPUs), so a program that uses
+/// fewer than it sees still lands on the slot's GPUs while one that uses
+/// them all (a rank per GPU) finds every one. Never fewer GPUs than the
+/// program was given, unless its plain run showed it needs fewer.
+fn slot_at(allowed: &Concurrency, start: usize, width: Option<usize>) -> Option<String> {
+    if !allowed.pin || allowed.gpus.is_empty() {
+        return None;
+    }
+    let n = allowed.gpus.len();
+    if width == Some(1) {
+        return Some(allowed.gpus[start % n].clone());
+    }
+    let turned: Vec<&str> = (0..n)
+        .map(|i| allowed.gpus[(start + i) % n].as_str())
+        .collect();
+    Some(turned.join(","))
+}
+
+/// Whether a stage started in slot `early` runs where the schedule's slot
+/// `real` would put it, for a program `width` GPUs wide: the same GPUs
+/// first, in any order (a program that uses one GPU uses the first it
+/// sees; ranks on GPUs `1,0` are as good as on `0,1`).
+pub fn same_place(early: Option<&str>, real: Option<&str>, width: Option<usize>) -> bool {
+    match (early, real) {
+        (Some(early), Some(real)) => {
+            let first = |slot: &str| {
+                let mut gpus: Vec<String> = slot.split(',').map(str::to_string).collect();
+                let w = width.unwrap_or(gpus.len()).min(gpus.len());
+                gpus.truncate(w);
+                gpus.sort();
+                gpus
+            };
+            first(early) == first(real)
+        }
+        (early, real) => early == real,
+    }
+}
+
+/// The GPUs a stage of a program `width` GPUs wide needs together: groups
+/// of `width` consecutive GPUs of the list (one group when the program
+/// needs as many as there are, or its width is unknown).
+fn groups(gpus: usize, width: Option<usize>) -> Vec<std::ops::Range<usize>> {
+    match width {
+        Some(w) if w >= 1 && w < gpus => (0..gpus / w).map(|g| g * w..(g + 1) * w).collect(),
+        Some(_) => std::iter::once(0..gpus).collect(),
+        // Unknown: each GPU may be where the program lands first.
+        None => (0..gpus).map(|g| g..g + 1).collect(),
+    }
+}
+
 /// The slots for `stages` (the tool stages left after the plain run).
 pub fn schedule(
     allowed: &Concurrency,
@@ -100,8 +158,8 @@ pub fn schedule(
     cpus: usize,
 ) -> Schedule {
     let cap = allowed.jobs.unwrap_or(cpus).max(1).min(stages.len().max(1));
-    let pin = |gpu: &String| allowed.pin.then(|| gpu.clone());
-    let first = allowed.gpus.first().and_then(pin);
+    let width = measured.width;
+    let first = slot_at(allowed, 0, width);
     if cap == 1 {
         let why = if allowed.jobs == Some(1) {
             "one stage at a time (--jobs 1)".to_string()
@@ -112,7 +170,7 @@ pub fn schedule(
         };
         return Schedule {
             slots: vec![first],
-            why,
+            why: format!("{why}{}", width_words(allowed, width)),
         };
     }
     if allowed.gpus.is_empty() {
@@ -121,46 +179,67 @@ pub fn schedule(
             why: format!("{cap} stages at once (no GPU listed, nothing to share)"),
         };
     }
+    let groups = groups(allowed.gpus.len(), width);
     let known_free = measured.free_mib.iter().any(Option::is_some);
     if !known_free {
-        // Nothing measured: a stage per GPU, which no program's own memory
-        // can make worse than its plain run.
-        let slots: Vec<Option<String>> = allowed.gpus.iter().take(cap).map(pin).collect();
+        // Nothing measured: a stage per group of GPUs, which no program's
+        // own memory can make worse than its plain run.
+        let slots: Vec<Option<String>> = groups
+            .iter()
+            .take(cap)
+            .map(|g| slot_at(allowed, g.start, width))
+            .collect();
         let n = slots.len();
         return Schedule {
             slots,
             why: if n == 1 {
-                "one stage at a time (the GPU's free memory could not be read)".to_string()
+                format!(
+                    "one stage at a time (the GPU's free memory could not be read){}",
+                    width_words(allowed, width)
+                )
             } else {
                 format!("{n} stages at once, one per GPU (free memory could not be read)")
             },
         };
     }
     let peak = measured.peak_mib.unwrap_or(0);
-    let needs: Vec<u64> = stages.iter().map(|t| need_mib(*t, peak).max(1)).collect();
+    // A program over several GPUs holds its peak spread over them: each
+    // GPU of a group carries its share.
+    let share = match width {
+        Some(w) if w > 1 => peak / w as u64,
+        _ => peak,
+    };
+    let needs: Vec<u64> = stages.iter().map(|t| need_mib(*t, share).max(1)).collect();
     let (least, most) = (
         needs.iter().copied().min().unwrap_or(1),
         needs.iter().copied().max().unwrap_or(1),
     );
-    let fits: Vec<usize> = (0..allowed.gpus.len())
-        .map(|i| match measured.free_mib.get(i).copied().flatten() {
-            Some(free) => how_many_fit(&needs, (free as f64 * USABLE_SHARE) as u64),
-            // A GPU whose memory could not be read takes one, as before.
-            None => 1,
+    // A group fits as many as its fullest GPU does.
+    let fits: Vec<usize> = groups
+        .iter()
+        .map(|g| {
+            g.clone()
+                .map(|i| match measured.free_mib.get(i).copied().flatten() {
+                    Some(free) => how_many_fit(&needs, (free as f64 * USABLE_SHARE) as u64),
+                    // A GPU whose memory could not be read takes one, as before.
+                    None => 1,
+                })
+                .min()
+                .unwrap_or(1)
         })
         .collect();
     let mut slots = Vec::new();
     let mut taken = vec![0usize; fits.len()];
-    // Round robin: the stages spread over the GPUs before any GPU takes two.
+    // Round robin: the stages spread over the groups before any takes two.
     'fill: while slots.len() < cap {
         let mut added = false;
-        for (i, gpu) in allowed.gpus.iter().enumerate() {
+        for (i, group) in groups.iter().enumerate() {
             if slots.len() == cap {
                 break 'fill;
             }
             if taken[i] < fits[i] {
                 taken[i] += 1;
-                slots.push(pin(gpu));
+                slots.push(slot_at(allowed, group.start, width));
                 added = true;
             }
         }
@@ -177,9 +256,10 @@ pub fn schedule(
         return Schedule {
             slots: vec![first],
             why: format!(
-                "one stage at a time: {peak_words} and its stages need {}, with {} free",
+                "one stage at a time: {peak_words} and its stages need {}, with {} free{}",
                 needs_words(least, most),
-                mib(free_total)
+                mib(free_total),
+                width_words(allowed, width)
             ),
         };
     }
@@ -198,17 +278,35 @@ pub fn schedule(
         slots,
         why: format!(
             "{n} stages at once on {}{limit}: {peak_words}, its stages need {}, {} free",
-            if gpus_used == 1 {
+            if gpus_used == 1 && groups.len() > 1 {
                 format!(
                     "GPU {}",
-                    allowed.gpus[taken.iter().position(|t| *t > 0).unwrap_or(0)]
+                    allowed.gpus[groups[taken.iter().position(|t| *t > 0).unwrap_or(0)].start]
                 )
+            } else if width.is_some_and(|w| w > 1) {
+                format!(
+                    "{} GPUs, each stage with the {} the program used",
+                    allowed.gpus.len(),
+                    width.unwrap_or(1)
+                )
+            } else if gpus_used == 1 {
+                format!("GPU {}", allowed.gpus[0])
             } else {
                 format!("{gpus_used} GPUs")
             },
             needs_words(least, most),
             mib(free_total)
         ),
+    }
+}
+
+/// What the schedule's reason says of a program over several GPUs.
+fn width_words(allowed: &Concurrency, width: Option<usize>) -> String {
+    match width {
+        Some(w) if w > 1 && allowed.pin => {
+            format!(", each stage with every GPU: the program used {w}")
+        }
+        _ => String::new(),
     }
 }
 
@@ -238,6 +336,8 @@ pub fn head_start(
         return None;
     }
     let measured = Measured {
+        // Not known before the plain run: every stage sees every GPU.
+        width: None,
         peak_mib: Some(ASSUMED_PEAK_MIB),
         free_mib: free_mib
             .iter()
@@ -309,6 +409,7 @@ mod tests {
             &allowed(None, &["0"]),
             &PYTHON_STAGES,
             &Measured {
+                width: Some(1),
                 peak_mib: Some(900),
                 free_mib: vec![Some(80_000)],
             },
@@ -369,6 +470,7 @@ mod tests {
     #[test]
     fn jobs_caps_and_jobs_one_is_the_sequential_run() {
         let m = Measured {
+            width: Some(1),
             peak_mib: Some(900),
             free_mib: vec![Some(80_000)],
         };
@@ -392,6 +494,7 @@ mod tests {
             &allowed(None, &["0"]),
             &PYTHON_STAGES,
             &Measured {
+                width: Some(1),
                 peak_mib: Some(60_000),
                 free_mib: vec![Some(79_000)],
             },
@@ -414,6 +517,7 @@ mod tests {
             &allowed(None, &["0"]),
             &PYTHON_STAGES,
             &Measured {
+                width: Some(1),
                 peak_mib: Some(10_240),
                 free_mib: vec![Some(80_896)],
             },
@@ -438,6 +542,7 @@ mod tests {
             &allowed(None, &["0"]),
             &PYTHON_STAGES,
             &Measured {
+                width: Some(1),
                 peak_mib: Some(17_026),
                 free_mib: vec![Some(81_100)],
             },
@@ -452,6 +557,7 @@ mod tests {
             &allowed(None, &["0", "1"]),
             &PYTHON_STAGES[..5],
             &Measured {
+                width: Some(1),
                 peak_mib: Some(900),
                 free_mib: vec![Some(80_000), Some(80_000)],
             },
@@ -468,6 +574,7 @@ mod tests {
             &allowed(None, &["0", "1"]),
             &PYTHON_STAGES,
             &Measured {
+                width: Some(1),
                 peak_mib: Some(900),
                 free_mib: vec![None, None],
             },
@@ -493,5 +600,83 @@ mod tests {
             16,
         );
         assert_eq!(s.slots, vec![None; 4]);
+    }
+
+    #[test]
+    fn a_program_over_two_gpus_keeps_both_in_every_stage() {
+        // A two-rank DDP step: each stage must see both GPUs, or rank 1's
+        // set_device(1) fails (seen on two H100s before this rule).
+        let s = schedule(
+            &allowed(None, &["0", "1"]),
+            &PYTHON_STAGES,
+            &Measured {
+                width: Some(2),
+                peak_mib: Some(3000),
+                free_mib: vec![Some(80000), Some(80000)],
+            },
+            16,
+        );
+        assert!(s.slots.len() > 1, "{s:?}");
+        assert!(
+            s.slots.iter().all(|slot| slot.as_deref() == Some("0,1")),
+            "{s:?}"
+        );
+        assert!(
+            s.why.contains("each stage with the 2 the program used"),
+            "{}",
+            s.why
+        );
+    }
+
+    #[test]
+    fn before_the_plain_run_every_stage_sees_every_gpu_turned_to_its_own() {
+        let s = schedule(
+            &allowed(None, &["0", "1"]),
+            &PYTHON_STAGES,
+            &Measured {
+                width: None,
+                peak_mib: Some(1000),
+                free_mib: vec![Some(80000), Some(80000)],
+            },
+            16,
+        );
+        assert!(s.slots.contains(&Some("0,1".to_string())), "{s:?}");
+        assert!(s.slots.contains(&Some("1,0".to_string())), "{s:?}");
+        // Alone, too: never one GPU for a program that was given two.
+        let one = schedule(
+            &allowed(Some(1), &["0", "1"]),
+            &PYTHON_STAGES,
+            &Measured::default(),
+            16,
+        );
+        assert_eq!(one.slots, vec![Some("0,1".to_string())]);
+    }
+
+    #[test]
+    fn a_two_gpu_program_on_four_gpus_gets_pairs() {
+        let s = schedule(
+            &allowed(None, &["0", "1", "2", "3"]),
+            &PYTHON_STAGES,
+            &Measured {
+                width: Some(2),
+                peak_mib: Some(2000),
+                free_mib: vec![Some(80000); 4],
+            },
+            16,
+        );
+        assert!(s.slots.contains(&Some("0,1,2,3".to_string())), "{s:?}");
+        assert!(s.slots.contains(&Some("2,3,0,1".to_string())), "{s:?}");
+    }
+
+    #[test]
+    fn a_stage_started_beside_the_plain_run_stays_where_the_program_would_land_anyway() {
+        assert!(same_place(Some("1,0"), Some("1"), Some(1)));
+        assert!(!same_place(Some("0,1"), Some("1"), Some(1)));
+        assert!(same_place(Some("0,1"), Some("0,1"), Some(2)));
+        // Two ranks on GPUs 1 and 0 are as good as on 0 and 1: no restart
+        // (three stages were started again for this on two H100s).
+        assert!(same_place(Some("1,0"), Some("0,1"), Some(2)));
+        assert!(!same_place(Some("1,2,3,0"), Some("0,1,2,3"), Some(2)));
+        assert!(same_place(None, None, None));
     }
 }

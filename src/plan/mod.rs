@@ -3,6 +3,7 @@
 //! processes, no files; the supervisor executes a plan.
 
 pub mod concurrency;
+pub mod launcher;
 pub mod program;
 mod python;
 
@@ -210,7 +211,36 @@ fn stage(
     if let (true, Some(steps)) = (python, settings.steps) {
         tools::hook::stop_after_steps(&mut command, &ctx, steps);
     }
+    if let Some(launcher) = launcher::multi_process(&settings.program).filter(|l| l.several()) {
+        for_several_processes(&mut command, tool, &launcher);
+    }
     Stage { tool, command, dir }
+}
+
+/// The settings of a stage of a launcher of several processes, one per
+/// GPU, over NCCL (`docs/distributed.md`): every stage is marked with the
+/// launcher (`CUDAWATCH_LAUNCHER`, which the report's notes read); the
+/// plain run leaves `CUDA_LAUNCH_BLOCKING` unset (with it, a two-rank
+/// program whose ranks disagree on a collective hung past 200 s on two
+/// H100s, where without it NCCL's watchdog ended it at the process group's
+/// timeout); ncu leaves NCCL's kernels out unless the user chose the
+/// kernels (it serializes launches across processes, and a collective
+/// waits for its peers).
+fn for_several_processes(
+    command: &mut tools::StageCommand,
+    tool: Tool,
+    launcher: &launcher::MultiProcess,
+) {
+    command
+        .env
+        .push((tools::plain::LAUNCHER_VAR.into(), launcher.launcher.into()));
+    match tool {
+        Tool::Plain => command.env.retain(|(k, _)| k != "CUDA_LAUNCH_BLOCKING"),
+        Tool::Ncu => {
+            tools::ncu::leave_out_nccl(&mut command.argv);
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

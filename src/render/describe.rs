@@ -8,6 +8,19 @@ use cudawatch_model::{Frame, Sample, Site};
 
 /// `thread (232,0,0) block (3,0,0) address 0x7fa5…, 1 bytes after the
 /// 4000-byte allocation at 0x7fa5…`; empty when the sample has nothing.
+/// `rank 1 (pid 1051, GPU 1)`, or `rank 0 (pid 10), rank 1 (pid 11)`:
+/// the processes of a multi-process program a site was seen in; `None`
+/// when the tool could not tell them apart.
+pub fn processes_line(site: &Site) -> Option<String> {
+    (!site.processes.is_empty()).then(|| {
+        site.processes
+            .iter()
+            .map(cudawatch_model::ProcessRef::describe)
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
 pub fn sample_line(s: &Sample) -> String {
     let mut line = String::new();
     if let (Some(t), Some(b)) = (s.thread, s.block) {

@@ -361,6 +361,12 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
         site.error.as_deref().map(escape_markup).unwrap_or_default(),
     );
     row(
+        "processes",
+        describe::processes_line(site)
+            .map(|p| escape_markup(&p))
+            .unwrap_or_default(),
+    );
+    row(
         "launched from",
         describe::launched_from(site)
             .map(|f| {

@@ -172,6 +172,9 @@ fn details(site: &Site) -> String {
             super::describe::seen_by_note(site)
         );
     }
+    if let Some(processes) = super::describe::processes_line(site) {
+        let _ = write!(text, "\nin: {processes}");
+    }
     if let Some(doubt) = &site.doubt {
         let _ = write!(text, "\ndoubt: {doubt}");
     }

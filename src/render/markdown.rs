@@ -88,7 +88,10 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
                         .map(|l| cell(&l.to_string()))
                         .unwrap_or_default(),
                     s.count_text(),
-                    cell(&s.message)
+                    cell(&match super::describe::processes_line(s) {
+                        Some(processes) => format!("{} (in {processes})", s.message),
+                        None => s.message.clone(),
+                    })
                 );
             }
             out.push('\n');

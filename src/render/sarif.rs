@@ -159,6 +159,10 @@ fn result(site: &Site, judgement: &Judgement) -> Value {
             "explain": super::describe::explanation(site).1,
         },
     });
+    // A multi-process program's ranks, pids and GPUs, where known.
+    if !site.processes.is_empty() {
+        result["properties"]["processes"] = json!(site.processes);
+    }
     // Prefer the user's own Python line when the kernel's line is in a library.
     let location = site
         .location
@@ -220,6 +224,9 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::DriverVersion => "The CUDA driver is too old for the runtime",
         FindingKind::PythonException => "The program raised a Python exception",
         FindingKind::UncoalescedAccess => "Global memory accesses waste sectors",
+        FindingKind::CollectiveTimeout => {
+            "A rank waited in a collective another rank never entered, until the timeout"
+        }
         FindingKind::Unrecognised => "A tool record cudawatch does not know",
     }
 }

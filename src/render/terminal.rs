@@ -514,6 +514,9 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
     if let Some(frame) = &site.python_frame {
         let _ = writeln!(out, "    python: {frame}{}", describe::seen_by_note(site));
     }
+    if let Some(processes) = describe::processes_line(site) {
+        let _ = writeln!(out, "    in: {processes}");
+    }
     let (topic, _) = describe::explanation(site);
     let _ = writeln!(
         out,

@@ -143,6 +143,7 @@ impl Assembler {
             report.notes.extend(xla_note(&stages));
         }
         report.notes.extend(steps_note(&stages, self.hooks_saw));
+        report.notes.extend(launcher_notes(&stages));
         report.stages = stages;
         report.interrupted = self.run.interrupted;
         // What doctor found when the run started (`environment.json`).
@@ -287,6 +288,26 @@ fn steps_note(stages: &[StageReport], seen_by_hooks: HooksSaw) -> Option<Warning
         StepsSeen::TooFew
     };
     Some(steps(asked, seen))
+}
+
+/// What a launcher of several processes changed in the stages that
+/// really ran (`plan::for_several_processes`).
+fn launcher_notes(stages: &[StageReport]) -> Vec<Warning> {
+    let prefix = format!("{}=", crate::tools::plain::LAUNCHER_VAR);
+    let ran = |s: &&StageReport| really_ran(s);
+    let Some(launcher) = stages
+        .iter()
+        .filter(ran)
+        .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))
+    else {
+        return Vec::new();
+    };
+    let plain_ran = stages.iter().filter(ran).any(|s| s.tool == Tool::Plain);
+    let ncu_left_out = stages
+        .iter()
+        .filter(ran)
+        .any(|s| s.tool == Tool::Ncu && s.command.iter().any(|a| a == crate::tools::ncu::NOT_NCCL));
+    crate::judge::notes::several_processes(launcher, plain_ran, ncu_left_out)
 }
 
 /// Whether a stage's process started: only then did its settings change

@@ -45,11 +45,18 @@ pub struct Sampled {
     /// leader, the program itself (`None`: none was seen). ncu need not
     /// follow the program's children when none of them used the GPU.
     pub leader_only: Option<bool>,
-    /// The other processes seen on the GPUs meanwhile: pid, command (read
-    /// from /proc when first seen) and their peak MiB. What held the memory
-    /// when a tool ran out of it.
+    /// The other processes seen on the GPUs meanwhile: pid, executable
+    /// name (read from /proc when first seen, never their arguments) and
+    /// their peak MiB. What held the memory when a tool ran out of it.
     pub others: Vec<crate::tools::OtherProcess>,
+    /// Each process of the stage's own tree seen on a GPU: which GPU, its
+    /// peak, and its rank when its environment names one. How many GPUs
+    /// the program really used, and which process is which rank.
+    pub tree: Vec<crate::tools::GpuProcess>,
 }
+
+/// One process on one GPU: (GPU, pid, MiB used).
+type Used = (String, u32, u64);
 
 /// One reading: MiB used per (GPU, process id), and each GPU's total MiB.
 struct Reading {
@@ -94,19 +101,18 @@ fn sample_until(pgid: &AtomicU32, stop: &AtomicBool) -> Sampled {
                     return sampled;
                 }
             };
-            let mine: Vec<&(String, u32, u64)> = reading
+            let root = group;
+            let (mine, theirs): (Vec<&Used>, Vec<&Used>) = reading
                 .used
                 .iter()
-                .filter(|(_, pid, _)| in_group(*pid, group))
-                .collect();
-            for (_, pid, mib) in reading.used.iter().filter(|(_, p, _)| !in_group(*p, group)) {
+                .partition(|(_, pid, _)| in_tree(*pid, root));
+            for (gpu, pid, mib) in &mine {
+                note_tree_process(&mut sampled.tree, gpu, *pid, *mib);
+            }
+            for (_, pid, mib) in theirs {
                 match sampled.others.iter_mut().find(|o| o.pid == *pid) {
                     Some(other) => other.mib = other.mib.max(*mib),
-                    None => sampled.others.push(crate::tools::OtherProcess {
-                        pid: *pid,
-                        command: command_of(*pid),
-                        mib: *mib,
-                    }),
+                    None => sampled.others.push(other_process(*pid, *mib)),
                 }
             }
             if !mine.is_empty() {
@@ -146,23 +152,45 @@ pub fn free_mib(gpus: &[String]) -> Vec<Option<u64>> {
         .collect()
 }
 
-/// A process's command line, its first words, from /proc (empty when it
-/// is gone or not ours to read).
-fn command_of(pid: u32) -> String {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|bytes| {
-            bytes
-                .split(|b| *b == 0)
-                .filter(|a| !a.is_empty())
-                .take(4)
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(160)
-                .collect()
-        })
-        .unwrap_or_default()
+/// A process of the stage's tree seen on `gpu`: its peak there, and (when
+/// first seen) its rank from its own environment.
+fn note_tree_process(tree: &mut Vec<crate::tools::GpuProcess>, gpu: &str, pid: u32, mib: u64) {
+    match tree.iter_mut().find(|p| p.pid == pid && p.gpu == gpu) {
+        Some(known) => known.mib = known.mib.max(mib),
+        None => {
+            let ranks = crate::tools::Ranks::of_environ(&crate::tools::procs::read_environ(pid));
+            tree.push(crate::tools::GpuProcess {
+                pid,
+                gpu: gpu.to_string(),
+                mib,
+                executable: crate::tools::procs::executable_of(pid),
+                ranks,
+            });
+        }
+    }
+}
+
+/// Another process on the GPU: named by its executable, its owner and its
+/// memory, never its arguments (another user's `--token=...` must not reach
+/// a report); a process of another stage of this same cudawatch run is said
+/// to be one.
+fn other_process(pid: u32, mib: u64) -> crate::tools::OtherProcess {
+    crate::tools::OtherProcess {
+        pid,
+        command: crate::tools::procs::executable_of(pid),
+        mib,
+        owner: crate::tools::procs::owner_of(pid),
+        ours: crate::tools::procs::descends_from(pid, std::process::id()),
+    }
+}
+
+/// Whether `pid` is of the stage's tree: in the process group of the
+/// stage's child (`root`, its leader), or a descendant of it. Launchers
+/// put their workers in sessions of their own (torchrun's elastic agent
+/// starts each with a new session and group: seen on the H100), so the
+/// group alone misses them.
+fn in_tree(pid: u32, root: u32) -> bool {
+    in_group(pid, root) || crate::tools::procs::descends_from(pid, root)
 }
 
 fn in_group(pid: u32, pgid: u32) -> bool {
@@ -349,6 +377,36 @@ mod tests {
     fn free_memory_is_read_per_gpu_by_index_and_uuid() {
         let free = parse_free("0, GPU-a, 80123\n1, GPU-b, [N/A]\n");
         assert_eq!(free, vec![("0".into(), "GPU-a".into(), 80123)]);
+    }
+
+    #[test]
+    fn a_child_is_of_its_parents_tree_and_not_the_other_way() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let me = std::process::id();
+        assert!(crate::tools::procs::descends_from(child.id(), me));
+        assert!(in_tree(child.id(), me));
+        assert!(!crate::tools::procs::descends_from(me, child.id()));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn another_process_is_named_by_its_executable_never_its_arguments() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("--hf-token=secret")
+            .arg("5")
+            .spawn();
+        // `sleep` refuses the flag at once on some systems: read it while it lives.
+        if let Ok(child) = child.as_mut() {
+            let other = other_process(child.id(), 10);
+            assert!(!other.command.contains("secret"), "{other:?}");
+            assert!(other.ours);
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 
     #[test]

@@ -375,7 +375,10 @@ pub async fn settle(
                 }
                 EarlyState::Running { steer, .. } => {
                     let position = index - batch_start;
-                    let in_place = schedule.slots.get(position) == Some(&e.slot);
+                    let width = plain.map(StageRecord::gpus_used).filter(|n| *n > 0);
+                    let in_place = schedule.slots.get(position).is_some_and(|real| {
+                        concurrency::same_place(e.slot.as_deref(), real.as_deref(), width)
+                    });
                     if same_command && in_place {
                         let _ = steer.send(Steer::Limit(limit));
                     }

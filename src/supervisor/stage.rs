@@ -366,6 +366,7 @@ async fn run_once(
         imports: Vec::new(),
         notes: sampled.note.into_iter().collect(),
         gpu_others: sampled.others,
+        gpu_processes: sampled.tree,
     };
     if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded {
         record.imports = follow_ups(plan, stage, timeout, signals).await;

@@ -87,8 +87,12 @@ async fn run_stages(
                 .as_ref()
                 .and_then(|p| p.gpu_memory_mib)
                 .map(|(peak, _)| peak);
+            let width = plain
+                .as_ref()
+                .map(StageRecord::gpus_used)
+                .filter(|n| *n > 0);
             let mut beside = started.take().unwrap_or_default();
-            let mut schedule = decide(plan, &tools, peak, beside.free_before.take()).await;
+            let mut schedule = decide(plan, &tools, (peak, width), beside.free_before.take()).await;
             let stopping = signals.shutdown() != Shutdown::None;
             if let Some(head) = head_start::settle(
                 plan,
@@ -195,11 +199,12 @@ fn batch_len(plan: &Plan, first: usize) -> usize {
 
 /// How many of `tools` run at once: the plain run's peak GPU memory
 /// against each GPU's free memory, measured now, or before the stages
-/// started beside the plain run (`free_before`: they hold some now).
+/// started beside the plain run (`free_before`: they hold some now), and
+/// on how many GPUs each (`width`: those the plain run's processes used).
 async fn decide(
     plan: &Plan,
     tools: &[Tool],
-    plain_peak_mib: Option<u64>,
+    (plain_peak_mib, width): (Option<u64>, Option<usize>),
     free_before: Option<Vec<Option<u64>>>,
 ) -> Schedule {
     let allowed = &plan.concurrency;
@@ -217,6 +222,7 @@ async fn decide(
     let measured = Measured {
         peak_mib: plain_peak_mib,
         free_mib,
+        width,
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     concurrency::schedule(allowed, tools, &measured, cpus)

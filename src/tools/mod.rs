@@ -22,6 +22,8 @@ pub mod ncu;
 pub mod oom_recovery;
 pub mod outcome;
 pub mod plain;
+pub mod procs;
+mod ranks;
 pub mod record;
 #[cfg(test)]
 mod rules_tests;
@@ -38,7 +40,7 @@ use cudawatch_model::{Outcome, Tool, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 pub use lookup::ToolPaths;
-pub use record::{OtherProcess, StageRecord};
+pub use record::{GpuProcess, OtherProcess, Ranks, StageRecord};
 pub use stage_files::StageFiles;
 
 /// The module of `tool`'s kind. No `_ =>`: a new [`Tool`] does not build

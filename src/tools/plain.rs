@@ -13,6 +13,10 @@ use crate::words::plural;
 /// The plain run's kind.
 pub struct Plain;
 
+/// Set on every stage of a program started by a launcher of several
+/// processes (`plan::launcher`): its name, for the report's notes.
+pub const LAUNCHER_VAR: &str = "CUDAWATCH_LAUNCHER";
+
 impl StageKind for Plain {
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let mut command = StageCommand::program(ctx);
@@ -30,11 +34,15 @@ impl StageKind for Plain {
     ) -> StageJudged {
         let mut output = files.read("stderr");
         output.extend(files.read("stdout"));
-        let found = if record.interrupted {
-            builder.interrupted_program_output(&files.rel("stderr"), &output)
-        } else {
-            builder.program_output(&files.rel("stderr"), &output)
-        };
+        use cudawatch_parsers::program;
+        let mut sites = program::parse(&output);
+        if record.interrupted {
+            // cudawatch stopped it with SIGINT (the user's Ctrl-C, passed
+            // on): the KeyboardInterrupt it raised is the stop, not a bug.
+            sites.retain(|s| !program::is_keyboard_interrupt(s));
+        }
+        super::ranks::attribute(&mut sites, record);
+        let found = builder.plain_sites(&files.rel("stderr"), sites);
         let (outcome, reason) = rule(record, found);
         StageJudged {
             outcome,

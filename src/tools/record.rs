@@ -60,6 +60,80 @@ pub struct StageRecord {
     /// peak memory: named when a tool ran out of GPU memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_others: Vec<OtherProcess>,
+    /// The stage's own processes seen on a GPU (the program's tree: a
+    /// launcher's workers too), each with its GPU, peak and rank.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_processes: Vec<GpuProcess>,
+}
+
+/// A process of the stage's own tree seen using a GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuProcess {
+    /// Its process id.
+    pub pid: u32,
+    /// The GPU, as NVML indexes it (or its UUID, from nvidia-smi).
+    pub gpu: String,
+    /// The most memory it held there, MiB.
+    pub mib: u64,
+    /// Its executable's name (`python3`).
+    #[serde(default)]
+    pub executable: String,
+    /// Its rank, from the environment its launcher gave it.
+    #[serde(default)]
+    pub ranks: Ranks,
+}
+
+/// What a launcher (torchrun, accelerate, deepspeed, Slurm's srun with
+/// PyTorch's variables) tells a worker about its place.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ranks {
+    /// `RANK`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// `LOCAL_RANK`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_rank: Option<u32>,
+    /// `WORLD_SIZE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_size: Option<u32>,
+}
+
+impl Ranks {
+    /// The ranks a process's environment names.
+    pub fn of_environ(environ: &[(String, String)]) -> Ranks {
+        let get = |name: &str| {
+            environ
+                .iter()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.trim().parse().ok())
+        };
+        Ranks {
+            rank: get("RANK"),
+            local_rank: get("LOCAL_RANK"),
+            world_size: get("WORLD_SIZE"),
+        }
+    }
+}
+
+impl GpuProcess {
+    /// How the report names it.
+    pub fn reference(&self) -> cudawatch_model::ProcessRef {
+        cudawatch_model::ProcessRef {
+            rank: self.ranks.rank,
+            local_rank: self.ranks.local_rank,
+            pid: Some(self.pid),
+            gpu: Some(self.gpu.clone()),
+        }
+    }
+}
+
+impl StageRecord {
+    /// How many GPUs the stage's own processes used (0: none seen).
+    pub fn gpus_used(&self) -> usize {
+        let gpus: std::collections::BTreeSet<&str> =
+            self.gpu_processes.iter().map(|p| p.gpu.as_str()).collect();
+        gpus.len()
+    }
 }
 
 /// A process outside the stage seen using GPU memory while it ran.
@@ -67,10 +141,18 @@ pub struct StageRecord {
 pub struct OtherProcess {
     /// Its process id.
     pub pid: u32,
-    /// Its command line's first words, when they could be read.
+    /// Its executable's name, when it could be read; never its arguments
+    /// (another user's command line may hold a secret).
     pub command: String,
     /// The most GPU memory it held, MiB.
     pub mib: u64,
+    /// The user id that owns it, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u32>,
+    /// A process of another stage of this same cudawatch run (stages run
+    /// at once), not a stranger.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ours: bool,
 }
 
 impl StageRecord {
@@ -96,6 +178,7 @@ impl StageRecord {
             imports: Vec::new(),
             notes: Vec::new(),
             gpu_others: Vec::new(),
+            gpu_processes: Vec::new(),
         }
     }
 }

@@ -32,6 +32,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         imports: Vec::new(),
         notes: Vec::new(),
         gpu_others: Vec::new(),
+        gpu_processes: Vec::new(),
     }
 }
 

@@ -96,17 +96,29 @@ fn stages_at_once_give_the_report_of_one_stage_at_a_time() {
         "-j 1 measures nothing"
     );
     assert!(schedule(&tmp.path().join("par")).starts_with("4 at once"));
-    // Several GPUs: each stage is pinned to one, and the report is the same.
+    // Several GPUs: each stage sees every GPU the program was given (no
+    // GPU here showed how many it uses), its own slot's first, so a
+    // one-GPU program spreads and a rank per GPU still finds them all; the
+    // report is the same.
     let (spread, _) = report_of("gpus", &["--gpus", "0,1"]);
     assert_eq!(sequential, spread);
-    let memcheck = read_json(&tmp.path().join("gpus/memcheck/stage.json"));
+    let visible: Vec<String> = ["memcheck", "racecheck", "initcheck", "synccheck"]
+        .iter()
+        .filter_map(|stage| {
+            let record = read_json(&tmp.path().join(format!("gpus/{stage}/stage.json")));
+            record["env"]
+                .as_array()?
+                .iter()
+                .filter_map(|e| e.as_str()?.strip_prefix("CUDA_VISIBLE_DEVICES="))
+                .map(str::to_string)
+                .next()
+        })
+        .collect();
     assert!(
-        memcheck["env"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e == "CUDA_VISIBLE_DEVICES=0")
+        visible.iter().all(|v| v == "0,1" || v == "1,0"),
+        "every stage sees both GPUs: {visible:?}"
     );
+    assert!(visible.iter().any(|v| v == "1,0"), "spread: {visible:?}");
     // The flag of the days before stages ran at once still works.
     let (old_flag, _) = report_of("old", &["--parallel-stages", "--gpus", "0,1"]);
     assert_eq!(sequential, old_flag);

@@ -29,6 +29,12 @@ struct Case {
 /// `cudawatch run --stages plain,csan -- python3 prog.py` with `program` as
 /// prog.py, the fake torch and a user `sitecustomize` on PYTHONPATH.
 fn csan_run(program: &str, env: &[(&str, &str)]) -> Case {
+    csan_run_as(program, env, &["python3", "prog.py"])
+}
+
+/// As [`csan_run`], with the program started by `launch` (a wrapper or a
+/// shell around `python3 prog.py`).
+fn csan_run_as(program: &str, env: &[(&str, &str)], launch: &[&str]) -> Case {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let mut cmd = with_fake_torch(tmp.path(), program);
@@ -38,7 +44,8 @@ fn csan_run(program: &str, env: &[(&str, &str)]) -> Case {
     )
     .args(RUN_PLAIN_AND_CSAN)
     .arg(&dir)
-    .args(["--", "python3", "prog.py"]);
+    .arg("--")
+    .args(launch);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -109,6 +116,37 @@ fn the_guides_stream_race_gates_at_the_users_lines_under_csan_only() {
     assert_eq!(race["other"]["location"]["line"], 16);
     let item = checklist_item(&report, "no_stream_races");
     assert_eq!(item["status"], "fail", "{item}");
+}
+
+#[test]
+fn a_torch_program_behind_a_wrapper_or_a_shell_still_gets_csan() {
+    // Before, each of these was "not applicable: not a Python program" and
+    // CLEAN, where the direct run reports the race.
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("train.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/bash
+set -e
+python3 prog.py \"$@\"
+",
+    )
+    .unwrap();
+    let script = script.to_string_lossy().into_owned();
+    for launch in [
+        &["env", "PYTHONUNBUFFERED=1", "python3", "prog.py"][..],
+        &["sh", "-c", "python3 prog.py"],
+        &["nice", "-n", "5", "python3", "prog.py"],
+        &["timeout", "120", "python3", "prog.py"],
+        &["bash", &script],
+    ] {
+        let case = csan_run_as(RACES, &[], launch);
+        assert_eq!(case.out.code, 1, "{launch:?}: {}", case.out.stderr);
+        let report = json(&case.out);
+        assert_eq!(stage(&report, "csan")["outcome"], "findings", "{launch:?}");
+        let race = crate::helpers::site_of_kind(&report, "stream_race");
+        assert_eq!(race["location"]["line"], 18, "{launch:?}");
+    }
 }
 
 #[test]

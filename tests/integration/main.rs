@@ -23,6 +23,7 @@ mod jax_programs;
 mod judging;
 mod memory_stage;
 mod mps;
+mod multi_gpu;
 mod parse;
 mod parse_evidence;
 mod precision;

@@ -375,11 +375,13 @@ fn the_oom_recovery_check_without_the_memory_stage_is_inconclusive() {
 }
 
 #[test]
-fn another_process_holding_memory_is_named_by_pid_and_command() {
+fn another_process_holding_memory_is_named_by_pid_and_executable_never_its_arguments() {
     // PyTorch's OOM message names the other process by PID only; the run
-    // reads its command while it still runs. Here "another job" is a sleep.
-    let mut other = std::process::Command::new("sleep")
-        .arg("30")
+    // reads its executable's name while it still runs, never its command
+    // line (`--hf-token=...` of another user's job). Here "another job" is
+    // a sleep started with a secret as its name.
+    let mut other = std::process::Command::new("bash")
+        .args(["-c", "exec -a 'job --hf-token=SECRET' sleep 30"])
         .spawn()
         .unwrap();
     let program = format!(
@@ -395,7 +397,8 @@ torch.cuda.fake_alloc(2 << 30)
     assert_eq!(out.code, 1, "{}", out.stderr);
     let named = &report["memory"]["ooms"][0]["other_processes"][0];
     assert_eq!(named["pid"], other.id());
-    assert_eq!(named["command"], "sleep 30", "{named}");
+    assert_eq!(named["command"], "sleep", "{named}");
+    assert!(!report.to_string().contains("SECRET"), "{report}");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use crate::model::{FindingKind, Frame, Severity, Site, SourceLocation, Tool};
 use crate::site::new_site;
 
 mod pytest;
+pub mod ranks;
 
 use crate::traceback::{self, Failure};
 
@@ -89,26 +90,47 @@ pub fn is_keyboard_interrupt(site: &Site) -> bool {
 /// Reads a program's output (stderr, or stderr and stdout together).
 pub fn parse(input: &[u8]) -> Vec<Site> {
     let text = String::from_utf8_lossy(input);
-    let lines: Vec<&str> = text.lines().collect();
+    let tagged: Vec<&str> = text.lines().collect();
+    // A launcher's workers prefix their lines with their rank: read the
+    // lines without it, and keep it for the sites they give.
+    let (lines, tags) = ranks::untag(&tagged);
     let tests = pytest::failures(&lines);
     let from_pytest = !tests.is_empty();
-    let failures = if from_pytest {
+    let failures: Vec<Failure> = if from_pytest {
         tests
     } else {
         traceback::tracebacks(&lines)
+            .into_iter()
+            // torchrun's own traceback only says a worker failed.
+            .filter(|f| !ranks::is_launcher_exception(&f.exception))
+            .collect()
     };
+    let tag_at = |at: usize| tags.get(at).copied().flatten();
     let mut sites: Vec<Site> = Vec::new();
     let push = |mut site: Site, at: Option<usize>, sites: &mut Vec<Site>| {
-        if let Some(existing) = sites.iter_mut().find(|s| s.id == site.id) {
-            existing.count += 1;
-            return;
-        }
         // Where the program was when it printed this: the user's frame of
         // the failure this line belongs to.
         let failure = match at {
             Some(at) => failure_at(&failures, at),
             None => main_failure(&failures, from_pytest),
         };
+        // The rank of its own line, else of the failure it belongs to.
+        let tag = at
+            .and_then(tag_at)
+            .or_else(|| failure.and_then(|f| tag_at(f.lines.start)));
+        if let Some(existing) = sites.iter_mut().find(|s| s.id == site.id) {
+            existing.count += 1;
+            // The same failure on another rank: it names both.
+            if let Some(process) = tag.map(ranks::Tag::process)
+                && !existing.processes.contains(&process)
+            {
+                existing.processes.push(process);
+            }
+            return;
+        }
+        if site.processes.is_empty() {
+            site.processes.extend(tag.map(ranks::Tag::process));
+        }
         if let Some(frame) = failure.and_then(|f| f.user_frame.as_ref()) {
             if site.location.is_none() {
                 site.location = frame_location(frame);
@@ -136,8 +158,11 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
     // CSAN's reports carry their own frames. The exception CSAN raises
     // after them (`CUDASanitizerErrors`) is then not a site of its own: a
     // failure becomes one only when nothing else explains it.
-    for site in crate::csan::parse(&lines) {
+    for site in crate::csan::parse_ranked(&lines, &tags) {
         push(site, None, &mut sites);
+    }
+    for site in ranks::collective_timeouts(&lines, &tags) {
+        sites.push(site);
     }
     if sites.is_empty() {
         // Then every failure is one: each failed test (pytest's, or
@@ -151,7 +176,31 @@ pub fn parse(input: &[u8]) -> Vec<Site> {
             );
         }
     }
+    first_failed_rank_first(&mut sites, ranks::root_cause(&lines));
     sites
+}
+
+/// With the launcher's word on which worker failed first (torchrun's root
+/// cause), its sites lead, and learn its pid; the others' (a peer's
+/// watchdog timeout, a rank torn down) follow in their order.
+fn first_failed_rank_first(sites: &mut [Site], cause: Option<ranks::RootCause>) {
+    let Some(cause) = cause else {
+        return;
+    };
+    let of_cause = |site: &Site| {
+        site.processes.iter().any(|p| {
+            (p.rank.is_some() && p.rank == cause.process.rank)
+                || (p.rank.is_none()
+                    && p.local_rank.is_some()
+                    && p.local_rank == cause.process.local_rank)
+        })
+    };
+    for site in sites.iter_mut().filter(|s| of_cause(s)) {
+        for p in &mut site.processes {
+            p.merge(&cause.process);
+        }
+    }
+    sites.sort_by_key(|s| !of_cause(s));
 }
 
 /// The failure a site first printed on line `at` belongs to: the one

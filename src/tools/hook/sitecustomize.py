@@ -26,7 +26,7 @@
 # - peaks.jsonl, a line per process that used CUDA, at its exit: its pid,
 #   rank and peak, so that a multi-process program's account says whose
 #   peak it shows;
-# - oom-N.json at each out-of-memory error, written by PyTorch's OOM
+# - oom-PID-N.json at each out-of-memory error, written by PyTorch's OOM
 #   observer before the exception unwinds (so a program killed later keeps
 #   it): the request, the device's figures and the live memory;
 # - steps.jsonl, a line per optimizer step of each process (its pid and,
@@ -306,7 +306,10 @@ def _on_oom(device, alloc, device_allocated, device_free):
             "state": _state(snapshot),
             "step": _step_count,
         }
-        _write(f"oom-{_oom_count}.json", doc)
+        # One file per process and OOM: two ranks that both run out of
+        # memory must not write the same oom-1.json.
+        doc["process"] = _process()
+        _write(f"oom-{os.getpid()}-{_oom_count}.json", doc)
     except Exception as error:
         _error("oom observer", error)
 

@@ -30,12 +30,41 @@ pub fn expandable_dir(stage_dir: &Path) -> PathBuf {
     stage_dir.join("expandable")
 }
 
-/// The OOM files the hook wrote, in order (`oom-1.json`, ...; it writes 5 at most).
+/// The OOM files the hook wrote, by process and then in order
+/// (`oom-PID-1.json`, ...: each process of a multi-process program writes
+/// its own, 5 at most; `oom-N.json` of hooks before that), at most
+/// [`OOM_FILES_AT_MOST`].
 pub fn oom_files(stage_dir: &Path) -> Vec<PathBuf> {
-    (1..=5)
-        .map(|n| stage_dir.join(format!("oom-{n}.json")))
-        .take_while(|p| p.exists())
+    let mut found: Vec<((u64, u64), PathBuf)> = std::fs::read_dir(stage_dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let key = oom_file_key(&name)?;
+                    Some((key, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+        .into_iter()
+        .take(OOM_FILES_AT_MOST)
+        .map(|(_, p)| p)
         .collect()
+}
+
+/// How many OOM files are read: 5 for each of 8 ranks.
+pub const OOM_FILES_AT_MOST: usize = 40;
+
+/// `oom-1234-2.json` → (1234, 2); `oom-2.json` → (0, 2).
+fn oom_file_key(name: &str) -> Option<(u64, u64)> {
+    let stem = name.strip_prefix("oom-")?.strip_suffix(".json")?;
+    match stem.split_once('-') {
+        Some((pid, n)) => Some((pid.parse().ok()?, n.parse().ok()?)),
+        None => Some((0, stem.parse().ok()?)),
+    }
 }
 
 /// What the hook left in a stage's folder: its exit report (absent when it
@@ -53,25 +82,33 @@ pub fn hook_artifacts(
     (hook, ooms)
 }
 
-/// The command names of the processes PyTorch's OOM message says held
+/// How many other processes are named; the rest are counted.
+pub const NAMED_AT_MOST: usize = 10;
+
+/// The executable names of the processes PyTorch's OOM message says held
 /// GPU memory ("Process 1248 has 77.17 GiB memory in use"), read from
-/// /proc right after the stage, into `processes.json`.
+/// /proc right after the stage, into `processes.json`: their names only,
+/// never their arguments (another user's `--token=...`), at most
+/// [`NAMED_AT_MOST`] (a message can name every process of a machine); a
+/// process of this same cudawatch run (another stage) is said to be one.
 pub fn name_other_processes(stage_dir: &Path) {
     let Ok(stderr) = files::read_at_most(&stage_dir.join("stderr"), 1 << 24) else {
         return;
     };
+    let me = std::process::id();
     let named: Vec<(u32, String)> =
         cudawatch_parsers::memory::other_processes(&String::from_utf8_lossy(&stderr))
             .into_iter()
+            .take(NAMED_AT_MOST)
             .filter_map(|p| {
-                let comm = std::fs::read_to_string(format!("/proc/{}/cmdline", p.pid)).ok()?;
-                let command = comm
-                    .split('\0')
-                    .filter(|a| !a.is_empty())
-                    .take(3)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                (!command.is_empty()).then_some((p.pid, command.chars().take(200).collect()))
+                let name = crate::tools::procs::executable_of(p.pid);
+                let ours = crate::tools::procs::descends_from(p.pid, me);
+                let name = if ours {
+                    format!("{name}, another stage of this cudawatch run")
+                } else {
+                    name
+                };
+                (!name.is_empty()).then_some((p.pid, name))
             })
             .collect();
     if !named.is_empty()

@@ -114,6 +114,28 @@ pub fn profile_argv(
     argv
 }
 
+/// ncu's kernel filter that leaves NCCL's kernels (`ncclDevKernel_...`,
+/// `ncclKernel_...`) out: every name whose first four letters are not
+/// `nccl`, written without look-ahead, which not every regex grammar has.
+pub const NOT_NCCL: &str = "regex:^([^n]|n[^c]|nc[^c]|ncc[^l])";
+
+/// Leaves NCCL's kernels out of a profiling argv of a program of several
+/// processes, unless the user chose which kernels ncu profiles; false
+/// when the argv was left as it was. ncu serializes kernel launches across
+/// every process it profiles, and a collective's kernel waits for its
+/// peers' (NVIDIA/nccl#536).
+pub fn leave_out_nccl(argv: &mut Vec<OsString>) -> bool {
+    if argv.iter().any(|a| a == "--kernel-name") {
+        return false;
+    }
+    let Some(at) = argv.iter().position(|a| a == "-f") else {
+        return false;
+    };
+    argv.insert(at, NOT_NCCL.into());
+    argv.insert(at, "--kernel-name".into());
+    true
+}
+
 /// Makes a profiling argv follow the program's own process only, not its
 /// children (`--target-processes application-only`); false when the argv
 /// had no such option. Following forked processes that never use the GPU

@@ -18,8 +18,8 @@ use super::{
 };
 
 pub use argv::{
-    NcuOptions, imports, kernel_replay_mib, probe_argv, profile_argv, source_import,
-    without_python_stacks,
+    NOT_NCCL, NcuOptions, imports, kernel_replay_mib, leave_out_nccl, probe_argv, profile_argv,
+    source_import, without_python_stacks,
 };
 pub use rules::rule;
 

@@ -1,0 +1,1 @@
+env CUDA_LAUNCH_BLOCKING=1 torchrun --standalone --nproc_per_node=2 collective_mismatch.py 

@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool memcheck --xml --save /root/out/cap2/ddp_step/memcheck.%p.xml --print-limit 0 --error-exitcode 86 --target-processes all torchrun --standalone --nproc_per_node=2 ddp_step.py 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The multi-GPU corpus (tests/gpu/multi/) on a machine with two GPUs:
+# `cudawatch run -- torchrun --standalone --nproc_per_node=2 CASE.py` for
+# every program, all at once, keeping each terminal report, JSON report and
+# run directory, then the table of docs/examples/multi/README.md.
+#
+# Usage: scripts/gpu-multi.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
+#   STAGE_TIMEOUT  per tool stage, seconds (default 200)
+#   PARALLEL       programs at once (default: all)
+set -uo pipefail
+OUTDIR=$(mkdir -p "${1:?usage: gpu-multi.sh OUTDIR}" && cd "$1" && pwd)
+shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CW=$ROOT/target/release/cudawatch
+SRC=$ROOT/tests/gpu/multi
+export PATH=$PATH:/usr/local/cuda/bin
+cases=("$@")
+[ ${#cases[@]} -eq 0 ] && cases=(ddp_step ddp_amp_step bad_label_rank1 oob_kernel_rank1 oom_rank1 stream_race_rank1 collective_mismatch)
+
+# load_inline's build, once, so that no stage's limit is spent in nvcc.
+(cd "$SRC" && timeout 300 python3 -c 'src = open("oob_kernel_rank1.py").read(); exec(src[:src.index("rank, world")])' \
+  >"$OUTDIR/build.txt" 2>&1)
+
+one() {
+  local c=$1 start end
+  start=$(date +%s)
+  cd "$SRC" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
+    --timeout "${STAGE_TIMEOUT:-200}" --format json -- \
+    torchrun --standalone --nproc_per_node=2 "$c.py" \
+    >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
+  local code=$?
+  end=$(date +%s)
+  echo "$c $code $((end - start))" >>"$OUTDIR/exits.txt"
+}
+export -f one
+export CW SRC OUTDIR
+printf '%s\n' "${cases[@]}" | xargs -P "${PARALLEL:-${#cases[@]}}" -I{} bash -c 'one {}'
+sort "$OUTDIR/exits.txt"
+# The table: each program, its exit code, the check's wall time and the
+# verdict's first line, from the JSON reports.
+python3 - "$OUTDIR" >"$OUTDIR/README.md" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+rows = {}
+for line in open(os.path.join(out, "exits.txt")):
+    case, code, secs = line.split()
+    rows[case] = (int(code), int(secs))
+print("| program | exit | check (s) | verdict |")
+print("| --- | --- | --- | --- |")
+for case in sorted(rows):
+    code, secs = rows[case]
+    try:
+        doc = json.load(open(os.path.join(out, case + ".json")))
+        verdict = doc["verdict"][0]
+        text = verdict["label"].upper() + ": " + verdict["text"]
+    except Exception as error:
+        text = f"(no JSON report: {error})"
+    print(f"| `{case}` | {code} | {secs} | {text.replace('|', '/')} |")
+PY
+cat "$OUTDIR/README.md"

@@ -1,0 +1,200 @@
+//! Multi-GPU programs as users launch them (`torchrun --nproc_per_node=2`):
+//! every stage keeps the GPUs the program's ranks use, and findings name
+//! their rank. Real output of two-rank NCCL programs on two H100s is in
+//! sample-reports/multi/ (scripts/capture-multi.sh); the supervisor side
+//! runs a fake torchrun whose two workers the fake nvidia-smi shows on two
+//! GPUs.
+
+use std::path::Path;
+
+use crate::helpers::{cudawatch, json, read_json, root, run, sample};
+
+fn parse_json(file: &Path) -> serde_json::Value {
+    let out = run(cudawatch().args(["parse", "--format", "json"]).arg(file));
+    json(&out)
+}
+
+fn findings(value: &serde_json::Value) -> &Vec<serde_json::Value> {
+    value["findings"].as_array().unwrap()
+}
+
+fn verdict(value: &serde_json::Value) -> String {
+    value["verdict"].to_string()
+}
+
+#[test]
+fn a_bad_label_on_rank_1_is_rank_1s_failure_at_the_users_line() {
+    // torchrun prefixes rank 1's traceback with `[rank1]:`; before, the
+    // prefix hid the traceback and the root cause was ATen's Loss.cu:245
+    // with no user line and no rank.
+    let report = parse_json(&sample("multi/bad_label_rank1").join("plain.stderr"));
+    let verdict = verdict(&report);
+    assert!(
+        verdict.contains("root cause: rank 1 failed first: plain device_assert")
+            && verdict.contains("launched from bad_label_rank1.py:15"),
+        "{verdict}"
+    );
+    for site in findings(&report) {
+        assert_eq!(site["processes"][0]["rank"], 1, "{site}");
+        // torchrun's root cause block gives the worker's pid.
+        assert_eq!(site["processes"][0]["pid"], 1051, "{site}");
+    }
+    // torchrun's own ChildFailedError traceback is not a finding.
+    assert!(!report.to_string().contains("ChildFailedError"));
+}
+
+#[test]
+fn an_out_of_memory_on_rank_1_is_found_at_its_line_with_its_rank() {
+    let report = parse_json(&sample("multi/oom_rank1").join("plain.stderr"));
+    let oom = crate::helpers::site_of_kind(&report, "out_of_memory");
+    assert_eq!(oom["location"]["line"], 15, "{oom}");
+    assert_eq!(oom["processes"][0]["rank"], 1);
+    assert!(verdict(&report).contains("rank 1 failed first"), "{report}");
+    assert_eq!(findings(&report).len(), 1, "nothing but the OOM: {report}");
+}
+
+#[test]
+fn a_collective_timeout_names_the_collective_the_waiting_rank_and_the_users_line() {
+    // Rank 1 skipped its last all-reduce; rank 0's NCCL watchdog timed out
+    // after the process group's 40 s (the run without CUDA_LAUNCH_BLOCKING).
+    let report = parse_json(&sample("multi/collective_mismatch").join("unblocked.stderr"));
+    let site = crate::helpers::site_of_kind(&report, "collective_timeout");
+    let message = site["message"].as_str().unwrap();
+    assert!(
+        message.contains("ALLREDUCE (sequence 11)") && message.contains("(40 s)"),
+        "{message}"
+    );
+    assert_eq!(site["processes"][0]["rank"], 0);
+    assert_eq!(
+        site["location"]["line"], 34,
+        "common.py's all_reduce: {site}"
+    );
+    let frames = site["host_frames"].to_string();
+    assert!(frames.contains("collective_mismatch.py"), "{frames}");
+    assert_eq!(report["exit_code"], 1);
+}
+
+/// A fake torchrun in `dir`: two workers, each in a session of its own as
+/// torchrun's elastic agent starts them, with `RANK`, `LOCAL_RANK` and
+/// `WORLD_SIZE`; each fails (as rank 1 failed on the H100 with
+/// `cudaErrorInvalidDevice`) unless it sees two GPUs; then the captured
+/// output of a two-rank run is replayed.
+fn fake_torchrun(dir: &Path, marker: &str, replay: &Path) -> std::path::PathBuf {
+    let path = dir.join("torchrun");
+    let script = format!(
+        r#"#!/usr/bin/env bash
+for r in 0 1; do
+  RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 setsid bash -c '
+    case "$CUDA_VISIBLE_DEVICES" in *,*) ;; ?*) echo "[rank$RANK]: invalid device ordinal $RANK" >&2; exit 1 ;; esac
+    exec -a "worker-{marker}" sleep 2' &
+done
+fail=0
+for job in $(jobs -p); do wait "$job" || fail=1; done
+cat '{replay}/plain.stderr' >&2
+[ $fail = 0 ] || exit 1
+exit $(cat '{replay}/plain.exit')
+"#,
+        replay = replay.display()
+    );
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn torchrun_with_two_ranks_keeps_both_gpus_in_every_stage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("cudawatch-test-rank-{}", std::process::id());
+    let torchrun = fake_torchrun(tmp.path(), &marker, &sample("multi/bad_label_rank1"));
+    let out_dir = tmp.path().join("run");
+    let path = format!(
+        "{}:{}:{}",
+        tmp.path().display(),
+        root().join("tests/fakes").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = run(cudawatch()
+        .env("PATH", path)
+        .env("FAKE_CASE", sample("oob_write"))
+        .env("FAKE_SMI_FREE", "0, GPU-a, 79000\n1, GPU-b, 79000")
+        .env("FAKE_SMI_RANKS", format!("{marker}=900"))
+        .args(["run", "--grace", "0.5", "--stages", "plain,racecheck,ncu"])
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .arg("--ncu")
+        .arg(root().join("tests/fakes/ncu"))
+        .arg("--")
+        .arg(&torchrun)
+        .args(["--nproc_per_node=2", "train.py"]));
+    let plain = read_json(&out_dir.join("plain/stage.json"));
+    // Both workers, though each runs in a session of its own, are the
+    // program's, with their ranks and GPUs.
+    let processes = plain["gpu_processes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut ranks: Vec<(i64, String)> = processes
+        .iter()
+        .map(|p| {
+            (
+                p["ranks"]["rank"].as_i64().unwrap_or(-1),
+                p["gpu"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    ranks.sort();
+    assert_eq!(
+        ranks,
+        [(0, "GPU-a".to_string()), (1, "GPU-b".to_string())],
+        "{plain}\n{}",
+        out.stderr
+    );
+    // The plain run of a launcher of several NCCL processes leaves
+    // CUDA_LAUNCH_BLOCKING unset (it made a desync hang past 200 s).
+    let env = plain["env"].to_string();
+    assert!(!env.contains("CUDA_LAUNCH_BLOCKING"), "{env}");
+    for stage in ["racecheck", "ncu"] {
+        let record = read_json(&out_dir.join(stage).join("stage.json"));
+        let env = record["env"].to_string();
+        assert!(
+            env.contains("CUDA_VISIBLE_DEVICES=GPU-a,GPU-b")
+                || env.contains("CUDA_VISIBLE_DEVICES=0,1")
+                || !env.contains("CUDA_VISIBLE_DEVICES"),
+            "{stage} keeps both GPUs: {env}"
+        );
+        assert!(
+            !record.to_string().contains("invalid device ordinal"),
+            "{stage}"
+        );
+    }
+    let ncu = read_json(&out_dir.join("ncu/stage.json"));
+    assert!(
+        ncu["command"]
+            .to_string()
+            .contains("regex:^([^n]|n[^c]|nc[^c]|ncc[^l])"),
+        "ncu leaves NCCL's kernels out: {ncu}"
+    );
+    let report = read_json(&out_dir.join("report.json"));
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("left CUDA_LAUNCH_BLOCKING unset")
+            && notes.contains("left NCCL's kernels out"),
+        "{notes}"
+    );
+    let schedule = read_json(&out_dir.join("run.json"))["schedule"].to_string();
+    assert!(schedule.contains("the 2 the program used"), "{schedule}");
+    // The plain run's finding names rank 1, with the GPU its worker used.
+    assert!(
+        out.stderr.contains("root cause: rank 1 failed first"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("in: rank 1 (pid 1051, GPU GPU-b)"),
+        "{}",
+        out.stderr
+    );
+}
