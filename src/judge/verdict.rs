@@ -180,6 +180,19 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         if !facts.unchecked.is_empty() {
             line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
         }
+        // A stage that did not apply checked nothing: CLEAN says which.
+        let not_applicable: Vec<&str> = report
+            .stages
+            .iter()
+            .filter(|s| {
+                s.outcome == cudawatch_model::Outcome::Skipped
+                    && s.reason.starts_with("not applicable")
+            })
+            .map(|s| s.tool.name())
+            .collect();
+        if !not_applicable.is_empty() {
+            line.push_str(&format!("; not applicable: {}", not_applicable.join(", ")));
+        }
         if report.stages.is_empty() {
             line.push_str(&parsed_scope(report));
         }

@@ -122,7 +122,10 @@ fn oom_lines(out: &mut String, oom: &OomState) {
             size(oom.free_in_segments)
         );
     }
-    for other in &oom.other_processes {
+    // The largest ten: a message can name every process of a machine.
+    let mut others: Vec<_> = oom.other_processes.iter().collect();
+    others.sort_by_key(|o| std::cmp::Reverse(o.bytes));
+    for other in others.iter().take(OTHERS_SHOWN) {
         let _ = writeln!(
             out,
             "  Another process held {}: PID {}{}",
@@ -134,7 +137,19 @@ fn oom_lines(out: &mut String, oom: &OomState) {
                 .map_or(String::new(), |c| format!(" ({c})"))
         );
     }
+    if others.len() > OTHERS_SHOWN {
+        let rest = &others[OTHERS_SHOWN..];
+        let _ = writeln!(
+            out,
+            "  and {} more processes held {}",
+            rest.len(),
+            size(rest.iter().map(|o| o.bytes).sum())
+        );
+    }
 }
+
+/// How many other processes holding memory at an OOM are listed.
+const OTHERS_SHOWN: usize = 10;
 
 fn held(out: &mut String, lines: &[HeldLine], allocated: Option<u64>) {
     for line in lines.iter().take(SHOWN) {

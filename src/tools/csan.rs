@@ -39,7 +39,13 @@ impl StageKind for Csan {
         let hook = crate::safe_files::read(&files.path("hook.json"))
             .ok()
             .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
-        StageJudged::of_program(rule(record, races, hook.as_ref()), record)
+        let judged = crate::tools::hook::every_gpu_process_watched(
+            rule(record, races, hook.as_ref()),
+            files.dir(),
+            record,
+            "CSAN",
+        );
+        StageJudged::of_program(judged, record)
     }
 }
 

@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{StageCommand, StageContext};
+use cudawatch_model::Outcome;
+
+use super::{StageCommand, StageContext, StageRecord};
 
 /// The hook, compiled in.
 pub const SITECUSTOMIZE: &str = include_str!("hook/sitecustomize.py");
@@ -20,9 +22,13 @@ pub fn dir(run_dir: &Path) -> PathBuf {
 }
 
 /// `PYTHONPATH` with the hook first, then the user's own entries, and the
-/// stage's folder as the hook's output.
+/// stage's folder as the hook's output, both absolute: a program that
+/// changes directory (or a worker started elsewhere) must still find the
+/// hook and write where the stage reads.
 pub fn env(run_dir: &Path, stage_dir: &Path, pythonpath: Option<String>) -> Vec<(String, String)> {
-    let hook = dir(run_dir).display().to_string();
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let hook = absolute(&dir(run_dir)).display().to_string();
+    let stage_dir = absolute(stage_dir);
     let path = match pythonpath {
         Some(old) if !old.is_empty() => format!("{hook}:{old}"),
         _ => hook,
@@ -96,9 +102,68 @@ pub fn uses_hook(command: &StageCommand) -> bool {
     command.env.iter().any(|(key, _)| key == HOOK_OUT)
 }
 
+/// A clean verdict of a stage that watches the program from inside
+/// (`instrument`: CSAN, the memory hook) stands only if the hook ran in
+/// every process the supervisor saw using a GPU (`processes.jsonl` against
+/// `StageRecord::gpu_processes`): a worker whose launcher cleared its
+/// environment, or a `python -E`, ran unwatched, and the stage is then
+/// inconclusive, naming it.
+pub fn every_gpu_process_watched(
+    judged: (Outcome, String),
+    stage_dir: &Path,
+    record: &StageRecord,
+    instrument: &str,
+) -> (Outcome, String) {
+    if judged.0 != Outcome::Clean || record.gpu_processes.is_empty() {
+        return judged;
+    }
+    let started = started_pids(stage_dir);
+    let mut unwatched: Vec<String> = Vec::new();
+    for process in &record.gpu_processes {
+        let named = process.reference().describe();
+        if !started.contains(&process.pid) && !unwatched.contains(&named) {
+            unwatched.push(named);
+        }
+    }
+    if unwatched.is_empty() {
+        return judged;
+    }
+    (
+        Outcome::Inconclusive,
+        format!(
+            "{} used the GPU without cudawatch's hook (a launcher that cleared its environment,              or python -E/-I/-S), so {instrument} did not watch it; what it says of the other              processes: {}",
+            unwatched.join(", "),
+            judged.1
+        ),
+    )
+}
+
+/// The pids the hook started in (`processes.jsonl`, read bounded).
+fn started_pids(stage_dir: &Path) -> std::collections::BTreeSet<u32> {
+    let bytes = crate::safe_files::read(&stage_dir.join("processes.jsonl")).unwrap_or_default();
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["hook"] == "start")
+        .filter_map(|v| v["pid"].as_u64().and_then(|p| u32::try_from(p).ok()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hooks_paths_are_absolute_so_a_program_may_change_directory() {
+        let set = env(
+            Path::new("cudawatch-runs/x"),
+            Path::new("cudawatch-runs/x/memory"),
+            None,
+        );
+        for (key, value) in &set {
+            assert!(value.starts_with('/'), "{key}={value}");
+        }
+    }
 
     #[test]
     fn the_hook_goes_first_on_the_users_pythonpath() {

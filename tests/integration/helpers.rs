@@ -155,7 +155,8 @@ pub fn with_fake_torch(tmp: &Path, program: &str) -> Command {
     std::fs::write(
         site.join("sitecustomize.py"),
         "import os\nopen(os.path.join(os.environ['MARKER_DIR'], 'user-sitecustomize-' + \
-         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n",
+         os.environ.get('CUDAWATCH_STAGE', 'none')), 'w').close()\n\
+         if os.environ.get('USER_SITE_IMPORTS_TORCH'):\n    import torch\n",
     )
     .unwrap();
     std::fs::write(tmp.join("prog.py"), program).unwrap();

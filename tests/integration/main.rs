@@ -18,6 +18,7 @@ mod formats;
 mod gate_property;
 mod head_start;
 mod helpers;
+mod hook_evidence;
 mod html;
 mod jax_programs;
 mod judging;

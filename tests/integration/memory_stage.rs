@@ -402,6 +402,31 @@ torch.cuda.fake_alloc(2 << 30)
 }
 
 #[test]
+fn an_oom_message_naming_every_process_lists_ten_and_counts_the_rest() {
+    // Before: a message naming 65,535 processes printed as many lines.
+    let program = "import sys, torch
+for pid in range(100000, 100050):
+    print(f'Process {pid} has 1.00 GiB memory in use.', file=sys.stderr)
+torch.cuda.fake_alloc(2 << 30)
+";
+    let (out, report) = staged_run(program, "plain,memory", &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        report["memory"]["ooms"][0]["other_processes"]
+            .as_array()
+            .map(Vec::len),
+        Some(50)
+    );
+    let listed = out.stderr.matches("Another process held").count();
+    assert_eq!(listed, 10, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("and 40 more processes held 40.0 GiB"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn the_memory_account_is_in_the_markdown_and_html_reports_too() {
     let tmp = tempfile::tempdir().unwrap();
     let (md, html) = (tmp.path().join("r.md"), tmp.path().join("r.html"));

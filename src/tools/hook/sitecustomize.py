@@ -29,6 +29,11 @@
 # - oom-PID-N.json at each out-of-memory error, written by PyTorch's OOM
 #   observer before the exception unwinds (so a program killed later keeps
 #   it): the request, the device's figures and the live memory;
+# - processes.jsonl: a line when the hook starts in a process ({"pid",
+#   "hook": "start"}) and one when torch was loaded there ({"pid", "torch":
+#   true, "csan": on or off}): cudawatch compares them with the processes it
+#   saw using the GPU, so a worker whose launcher cleared its environment
+#   (no hook, no CSAN) makes the stage inconclusive, not clean;
 # - steps.jsonl, a line per optimizer step of each process (its pid and,
 #   in torch.distributed programs, its rank): memory still allocated after
 #   it (and the live memory by stack at steps 2, 4, 8, 16, ...). Each line
@@ -500,6 +505,12 @@ def _cudnn_benchmark_off(torch):
 def _torch_loaded(torch):
     global _torch_dir
     _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    try:
+        csan = sys.modules.get("torch.cuda._sanitizer")
+        enabled = getattr(getattr(csan, "cuda_sanitizer", None), "enabled", None)
+        _write("processes.jsonl", {"pid": os.getpid(), "torch": True, "csan": enabled}, mode="a")
+    except Exception as error:
+        _error("processes.jsonl", error)
     if _CUDNN_BENCHMARK_OFF:
         try:
             _cudnn_benchmark_off(torch)
@@ -766,7 +777,14 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
             os.register_at_fork(after_in_child=_csan_off_in_forked_child)
         if _MEMORY or os.environ.get("CUDAWATCH_CAP_FROM"):
             _MEMORY = True
+        if _OUT:
+            _write("processes.jsonl", {"pid": os.getpid(), "hook": "start"}, mode="a")
         if _MEMORY or _CSAN or _STOP_AFTER or _CUDNN_BENCHMARK_OFF:
-            sys.meta_path.insert(0, _AfterTorch())
+            if "torch" in sys.modules:
+                # The user's sitecustomize (or a .pth file) imported torch
+                # before the hook could watch the import: arm now.
+                _torch_loaded(sys.modules["torch"])
+            else:
+                sys.meta_path.insert(0, _AfterTorch())
     except Exception:
         pass

@@ -41,10 +41,10 @@ pub fn expandable_env(stage_env: &[(String, String)], stage_dir: &Path) -> Vec<(
         .cloned()
         .collect();
     env.push(("PYTORCH_CUDA_ALLOC_CONF".into(), conf));
-    env.push((
-        "CUDAWATCH_HOOK_OUT".into(),
-        expandable_dir(stage_dir).display().to_string(),
-    ));
+    // Absolute, as the stage's own: the program may change directory.
+    let out = expandable_dir(stage_dir);
+    let out = std::path::absolute(&out).unwrap_or(out);
+    env.push(("CUDAWATCH_HOOK_OUT".into(), out.display().to_string()));
     env
 }
 

@@ -107,6 +107,23 @@ impl StageKind for Memory {
                 expandable,
             )
         });
-        StageJudged::of_program(rule(record, hook.as_ref(), memory.as_ref()), record)
+        let mut judged = rule(record, hook.as_ref(), memory.as_ref());
+        if judged.0 == cudawatch_model::Outcome::Clean
+            && let Some(why) = hook
+                .as_ref()
+                .and_then(|h| rules::damaged_step_records(&steps, &peaks, h))
+        {
+            judged = (
+                cudawatch_model::Outcome::Inconclusive,
+                format!("{why}: the step records were damaged, so growth cannot be judged"),
+            );
+        }
+        let judged = crate::tools::hook::every_gpu_process_watched(
+            judged,
+            files.dir(),
+            record,
+            "the memory hook",
+        );
+        StageJudged::of_program(judged, record)
     }
 }

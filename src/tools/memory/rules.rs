@@ -145,3 +145,102 @@ pub fn rule(
         format!("torch {torch}'s allocator watched the whole run: {peak}{steps}"),
     )
 }
+
+/// Why the hook's step records cannot be trusted, if they cannot: each
+/// process that counted optimizer steps (`peaks.jsonl`, else `hook.json`
+/// for the one process) must have a line in `steps.jsonl` for every step
+/// from its first recorded one to the last it counted, each line whole.
+/// Records deleted, cut short or garbled would otherwise read as "no
+/// growth over N steps".
+pub fn damaged_step_records(steps: &[u8], peaks: &[u8], hook: &HookFacts) -> Option<String> {
+    use std::collections::BTreeMap;
+    let lines = |bytes: &[u8]| -> Result<Vec<serde_json::Value>, usize> {
+        String::from_utf8_lossy(bytes)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .enumerate()
+            .map(|(i, l)| serde_json::from_str(l).map_err(|_| i + 1))
+            .collect()
+    };
+    let steps = match lines(steps) {
+        Ok(v) => v,
+        Err(line) => return Some(format!("steps.jsonl line {line} is not a whole record")),
+    };
+    let mut counted: BTreeMap<Option<u64>, u64> = BTreeMap::new();
+    if let Ok(peaks) = lines(peaks) {
+        for p in &peaks {
+            if let Some(n) = p["steps"].as_u64() {
+                counted.insert(p["pid"].as_u64(), n);
+            }
+        }
+    }
+    if counted.is_empty() && hook.steps > 0 && hook.cuda_initialized {
+        counted.insert(None, hook.steps);
+    }
+    for (pid, n) in counted.into_iter().filter(|(_, n)| *n > 0) {
+        let mut seen: Vec<u64> = steps
+            .iter()
+            .filter(|l| pid.is_none() || l["pid"].as_u64() == pid)
+            .filter_map(|l| l["step"].as_u64())
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        let whole = match (seen.first(), seen.last()) {
+            (Some(first), Some(last)) => *last == n && seen.len() as u64 == last - first + 1,
+            _ => false,
+        };
+        if !whole {
+            let whose = pid.map_or(String::new(), |p| format!(" in pid {p}"));
+            return Some(format!(
+                "the hook counted {}{whose} but steps.jsonl holds {} of them",
+                plural(n, "optimizer step"),
+                seen.len()
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(steps: u64) -> HookFacts {
+        let mut facts = HookFacts::default();
+        facts.steps = steps;
+        facts.cuda_initialized = true;
+        facts
+    }
+
+    fn lines(pid: u64, steps: std::ops::RangeInclusive<u64>) -> String {
+        steps
+            .map(|s| format!("{{\"step\":{s},\"allocated\":1,\"reserved\":2,\"pid\":{pid}}}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn whole_step_records_are_trusted() {
+        let peaks = b"{\"pid\":7,\"steps\":12}\n";
+        assert_eq!(
+            damaged_step_records(lines(7, 1..=12).as_bytes(), peaks, &facts(12)),
+            None
+        );
+        // Steps before CUDA was used have no line: the records start later.
+        assert_eq!(
+            damaged_step_records(lines(7, 2..=12).as_bytes(), peaks, &facts(12)),
+            None
+        );
+    }
+
+    #[test]
+    fn deleted_cut_or_garbled_step_records_are_not() {
+        let peaks = b"{\"pid\":7,\"steps\":12}\n";
+        let why = damaged_step_records(b"", peaks, &facts(12)).unwrap();
+        assert!(why.contains("counted 12 optimizer steps in pid 7"), "{why}");
+        assert!(damaged_step_records(lines(7, 1..=3).as_bytes(), peaks, &facts(12)).is_some());
+        let garbled = format!("{}{{\"step\": 4, garbage\n", lines(7, 1..=3));
+        assert!(damaged_step_records(garbled.as_bytes(), peaks, &facts(12)).is_some());
+        // Without peaks.jsonl, hook.json's count of its one process.
+        assert!(damaged_step_records(lines(7, 1..=3).as_bytes(), b"", &facts(12)).is_some());
+    }
+}

@@ -1,0 +1,141 @@
+//! What the program's processes write is checked before a stage that
+//! watches from inside (CSAN, the memory hook) vouches for it: the hook in
+//! every process that used a GPU, step records whole, its paths absolute,
+//! armed even when torch came first. Real python3, cudawatch's real hook,
+//! the fake torch (tests/fakes/pytorch/), and the fake nvidia-smi for the
+//! processes on the GPU.
+
+use crate::helpers::{Output, json, root, run, with_fake_torch};
+use crate::run::stage;
+
+/// Twelve optimizer steps that hold nothing from one to the next.
+const STEADY: &str = "import os, subprocess, sys
+import torch
+if os.environ.get('CHDIR'):
+    os.chdir('/')
+opt = torch.optim.Optimizer()
+for step in range(12):
+    x = torch.cuda.fake_alloc(8 << 20)
+    torch.cuda.fake_free(x)
+    opt.step()
+if os.environ.get('SCRUBBED_WORKER'):
+    # A launcher that starts its GPU worker with a cleared environment:
+    # no PYTHONPATH, so no hook, no CSAN, no memory history in it.
+    subprocess.run(['env', '-i', sys.executable, '-c',
+                    'import time; time.sleep(2.5)  # ' + os.environ['SCRUBBED_WORKER']])
+damage = os.environ.get('DAMAGE_STEPS')
+out = os.environ.get('CUDAWATCH_HOOK_OUT')
+if damage and out:
+    steps = os.path.join(out, 'steps.jsonl')
+    if damage == 'delete':
+        os.remove(steps)
+    elif damage == 'cut':
+        lines = open(steps).read().splitlines(True)
+        open(steps, 'w').write(''.join(lines[:3]))
+    else:
+        with open(steps, 'a') as f:
+            f.write('{\"step\": 13, garbled\\n')
+";
+
+fn staged(stages: &str, env: &[(&str, &str)], out_dir: &str) -> (tempfile::TempDir, Output) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = with_fake_torch(tmp.path(), STEADY);
+    // The fake nvidia-smi alone on PATH (tests/fakes/ also has a python3).
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(
+        root().join("tests/fakes/nvidia-smi"),
+        bin.join("nvidia-smi"),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    cmd.env("PATH", path)
+        .args([
+            "--color", "never", "run", "--grace", "0.5", "--stages", stages,
+        ])
+        .args(["--format", "json", "--out-dir", out_dir])
+        .args(["--", "python3", "prog.py"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run(cmd);
+    (tmp, out)
+}
+
+fn memory_of(out: &Output) -> serde_json::Value {
+    stage(&json(out), "memory").clone()
+}
+
+#[test]
+fn the_memory_stage_arms_when_the_users_sitecustomize_imported_torch_first() {
+    // Before, the hook waited for an `import torch` that had already
+    // happened: "never used CUDA", CLEAN, whatever the program kept.
+    let (_tmp, out) = staged("plain,memory", &[("USER_SITE_IMPORTS_TORCH", "1")], "run");
+    let memory = memory_of(&out);
+    assert_eq!(memory["outcome"], "clean", "{memory}\n{}", out.stderr);
+    assert!(
+        memory["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no growth over 12"),
+        "{memory}"
+    );
+}
+
+#[test]
+fn a_program_that_changes_directory_keeps_the_hooks_output() {
+    // The default --out-dir is relative; the hook's paths were too.
+    let (_tmp, out) = staged("plain,memory", &[("CHDIR", "1")], "relative-run");
+    let memory = memory_of(&out);
+    assert_eq!(memory["outcome"], "clean", "{memory}\n{}", out.stderr);
+}
+
+#[test]
+fn damaged_step_records_make_the_memory_stage_inconclusive_not_clean() {
+    for damage in ["delete", "cut", "garble"] {
+        let (_tmp, out) = staged("plain,memory", &[("DAMAGE_STEPS", damage)], "run");
+        let memory = memory_of(&out);
+        assert_eq!(memory["outcome"], "inconclusive", "{damage}: {memory}");
+        assert!(
+            memory["reason"]
+                .as_str()
+                .unwrap()
+                .contains("step records were damaged"),
+            "{damage}: {memory}"
+        );
+        assert_eq!(out.code, 3, "{damage}");
+    }
+}
+
+#[test]
+fn a_gpu_worker_started_with_a_cleared_environment_leaves_csan_and_memory_inconclusive() {
+    let marker = format!("cudawatch-test-scrubbed-{}", std::process::id());
+    let env = [
+        ("SCRUBBED_WORKER", marker.as_str()),
+        ("FAKE_SMI_FREE", "0, GPU-a, 79000"),
+        ("FAKE_SMI_HOLD", &format!("{marker}=700")),
+    ];
+    let (_tmp, out) = staged("plain,csan,memory", &env, "run");
+    let report = json(&out);
+    for name in ["csan", "memory"] {
+        let s = stage(&report, name);
+        assert_eq!(s["outcome"], "inconclusive", "{name}: {s}\n{}", out.stderr);
+        assert!(
+            s["reason"]
+                .as_str()
+                .unwrap()
+                .contains("used the GPU without cudawatch's hook"),
+            "{name}: {s}"
+        );
+    }
+    // The same program without the scrubbed worker is clean in both.
+    let (_tmp, out) = staged("plain,csan,memory", &[], "run");
+    let report = json(&out);
+    for name in ["csan", "memory"] {
+        assert_eq!(stage(&report, name)["outcome"], "clean", "{name}");
+    }
+}
