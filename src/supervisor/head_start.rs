@@ -56,6 +56,8 @@ pub struct Early {
     slot: Option<String>,
     /// The command it was started with.
     argv: Vec<OsString>,
+    /// Whether it was started as not applicable (never run).
+    not_applicable: bool,
     /// Told to stop while the plain run ran (the GPU's memory ran low).
     stopped: bool,
     /// Running, or finished.
@@ -183,6 +185,7 @@ pub async fn run(
         })?;
         let (steer, orders) = watch::channel(Steer::Limit(timeout));
         let argv = stage.command.argv.clone();
+        let not_applicable = stage.command.not_applicable.is_some();
         let plan = plain_plan.clone();
         let notices = notices.clone();
         let task = tokio::task::spawn_local(async move {
@@ -201,6 +204,7 @@ pub async fn run(
             Early {
                 slot: slot.clone(),
                 argv,
+                not_applicable,
                 stopped: false,
                 state: EarlyState::Running { steer, task },
             },
@@ -361,7 +365,10 @@ pub async fn settle(
     for (index, e) in early.iter_mut() {
         let stage = &plan.stages[*index];
         let wanted = super::stage::stage_after_plain(stage, plain);
-        let same_command = wanted.command.argv == e.argv;
+        // The same command, and still (not) applicable: a stage planned
+        // as not applicable runs after all when the plain run saw Python.
+        let same_command = wanted.command.argv == e.argv
+            && wanted.command.not_applicable.is_some() == e.not_applicable;
         let limit = plan
             .timeouts
             .for_stage(stage.tool, plain.map(|p| p.seconds));

@@ -25,6 +25,10 @@ impl StageKind for Csan {
         )
     }
 
+    fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        super::hook::applies_if_python_ran(command, plain);
+    }
+
     fn read(
         &self,
         builder: &mut ReportBuilder,
@@ -43,7 +47,7 @@ impl StageKind for Csan {
             rule(record, races, hook.as_ref()),
             files.dir(),
             record,
-            "CSAN",
+            ("CSAN", crate::tools::hook::Watch::TorchWithCsan),
         );
         StageJudged::of_program(judged, record)
     }

@@ -59,6 +59,22 @@ pub fn stage_command(ctx: &StageContext<'_>, switch: (&str, &str), watches: &str
     command
 }
 
+/// A stage that watches Python from inside, planned as not applicable
+/// because the command did not look like Python (`make train`, `srun ...`,
+/// a launcher cudawatch does not know, a script that starts `$PYTHON`),
+/// applies after all when the plain run saw a Python process of the
+/// program's tree on a GPU: what ran decides, not the command line.
+pub fn applies_if_python_ran(command: &mut StageCommand, plain: &StageRecord) {
+    if command.not_applicable.is_some()
+        && plain
+            .gpu_processes
+            .iter()
+            .any(|p| p.executable.starts_with("python"))
+    {
+        command.not_applicable = None;
+    }
+}
+
 /// The variable that names the stage's folder, where the hook writes.
 const HOOK_OUT: &str = "CUDAWATCH_HOOK_OUT";
 
@@ -102,51 +118,102 @@ pub fn uses_hook(command: &StageCommand) -> bool {
     command.env.iter().any(|(key, _)| key == HOOK_OUT)
 }
 
+/// What a stage that watches the program from inside needs of each process
+/// that used a GPU (`processes.jsonl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watch {
+    /// torch loaded with the hook in it (the memory hook).
+    Torch,
+    /// torch loaded with CSAN on (the csan stage).
+    TorchWithCsan,
+}
+
 /// A clean verdict of a stage that watches the program from inside
-/// (`instrument`: CSAN, the memory hook) stands only if the hook ran in
-/// every process the supervisor saw using a GPU (`processes.jsonl` against
+/// (`instrument`: CSAN, the memory hook) stands only if it watched every
+/// process the supervisor saw using a GPU (`processes.jsonl` against
 /// `StageRecord::gpu_processes`): a worker whose launcher cleared its
-/// environment, or a `python -E`, ran unwatched, and the stage is then
-/// inconclusive, naming it.
+/// environment, a `python -E`, or a GPU process without torch ran
+/// unwatched, and the stage is then inconclusive, naming it.
 pub fn every_gpu_process_watched(
     judged: (Outcome, String),
     stage_dir: &Path,
     record: &StageRecord,
-    instrument: &str,
+    (instrument, needs): (&str, Watch),
 ) -> (Outcome, String) {
     if judged.0 != Outcome::Clean || record.gpu_processes.is_empty() {
         return judged;
     }
-    let started = started_pids(stage_dir);
+    let (started, watched) = hook_lines(stage_dir, needs);
+    let mut without_hook: Vec<String> = Vec::new();
     let mut unwatched: Vec<String> = Vec::new();
     for process in &record.gpu_processes {
         let named = process.reference().describe();
-        if !started.contains(&process.pid) && !unwatched.contains(&named) {
-            unwatched.push(named);
+        let list = if !started.contains(&process.pid) {
+            &mut without_hook
+        } else if !watched.contains(&process.pid) {
+            &mut unwatched
+        } else {
+            continue;
+        };
+        if !list.contains(&named) {
+            list.push(named);
         }
     }
-    if unwatched.is_empty() {
+    let mut why = Vec::new();
+    if !without_hook.is_empty() {
+        why.push(format!(
+            "{} used the GPU without cudawatch's hook (a launcher that cleared its \
+             environment, or python -E/-I/-S)",
+            without_hook.join(", ")
+        ));
+    }
+    if !unwatched.is_empty() {
+        why.push(format!(
+            "{} used the GPU without {instrument} on in its torch",
+            unwatched.join(", ")
+        ));
+    }
+    if why.is_empty() {
         return judged;
     }
     (
         Outcome::Inconclusive,
         format!(
-            "{} used the GPU without cudawatch's hook (a launcher that cleared its environment,              or python -E/-I/-S), so {instrument} did not watch it; what it says of the other              processes: {}",
-            unwatched.join(", "),
+            "{}, so {instrument} did not watch it; of the other processes: {}",
+            why.join("; "),
             judged.1
         ),
     )
 }
 
-/// The pids the hook started in (`processes.jsonl`, read bounded).
-fn started_pids(stage_dir: &Path) -> std::collections::BTreeSet<u32> {
+/// The pids the hook started in, and those it watched as `needs` asks
+/// (`processes.jsonl`, read bounded).
+fn hook_lines(
+    stage_dir: &Path,
+    needs: Watch,
+) -> (
+    std::collections::BTreeSet<u32>,
+    std::collections::BTreeSet<u32>,
+) {
     let bytes = crate::safe_files::read(&stage_dir.join("processes.jsonl")).unwrap_or_default();
-    String::from_utf8_lossy(&bytes)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["hook"] == "start")
-        .filter_map(|v| v["pid"].as_u64().and_then(|p| u32::try_from(p).ok()))
-        .collect()
+    let (mut started, mut watched) = (Default::default(), Default::default());
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(pid) = v["pid"].as_u64().and_then(|p| u32::try_from(p).ok()) else {
+            continue;
+        };
+        let set: &mut std::collections::BTreeSet<u32> = if v["hook"] == "start" {
+            &mut started
+        } else if v["torch"] == true && (needs == Watch::Torch || v["csan"] == true) {
+            &mut watched
+        } else {
+            continue;
+        };
+        set.insert(pid);
+    }
+    (started, watched)
 }
 
 #[cfg(test)]

@@ -150,6 +150,45 @@ python3 prog.py \"$@\"
 }
 
 #[test]
+fn a_launcher_cudawatch_does_not_know_gets_csan_when_python_ran_under_it() {
+    // `runner python3 prog.py`: no word of it says Python, so csan was
+    // planned as not applicable; the plain run saw python3 on the GPU, and
+    // what ran decides.
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(
+        root().join("tests/fakes/nvidia-smi"),
+        bin.join("nvidia-smi"),
+    )
+    .unwrap();
+    let runner = bin.join("runner");
+    std::fs::write(&runner, "#!/bin/sh\nexec \"$@\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let marker = format!("cudawatch-test-runner-{}", std::process::id());
+    let program = format!("import time\ntime.sleep(1.5)  # {marker}\n{RACES}");
+    let case = csan_run_as(
+        &program,
+        &[
+            ("PATH", path.as_str()),
+            ("FAKE_SMI_FREE", "0, GPU-a, 79000"),
+            ("FAKE_SMI_HOLD", &format!("python3 prog.py {marker}=600")),
+        ],
+        &[runner.to_str().unwrap(), "python3", "prog.py", &marker],
+    );
+    let report = json(&case.out);
+    let csan = stage(&report, "csan");
+    assert_eq!(csan["outcome"], "findings", "{csan}\n{}", case.out.stderr);
+    assert_eq!(case.out.code, 1);
+}
+
+#[test]
 fn csan_is_never_clean_without_evidence_that_it_watched() {
     // (what, program, environment, outcome, words of the reason)
     type Row<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str);

@@ -23,6 +23,10 @@ if os.environ.get('SCRUBBED_WORKER'):
     # no PYTHONPATH, so no hook, no CSAN, no memory history in it.
     subprocess.run(['env', '-i', sys.executable, '-c',
                     'import time; time.sleep(2.5)  # ' + os.environ['SCRUBBED_WORKER']])
+if os.environ.get('CSAN_OFF_WORKER'):
+    # A worker that keeps the hook but starts without CSAN.
+    subprocess.run(['env', '-u', 'TORCH_CUDA_SANITIZER', sys.executable, '-c',
+                    'import torch, time; time.sleep(2.5)  # ' + os.environ['CSAN_OFF_WORKER']])
 damage = os.environ.get('DAMAGE_STEPS')
 out = os.environ.get('CUDAWATCH_HOOK_OUT')
 if damage and out:
@@ -138,4 +142,26 @@ fn a_gpu_worker_started_with_a_cleared_environment_leaves_csan_and_memory_inconc
     for name in ["csan", "memory"] {
         assert_eq!(stage(&report, name)["outcome"], "clean", "{name}");
     }
+}
+
+#[test]
+fn a_gpu_worker_without_csan_leaves_csan_inconclusive_and_memory_clean() {
+    let marker = format!("cudawatch-test-csan-off-{}", std::process::id());
+    let env = [
+        ("CSAN_OFF_WORKER", marker.as_str()),
+        ("FAKE_SMI_FREE", "0, GPU-a, 79000"),
+        ("FAKE_SMI_HOLD", &format!("{marker}=700")),
+    ];
+    let (_tmp, out) = staged("plain,csan,memory", &env, "run");
+    let report = json(&out);
+    let csan = stage(&report, "csan");
+    assert_eq!(csan["outcome"], "inconclusive", "{csan}");
+    assert!(
+        csan["reason"]
+            .as_str()
+            .unwrap()
+            .contains("without CSAN on in its torch"),
+        "{csan}"
+    );
+    assert_eq!(stage(&report, "memory")["outcome"], "clean");
 }

@@ -64,6 +64,10 @@ impl StageKind for Memory {
         )
     }
 
+    fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        super::hook::applies_if_python_ran(command, plain);
+    }
+
     fn after_stage(&self, stage_dir: &Path) {
         // Now, while they may still run: a PID alone names nobody.
         artifacts::name_other_processes(stage_dir);
@@ -122,7 +126,7 @@ impl StageKind for Memory {
             judged,
             files.dir(),
             record,
-            "the memory hook",
+            ("the memory hook", crate::tools::hook::Watch::Torch),
         );
         StageJudged::of_program(judged, record)
     }
