@@ -155,22 +155,11 @@ fn a_launcher_cudawatch_does_not_know_gets_csan_when_python_ran_under_it() {
     // planned as not applicable; the plain run saw python3 on the GPU, and
     // what ran decides.
     let tmp = tempfile::tempdir().unwrap();
-    let bin = tmp.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(
-        root().join("tests/fakes/nvidia-smi"),
-        bin.join("nvidia-smi"),
-    )
-    .unwrap();
+    let (bin, path) = crate::helpers::fake_smi_path(tmp.path());
     let runner = bin.join("runner");
     std::fs::write(&runner, "#!/bin/sh\nexec \"$@\"\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let marker = format!("cudawatch-test-runner-{}", std::process::id());
     let program = format!("import time\ntime.sleep(1.5)  # {marker}\n{RACES}");
     let case = csan_run_as(

@@ -173,3 +173,22 @@ pub fn with_fake_torch(tmp: &Path, program: &str) -> Command {
         .env("MARKER_DIR", tmp);
     cmd
 }
+
+/// A `bin/` folder in `tmp` holding the fake nvidia-smi alone (tests/fakes/
+/// also has a python3, which must not shadow the real one), and the PATH
+/// with it first: (the folder, the PATH).
+pub fn fake_smi_path(tmp: &Path) -> (PathBuf, String) {
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(
+        root().join("tests/fakes/nvidia-smi"),
+        bin.join("nvidia-smi"),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (bin, path)
+}

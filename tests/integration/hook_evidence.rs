@@ -5,7 +5,7 @@
 //! the fake torch (tests/fakes/pytorch/), and the fake nvidia-smi for the
 //! processes on the GPU.
 
-use crate::helpers::{Output, json, root, run, with_fake_torch};
+use crate::helpers::{Output, json, run, with_fake_torch};
 use crate::run::stage;
 
 /// Twelve optimizer steps that hold nothing from one to the next.
@@ -44,19 +44,7 @@ if damage and out:
 fn staged(stages: &str, env: &[(&str, &str)], out_dir: &str) -> (tempfile::TempDir, Output) {
     let tmp = tempfile::tempdir().unwrap();
     let mut cmd = with_fake_torch(tmp.path(), STEADY);
-    // The fake nvidia-smi alone on PATH (tests/fakes/ also has a python3).
-    let bin = tmp.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(
-        root().join("tests/fakes/nvidia-smi"),
-        bin.join("nvidia-smi"),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let (_, path) = crate::helpers::fake_smi_path(tmp.path());
     cmd.env("PATH", path)
         .args([
             "--color", "never", "run", "--grace", "0.5", "--stages", stages,
