@@ -571,6 +571,11 @@ pub struct Site {
     /// tell one process from another.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<crate::ProcessRef>,
+    /// Set when only an earlier try of its stage saw it (`crashed/memcheck`:
+    /// compute-sanitizer died after printing it, and the rerun did not
+    /// reach it): the folder and why that try ran again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_in_try: Option<String>,
     /// The id of the root-cause site this one follows from (the 719s after
     /// an invalid access, the leaks of a process that bailed out, the same
     /// error seen by another tool); set when the report is judged. Such a

@@ -105,6 +105,28 @@ pub struct StageReport {
     /// failed: what a person looks at first (the whole file is an artifact).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stderr_tail: Vec<String>,
+    /// The tries before the one this stage reports, in order: why each ran
+    /// again, where it is kept, whether its findings were judged, and how
+    /// many sites only it saw.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
+}
+
+/// An earlier try of a stage that was run again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Why it was run again.
+    pub reason: String,
+    /// Where its raw output is kept, in the run directory
+    /// (`crashed/memcheck`); empty when it could not be kept.
+    pub folder: String,
+    /// Whether its findings were judged with the stage's (a tool that died
+    /// or flooded: yes; a try under settings that failed the program, or
+    /// crowded out beside other stages: no).
+    pub judged: bool,
+    /// Sites seen in this try and not in the one reported.
+    #[serde(default)]
+    pub sites_only_here: u64,
 }
 
 impl StageReport {

@@ -444,6 +444,25 @@ impl ReportBuilder {
         self.program_sites(name, Tool::Plain, program::parse(bytes))
     }
 
+    /// The sites of an earlier try of a stage (a tool that died after
+    /// printing them, a flood stopped), read by the stage's own kind into a
+    /// report of their own: those the report has not seen are added as they
+    /// are, each marked with `only_in` (the try's folder and why it ran
+    /// again); returns how many. A site the reported try saw too is not
+    /// counted twice.
+    pub fn earlier_try_sites(&mut self, sites: Vec<Site>, only_in: &str) -> u64 {
+        let mut added = 0;
+        for mut site in sites {
+            if self.folder.knows_id(&site.id) {
+                continue;
+            }
+            site.only_in_try = Some(only_in.to_string());
+            self.folder.add_site(site);
+            added += 1;
+        }
+        added
+    }
+
     /// The plain run's sites, parsed by [`program::parse`] and completed by
     /// the caller (ranks, pids and GPUs it saw itself); returns how many.
     pub fn plain_sites(&mut self, name: &str, sites: Vec<Site>) -> usize {

@@ -45,6 +45,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         memory: None,
         test: None,
         processes: Vec::new(),
+        only_in_try: None,
     }
 }
 
@@ -334,6 +335,11 @@ impl Folder {
     /// The tool's own failures, each message with its count.
     pub fn tool_errors(&self) -> &[(String, u64)] {
         &self.tool_errors
+    }
+
+    /// Whether a site with this id string is known.
+    pub fn knows_id(&self, id: &str) -> bool {
+        self.by_id.contains_key(&key_of_id(id))
     }
 
     /// Folds a ready-made site in (program output, ncu rules).

@@ -682,6 +682,7 @@ mod tests {
             artifacts: Vec::new(),
             gpu_memory_mib: Some((1000, 80000)),
             blocked_by: None,
+            attempts: Vec::new(),
             stderr_tail: Vec::new(),
         }
     }

@@ -175,6 +175,9 @@ fn details(site: &Site) -> String {
     if let Some(processes) = super::describe::processes_line(site) {
         let _ = write!(text, "\nin: {processes}");
     }
+    if let Some(only) = &site.only_in_try {
+        let _ = write!(text, "\nonly in: {only}");
+    }
     if let Some(doubt) = &site.doubt {
         let _ = write!(text, "\ndoubt: {doubt}");
     }

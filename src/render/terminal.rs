@@ -517,6 +517,9 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
     if let Some(processes) = describe::processes_line(site) {
         let _ = writeln!(out, "    in: {processes}");
     }
+    if let Some(only) = &site.only_in_try {
+        let _ = writeln!(out, "    only in: {only}");
+    }
     let (topic, _) = describe::explanation(site);
     let _ = writeln!(
         out,

@@ -93,7 +93,8 @@ impl Assembler {
             });
         }
         let stage_dir = self.dir.join(record.tool.name());
-        let (stage, hook) = read_stage(&mut self.builder, &stage_dir, record.tool, record);
+        let (mut stage, hook) = read_stage(&mut self.builder, &stage_dir, record.tool, record);
+        earlier_tries(&mut self.builder, &self.dir, record, &mut stage);
         if let Some(hook) = hook {
             self.hooks_saw.reported = true;
             self.hooks_saw.torch |= hook.torch_imported;
@@ -228,6 +229,7 @@ fn read_stage(
         artifacts,
         gpu_memory_mib: record.gpu_memory_mib,
         blocked_by: None,
+        attempts: Vec::new(),
         stderr_tail: if tool == Tool::Plain && record.end != ProcessEnd::Exited(0) {
             tail(&files.read("stderr"))
         } else {
@@ -235,6 +237,55 @@ fn read_stage(
         },
     };
     (stage, read_hook)
+}
+
+/// The stage's earlier tries (`StageRecord::earlier_tries`) as data in its
+/// report, and the findings of those whose findings stand (a tool that died
+/// after printing them, a flood stopped) judged with the stage's: a clean
+/// rerun never erases what a crashed try saw. Each try's folder is read by
+/// the stage's own kind, as the stage's is, into a report of its own; the
+/// sites the reported try did not see are added, marked as seen only
+/// there, and the stage is then not clean.
+fn earlier_tries(
+    builder: &mut ReportBuilder,
+    run_dir: &Path,
+    record: &StageRecord,
+    stage: &mut StageReport,
+) {
+    for earlier in &record.earlier_tries {
+        let mut attempt = cudawatch_model::Attempt {
+            reason: earlier.reason.clone(),
+            folder: earlier.folder.clone(),
+            judged: earlier.judged,
+            sites_only_here: 0,
+        };
+        // Only a folder of the run's own, one level of its own names: the
+        // record is read back from disk and may be anyone's.
+        let safe = earlier
+            .folder
+            .split('/')
+            .all(|part| !part.is_empty() && part != ".." && part != ".");
+        if earlier.judged && safe && !earlier.folder.is_empty() {
+            let files = StageFiles::earlier_try(run_dir, &earlier.folder);
+            let mut scratch = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
+            let placeholder = StageRecord::unfinished(record.tool);
+            crate::tools::kind(record.tool).read(&mut scratch, &files, &placeholder);
+            let only_in = format!("the try kept in {} ({})", earlier.folder, earlier.reason);
+            attempt.sites_only_here =
+                builder.earlier_try_sites(scratch.finish().findings, &only_in);
+        }
+        stage.attempts.push(attempt);
+    }
+    let only_earlier: u64 = stage.attempts.iter().map(|a| a.sites_only_here).sum();
+    if only_earlier > 0 && stage.outcome < Outcome::Findings {
+        stage.outcome = Outcome::Findings;
+        stage.reason = format!(
+            "{} seen only in an earlier try (its rerun did not see {}); the rerun: {}",
+            crate::words::plural(only_earlier, "site"),
+            if only_earlier == 1 { "it" } else { "them" },
+            stage.reason
+        );
+    }
 }
 
 fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
@@ -330,6 +381,7 @@ fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {
         artifacts: Vec::new(),
         gpu_memory_mib: None,
         blocked_by: None,
+        attempts: Vec::new(),
         stderr_tail: Vec::new(),
     }
 }

@@ -93,9 +93,21 @@ pub(super) async fn run_again_alone(
         on_event,
     )
     .await?;
-    record
-        .notes
-        .push(format!("{why}, and was run again alone{}", first_try(kept)));
+    record.notes.push(format!(
+        "{why}, and was run again alone{}",
+        first_try(kept.clone())
+    ));
+    // A tool that died left records of the program's own (its crash is
+    // not the program's); a try crowded beside other stages ran out of
+    // what they took.
+    record.earlier_tries.insert(
+        0,
+        crate::tools::EarlierTry {
+            reason: why.to_string(),
+            folder: kept.unwrap_or_default(),
+            judged: folder == "crashed",
+        },
+    );
     Ok(record)
 }
 
@@ -209,6 +221,14 @@ pub(super) async fn run_stage_steered(
         run_with_flood_rerun(plan, &again, limit, steer, (signals, notices)).await;
     second.notes.push(rerun.note(kept.is_some()));
     second.seconds += record.seconds;
+    second.earlier_tries.insert(
+        0,
+        crate::tools::EarlierTry {
+            reason: "the program's CUDA graphs failed under the stage's settings".into(),
+            folder: kept.unwrap_or_default(),
+            judged: false,
+        },
+    );
     (second, cancelled)
 }
 
@@ -260,8 +280,16 @@ async fn run_with_flood_rerun(
          (--show-backtrace no: each launch keeps its first records, and the tool counts \
          the rest){}",
         record.seconds,
-        first_try(kept)
+        first_try(kept.clone())
     ));
+    second.earlier_tries.insert(
+        0,
+        crate::tools::EarlierTry {
+            reason: format!("it {flood}"),
+            folder: kept.unwrap_or_default(),
+            judged: true,
+        },
+    );
     // The stage's time is both tries'.
     second.seconds += record.seconds;
     (second, end.cancelled)
@@ -367,6 +395,7 @@ async fn run_once(
         notes: sampled.note.into_iter().collect(),
         gpu_others: sampled.others,
         gpu_processes: sampled.tree,
+        earlier_tries: Vec::new(),
     };
     if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded {
         record.imports = follow_ups(plan, stage, timeout, signals).await;

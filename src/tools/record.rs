@@ -64,6 +64,26 @@ pub struct StageRecord {
     /// launcher's workers too), each with its GPU, peak and rank.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_processes: Vec<GpuProcess>,
+    /// The tries before this one, each kept in a folder of the run
+    /// directory, in the order they ran: the stage's attempts as data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_tries: Vec<EarlierTry>,
+}
+
+/// A try of a stage that was run again, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EarlierTry {
+    /// Why it was run again ("compute-sanitizer died of SIGSEGV before its
+    /// summary").
+    pub reason: String,
+    /// Where it is kept, relative to the run directory (`crashed/memcheck`);
+    /// empty when it could not be kept.
+    pub folder: String,
+    /// Whether its findings stand: records a tool printed before it died
+    /// or was stopped for flooding are the program's; a try that failed
+    /// under cudawatch's own settings (CUDA graphs without the caching
+    /// allocator) or crowded beside other stages is not.
+    pub judged: bool,
 }
 
 /// A process of the stage's own tree seen using a GPU.
@@ -179,6 +199,7 @@ impl StageRecord {
             notes: Vec::new(),
             gpu_others: Vec::new(),
             gpu_processes: Vec::new(),
+            earlier_tries: Vec::new(),
         }
     }
 }

@@ -33,6 +33,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         notes: Vec::new(),
         gpu_others: Vec::new(),
         gpu_processes: Vec::new(),
+        earlier_tries: Vec::new(),
     }
 }
 

@@ -14,7 +14,8 @@ use cudawatch_model::Tool;
 /// The files of one stage's folder.
 pub struct StageFiles {
     dir: PathBuf,
-    tool: Tool,
+    /// The folder as the report names it: `memcheck`, `crashed/memcheck`.
+    label: String,
     unread: RefCell<Vec<String>>,
 }
 
@@ -23,7 +24,17 @@ impl StageFiles {
     pub fn new(dir: &Path, tool: Tool) -> StageFiles {
         StageFiles {
             dir: dir.to_path_buf(),
-            tool,
+            label: tool.name().to_string(),
+            unread: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// An earlier try of a stage, kept in the run directory's `folder`
+    /// (`crashed/memcheck`), named so in the report.
+    pub fn earlier_try(run_dir: &Path, folder: &str) -> StageFiles {
+        StageFiles {
+            dir: run_dir.join(folder),
+            label: folder.to_string(),
             unread: RefCell::new(Vec::new()),
         }
     }
@@ -40,7 +51,7 @@ impl StageFiles {
 
     /// `name` as the report names it: `memcheck/memcheck.xml`.
     pub fn rel(&self, name: &str) -> String {
-        format!("{}/{name}", self.tool.name())
+        format!("{}/{name}", self.label)
     }
 
     /// The file's bytes; empty when it is not there, and noted when it is

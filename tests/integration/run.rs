@@ -197,6 +197,54 @@ fn a_tool_that_crashes_once_is_judged_on_its_second_try() {
 }
 
 #[test]
+fn a_clean_rerun_never_erases_what_a_crashed_try_saw() {
+    // compute-sanitizer printed invalid writes, then died of SIGSEGV
+    // before its summary; the stage ran again and the rerun was clean.
+    // Before, the verdict was CLEAN and the first try's errors sat unread
+    // in crashed/memcheck.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let out = run(fake_run("oob_write", &out_dir, "plain,memcheck", &[])
+        .env("FAKE_MODE", "records-then-crash-once")
+        .env("FAKE_CRASH_MARK", tmp.path().join("crashed-once"))
+        .env("FAKE_RERUN_CASE", sample("clean")));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = read_json(&out_dir.join("report.json"));
+    let memcheck = stage(&report, "memcheck");
+    assert_eq!(memcheck["outcome"], "findings", "{memcheck}");
+    assert!(
+        memcheck["reason"]
+            .as_str()
+            .unwrap()
+            .contains("seen only in an earlier try"),
+        "{memcheck}"
+    );
+    let attempt = &memcheck["attempts"][0];
+    assert_eq!(attempt["folder"], "crashed/memcheck", "{memcheck}");
+    assert_eq!(attempt["judged"], true);
+    assert!(attempt["sites_only_here"].as_u64().unwrap() >= 1);
+    let site = crate::helpers::site_of_kind(&report, "invalid_access");
+    assert!(
+        site["only_in_try"]
+            .as_str()
+            .unwrap()
+            .contains("crashed/memcheck"),
+        "{site}"
+    );
+    assert!(
+        out.stderr
+            .contains("only in: the try kept in crashed/memcheck"),
+        "{}",
+        out.stderr
+    );
+    // Saved and read back, the same.
+    let again = run(cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(&out_dir));
+    assert_eq!(again.code, 1, "{}", again.stderr);
+}
+
+#[test]
 fn truncated_xml_is_inconclusive_and_keeps_the_records_it_had() {
     let tmp = tempfile::tempdir().unwrap();
     let out =
