@@ -14,6 +14,7 @@ pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
+    refuse_newer_schema(path, &text)?;
     let mut report: Report = serde_json::from_str(&text).map_err(|e| ExpectedError::Input {
         path: path.display().to_string(),
         message: format!("not a cudawatch JSON report: {e}"),
@@ -21,6 +22,34 @@ pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
     super::notes::moved_out_of_warnings(&mut report);
     shares_read_again(&mut report);
     Ok(report)
+}
+
+/// A report of a schema this cudawatch does not know is refused, never
+/// read: its findings and stages may have moved under keys this version
+/// drops unseen, and what is left would read as clean.
+fn refuse_newer_schema(path: &Path, text: &str) -> Result<(), ExpectedError> {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: Option<u64>,
+    }
+    let Ok(Version {
+        schema_version: Some(version),
+    }) = serde_json::from_str::<Version>(text)
+    else {
+        return Ok(());
+    };
+    if version > u64::from(cudawatch_model::SCHEMA_VERSION) {
+        return Err(ExpectedError::Input {
+            path: path.display().to_string(),
+            message: format!(
+                "a report of schema {version}, newer than this cudawatch {} reads (schema {}): \
+                 read it with a newer cudawatch",
+                env!("CARGO_PKG_VERSION"),
+                cudawatch_model::SCHEMA_VERSION
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Reports saved before cudawatch knew that ncu's bytes-used share misses

@@ -94,9 +94,18 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         // The same fault seen by this tool (memcheck's view of an assert)
         // still fails its item, even though it folds under the root cause.
         found.extend(followers(&|s| of_stage(s) && s.severity == Severity::Error));
-        let (status, mut detail) = by_stage(stage(tool), &found);
+        let (mut status, mut detail) = by_stage(stage(tool), &found);
         if tool == Tool::Initcheck {
             detail.push_str(&unseen_reads(report));
+        }
+        // A clean memory stage whose run had too few steps never judged
+        // growth: the item is not a pass.
+        if tool == Tool::Memory
+            && status == CheckStatus::Pass
+            && GROWTH_NOT_JUDGED.iter().any(|p| detail.contains(p))
+        {
+            status = CheckStatus::Skipped;
+            detail = format!("not judged: {detail}");
         }
         item(id, title, (status, detail));
     }
@@ -628,6 +637,10 @@ fn nvml_headroom(plain: Option<&StageReport>, thresholds: Thresholds) -> (CheckS
         ),
     }
 }
+
+/// What the memory stage's clean reason says when it did not judge growth
+/// (`tools::memory::rules`): too few optimizer steps, or none.
+pub const GROWTH_NOT_JUDGED: [&str; 2] = ["too few to judge growth", "growth was not judged"];
 
 /// The checklist item a stage kind has of its own ("memcheck clean"), or
 /// `None` for a kind with items of its own making below (the plain run,

@@ -97,9 +97,24 @@ pub fn docs_base() -> Option<&'static str> {
             .ok()
             .or_else(|| option_env!("CUDAWATCH_DOCS_URL").map(str::to_string))
             .map(|b| b.trim().to_string())
-            .filter(|b| b.starts_with("https://") || b.starts_with("http://"))
+            .filter(|b| is_plain_url(b))
     })
     .as_deref()
+}
+
+/// An http(s) URL of plain characters only: what goes into Markdown, HTML
+/// and SARIF as a link must not close it and open a remote image, a
+/// heading or a tag (`https://x/) ![img](https://tracker/`).
+fn is_plain_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._~:/%#?=&+,@".contains(c))
+    })
 }
 
 /// `text` cut to `max` characters, with `…` where it was cut.
@@ -159,4 +174,20 @@ pub fn pcs_line(pcs: &[String]) -> String {
         pcs.len(),
         shown.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_url;
+
+    #[test]
+    fn a_docs_url_that_would_break_out_of_a_link_is_refused() {
+        assert!(is_plain_url("https://example.org/cudawatch/docs/errors.md"));
+        assert!(is_plain_url("http://docs.local:8080/errors.md#topic"));
+        assert!(!is_plain_url("https://x/) ![img](https://tracker/p.png"));
+        assert!(!is_plain_url("https://x/\n# forged heading"));
+        assert!(!is_plain_url("https://x/<img src=y>"));
+        assert!(!is_plain_url("javascript:alert(1)"));
+        assert!(!is_plain_url("https://"));
+    }
 }

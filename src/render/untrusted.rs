@@ -9,21 +9,35 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// `text` with every control character made visible: a newline as `⏎`, a
-/// tab as a space, anything else as `�`.
+/// tab as a space, anything else (and every invisible or line-breaking
+/// character) as `�`.
 pub fn clean(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\n' | '\r' => '⏎',
             '\t' => ' ',
-            c if c.is_control() || is_bidi_control(c) => '\u{FFFD}',
+            c if is_hidden(c) => '\u{FFFD}',
             c => c,
         })
         .collect()
 }
 
-/// Right-to-left overrides and isolates: they reorder what a reader sees.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+/// What a terminal must not be given as it is: controls, and characters a
+/// reader cannot see or that break lines: all of Unicode's format class
+/// (zero-width spaces and joiners, bidirectional overrides and isolates,
+/// U+061C, U+180E) and its line and paragraph separators (U+2028, U+2029),
+/// by category rather than a list, and the Hangul fillers, letters that
+/// draw nothing (`oob\u{3164}_write` looks like `oob_write`).
+fn is_hidden(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    c.is_control()
+        || matches!(
+            c.general_category(),
+            GeneralCategory::Format
+                | GeneralCategory::LineSeparator
+                | GeneralCategory::ParagraphSeparator
+        )
+        || matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
 }
 
 /// A copy of the report and its judgement with every string cleaned: the
@@ -54,7 +68,7 @@ fn clean_value(value: &mut serde_json::Value) {
                 s.len() - cut.len()
             );
         }
-        serde_json::Value::String(s) if s.chars().any(|c| c.is_control() || is_bidi_control(c)) => {
+        serde_json::Value::String(s) if s.chars().any(is_hidden) => {
             *s = clean(s);
         }
         serde_json::Value::Array(items) => items.iter_mut().for_each(clean_value),
@@ -77,6 +91,19 @@ mod tests {
         );
         assert_eq!(clean("a\u{202E}b"), "a\u{FFFD}b");
         assert_eq!(clean("plain ünïcode"), "plain ünïcode");
+    }
+
+    #[test]
+    fn invisible_and_line_breaking_characters_become_visible_marks() {
+        for hidden in [
+            '\u{200B}', '\u{2028}', '\u{2029}', '\u{061C}', '\u{180E}', '\u{115F}', '\u{3164}',
+            '\u{FEFF}', '\u{2060}',
+        ] {
+            let text = format!("oob{hidden}_write");
+            assert_eq!(clean(&text), "oob\u{FFFD}_write", "U+{:04X}", hidden as u32);
+        }
+        // Letters, marks and spaces a reader sees stay.
+        assert_eq!(clean("naïve café ü 日本 a b"), "naïve café ü 日本 a b");
     }
 
     #[test]

@@ -692,3 +692,39 @@ fn a_symlink_swapped_in_while_snippets_are_read_never_leaks_what_it_points_to() 
     // The race was really run: the real file was read some of the time.
     assert!(shown_mine > 0, "the user's file was never shown");
 }
+
+#[test]
+fn a_report_of_a_newer_schema_is_refused_never_read_as_clean() {
+    // A newer cudawatch moved findings and stages under new keys: read by
+    // this one, the unknown keys were dropped and the report was CLEAN,
+    // and `diff` into it said "fixed (4)".
+    let tmp = tempfile::tempdir().unwrap();
+    let example = crate::helpers::root().join("docs/examples/oob_write.report.json");
+    let mut newer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&example).unwrap()).unwrap();
+    newer["schema_version"] = 2.into();
+    newer["results"] = serde_json::json!({
+        "findings": newer["findings"].take(),
+        "stages": newer["stages"].take(),
+    });
+    newer["findings"] = serde_json::json!([]);
+    newer["stages"] = serde_json::json!([]);
+    let path = tmp.path().join("newer.report.json");
+    std::fs::write(&path, newer.to_string()).unwrap();
+    let out = crate::helpers::run(crate::helpers::cudawatch().arg("report").arg(&path));
+    assert_eq!(out.code, 4, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("a report of schema 2, newer than this cudawatch"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stdout.contains("CLEAN") && !out.stderr.contains("CLEAN"));
+    let diff = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .arg("diff")
+            .arg(&example)
+            .arg(&path),
+    );
+    assert_eq!(diff.code, 4, "{}{}", diff.stdout, diff.stderr);
+}

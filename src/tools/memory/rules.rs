@@ -132,12 +132,12 @@ pub fn rule(
         }
         _ => (hook.steps, String::new()),
     };
+    // Said in words the checklist reads (`GROWTH_NOT_JUDGED`): such an
+    // item is not a pass.
+    let [too_few, not_judged] = crate::judge::checklist::GROWTH_NOT_JUDGED;
     let steps = match stepped {
-        0 => "no optimizer step, so growth was not judged".to_string(),
-        n if n < 7 => format!(
-            "{} too few to judge growth (7 needed){each}",
-            plural(n, "optimizer step")
-        ),
+        0 => format!("no optimizer step, so {not_judged}"),
+        n if n < 7 => format!("{} {too_few} (7 needed){each}", plural(n, "optimizer step")),
         n => format!("no growth over {}{each}", plural(n, "optimizer step")),
     };
     (
