@@ -101,6 +101,12 @@ impl SweepProgress {
                     attempt.seconds
                 ));
             }
+            SweepEvent::Changed { name, attempt } => {
+                self.line(format!(
+                    "again {}: its command or files changed since attempt {attempt} checked it",
+                    clean(name)
+                ));
+            }
             SweepEvent::NotStarted { name, why } => {
                 let why = match why {
                     NotStartedWhy::Budget => "the budget is spent",

@@ -164,6 +164,39 @@ impl SweepDir {
         names.iter().map(|p| rundir::read_json(p)).collect()
     }
 
+    /// Holds shard `shard` of this directory for this process until the
+    /// returned file is dropped (an exclusive `flock` on
+    /// `shard-I-of-N.lock`, released by the kernel however the process
+    /// ends): a second sweep of the same shard into the same directory is
+    /// refused, as a second `run` into a used directory is, instead of
+    /// running its targets twice at once. Other shards (Slurm's array
+    /// tasks on a shared file system) hold their own.
+    pub fn hold_shard(&self, shard: Shard) -> Result<std::fs::File, ExpectedError> {
+        let path = self
+            .path
+            .join(format!("shard-{}-of-{}.lock", shard.index, shard.count));
+        let refused = |message: String| ExpectedError::RunDir {
+            path: self.path.display().to_string(),
+            message,
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| refused(format!("cannot open {}: {e}", path.display())))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+            |_| {
+                refused(format!(
+                    "another cudawatch sweep is running shard {}/{} into it: wait for it to \
+                     end, or give another --out-dir",
+                    shard.index, shard.count
+                ))
+            },
+        )?;
+        Ok(file)
+    }
+
     /// Writes a manifest (atomically: a reader never sees half).
     pub fn write_manifest(&self, shard: Shard, manifest: &Manifest) -> Result<(), ExpectedError> {
         write_atomic(&self.manifest_path(shard), manifest)

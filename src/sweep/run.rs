@@ -70,6 +70,14 @@ pub enum SweepEvent<'a> {
         /// It came out as the sweep file expects (by its exit code).
         as_expected: bool,
     },
+    /// A target finished in an earlier run of this sweep, and its command
+    /// or the files it names changed since (checksum): it runs again.
+    Changed {
+        /// Its name.
+        name: &'a str,
+        /// The finished attempt that no longer stands for it.
+        attempt: u32,
+    },
     /// A target never started.
     NotStarted {
         /// Its name.
@@ -100,6 +108,8 @@ pub fn run_shard(
     mut on_event: impl FnMut(SweepEvent<'_>),
 ) -> Result<ShardRun, ExpectedError> {
     let started = Instant::now();
+    // Held to the end of the shard's run.
+    let _held = dir.hold_shard(shard)?;
     let names: Vec<String> = file.targets.iter().map(|t| t.name.clone()).collect();
     let split = shard::assign(&names, shard.count, durations);
     let mut mine: Vec<&Target> = file
@@ -135,9 +145,16 @@ pub fn run_shard(
     .to_string();
     let mut done_before = 0;
     for target in &mine {
-        if dir.scan(&target.name).finished.is_some() {
-            done_before += 1;
-            continue;
+        match resume(dir, target) {
+            Resume::Done => {
+                done_before += 1;
+                continue;
+            }
+            Resume::Changed(attempt) => on_event(SweepEvent::Changed {
+                name: &target.name,
+                attempt,
+            }),
+            Resume::Run => {}
         }
         let attempt = dir.next_attempt(&target.name)?;
         let (_, stdout, stderr) = dir.attempt_files(&target.name, attempt);
@@ -277,6 +294,32 @@ fn last_error_line(stderr: &Path) -> String {
         .find_map(|l| l.strip_prefix("error: "))
         .map(str::to_string)
         .unwrap_or_else(|| "cudawatch run could not start the target (see its .err file)".into())
+}
+
+/// What a resume does with a target.
+enum Resume {
+    /// It finished before, and its command and files are the same.
+    Done,
+    /// It finished before (this attempt), and has changed since.
+    Changed(u32),
+    /// It never finished.
+    Run,
+}
+
+/// Whether `target` finished in an earlier run of the sweep with the same
+/// command and files: a finished attempt whose recorded checksum differs
+/// from the target's now checked other code, and the target runs again (a
+/// record without a checksum, made where the files could not be read, is
+/// trusted as before).
+fn resume(dir: &SweepDir, target: &Target) -> Resume {
+    let Some((attempt, record)) = dir.scan(&target.name).finished else {
+        return Resume::Run;
+    };
+    let recorded = record.and_then(|r| r.checksum);
+    match (recorded, checksum(target)) {
+        (Some(then), Some(now)) if then != now => Resume::Changed(attempt),
+        _ => Resume::Done,
+    }
 }
 
 /// A hash of the command and of every file it names (the program, found

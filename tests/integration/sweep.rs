@@ -986,3 +986,76 @@ fn a_shard_directory_from_elsewhere_with_absurd_or_broken_records_is_refused_or_
     );
     assert_eq!(o.stderr.trim().lines().count(), 1);
 }
+
+#[test]
+fn a_resumed_sweep_checks_again_a_target_whose_script_changed() {
+    // Before: target `a` finished clean, its script was changed to fail,
+    // and the resumed sweep reused the old result: CLEAN, all as expected.
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("a.sh");
+    std::fs::write(&script, "exit 0\n").unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+             [[target]]\nname = \"a\"\ncommand = [\"sh\", \"a.sh\"]\nenv = {{ FAKE_CASE = \"{}\" }}\n",
+            sample("clean").display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("night");
+    let first = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    std::fs::write(
+        &script,
+        "echo 'RuntimeError: CUDA error: an illegal memory access was encountered' >&2\nexit 1\n",
+    )
+    .unwrap();
+    // A resume runs it again, and its new failure counts.
+    let again = run(sweep_cmd(&file, &out, &[]));
+    assert!(
+        again
+            .stderr
+            .contains("again a: its command or files changed since attempt 1"),
+        "{}",
+        again.stderr
+    );
+    let report = read_json(&out.join("report.json"));
+    let a = target(&report, "a");
+    assert_eq!(a["attempts"], 2, "{a}");
+    assert_eq!(a["state"], "finished", "{a}");
+    assert_eq!(again.code, 1, "{}", again.stderr);
+}
+
+#[test]
+fn a_second_sweep_into_a_busy_directory_is_refused_and_no_target_runs_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\"]",
+        &[T("slow", "clean", "sleep 2; exit 0", "")],
+    );
+    let out = tmp.path().join("night");
+    let spawn = || {
+        sweep_cmd(&file, &out, &[])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = spawn();
+    std::thread::sleep(Duration::from_millis(500));
+    let second = crate::helpers::finish(spawn());
+    let first = crate::helpers::finish(first);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(second.code, 4, "{}", second.stderr);
+    assert!(
+        second
+            .stderr
+            .contains("another cudawatch sweep is running shard 0/1"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(runs_of(tmp.path(), "slow"), 1);
+}
