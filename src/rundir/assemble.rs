@@ -46,7 +46,10 @@ pub fn assemble(dir: &Path, source_root: &Path) -> Result<Report, ExpectedError>
     let mut assembler = Assembler::new(dir, run.clone(), source_root);
     for tool in &run.stages {
         let stage_dir = dir.join(tool.name());
-        if stage_dir.join("stage.json").exists() {
+        if let Some(why) = refused_folder(&stage_dir, *tool) {
+            // Never read through: what it points at is another run's.
+            assembler.add_refused(*tool, &why);
+        } else if stage_dir.join("stage.json").exists() {
             assembler.add_stage(*tool)?;
         } else if stage_dir.is_dir() {
             // Started, never recorded: cudawatch was killed while it ran.
@@ -75,6 +78,16 @@ impl Assembler {
     /// Marks the run as stopped by the user.
     pub fn set_interrupted(&mut self) {
         self.run.interrupted = true;
+    }
+
+    /// A stage whose folder is not read (`refused_folder`): inconclusive,
+    /// saying why.
+    pub fn add_refused(&mut self, tool: Tool, why: &str) {
+        self.stages.push(not_run(
+            tool,
+            Outcome::Inconclusive,
+            &format!("not read: {why}"),
+        ));
     }
 
     /// Reads one finished stage (its `stage.json` and artifacts) into the
@@ -365,6 +378,27 @@ fn launcher_notes(stages: &[StageReport]) -> Vec<Warning> {
 /// anything the notes could speak of.
 fn really_ran(stage: &StageReport) -> bool {
     stage.end.is_some_and(|e| e != ProcessEnd::NotStarted)
+}
+
+/// Why a stage folder of a run directory from anyone is not read: a
+/// symbolic link (another run's clean folder would vouch for this one), or
+/// a `stage.json` that says it is another stage's.
+fn refused_folder(stage_dir: &Path, tool: Tool) -> Option<String> {
+    let meta = std::fs::symlink_metadata(stage_dir).ok()?;
+    if meta.file_type().is_symlink() {
+        return Some(format!(
+            "{}/ is a symbolic link, and a run directory is read only from its own folders",
+            tool.name()
+        ));
+    }
+    let record: StageRecord = read_json(&stage_dir.join("stage.json")).ok()?;
+    (record.tool != tool).then(|| {
+        format!(
+            "{}/stage.json is the record of a {} stage",
+            tool.name(),
+            record.tool.name()
+        )
+    })
 }
 
 fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {

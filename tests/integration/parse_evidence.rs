@@ -240,3 +240,24 @@ fn csan_on_a_real_prefetcher_race_names_the_users_innermost_lines() {
         "0"
     );
 }
+
+#[test]
+fn an_empty_or_header_only_input_beside_good_ones_is_never_clean() {
+    // Before: an ncu details page of its header alone was "CLEAN, checked:
+    // ncu (1 file)", and an empty racecheck.xml beside a clean memcheck.xml
+    // was "CLEAN, not given: racecheck".
+    let tmp = tempfile::tempdir().unwrap();
+    let details = tmp.path().join("ncu-details.csv");
+    let page = std::fs::read_to_string(sample("coalescing").join("ncu-details.stdout")).unwrap();
+    std::fs::write(&details, format!("{}\n", page.lines().next().unwrap())).unwrap();
+    let out = run(cudawatch().arg("parse").arg(&details));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    let racecheck = tmp.path().join("racecheck.xml");
+    std::fs::write(&racecheck, "").unwrap();
+    let out = run(cudawatch()
+        .arg("parse")
+        .arg(sample("clean").join("memcheck.xml"))
+        .arg(&racecheck));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("racecheck.xml"), "{}", out.stdout);
+}

@@ -728,3 +728,43 @@ fn a_report_of_a_newer_schema_is_refused_never_read_as_clean() {
     );
     assert_eq!(diff.code, 4, "{}{}", diff.stdout, diff.stderr);
 }
+
+#[test]
+fn a_stage_folder_that_is_a_symlink_to_a_clean_run_is_not_read() {
+    // `report DIR` where DIR/memcheck points at another, clean run's
+    // folder was CLEAN: only the last path component was checked.
+    let tmp = tempfile::tempdir().unwrap();
+    let (buggy, clean) = (tmp.path().join("buggy"), tmp.path().join("clean"));
+    assert_eq!(
+        run(fake_run("oob_write", &buggy, "plain,memcheck", &[])).code,
+        1
+    );
+    assert_eq!(
+        run(fake_run("clean", &clean, "plain,memcheck", &[])).code,
+        0
+    );
+    std::fs::remove_dir_all(buggy.join("memcheck")).unwrap();
+    std::os::unix::fs::symlink(clean.join("memcheck"), buggy.join("memcheck")).unwrap();
+    let out = run(cudawatch().arg("report").arg(&buggy));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("memcheck/ is a symbolic link"),
+        "{}",
+        out.stdout
+    );
+    // A stage.json copied from another stage's folder is refused too.
+    std::fs::remove_file(buggy.join("memcheck")).unwrap();
+    std::fs::create_dir(buggy.join("memcheck")).unwrap();
+    std::fs::copy(
+        clean.join("plain/stage.json"),
+        buggy.join("memcheck/stage.json"),
+    )
+    .unwrap();
+    let out = run(cudawatch().arg("report").arg(&buggy));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("is the record of a plain stage"),
+        "{}",
+        out.stdout
+    );
+}

@@ -274,6 +274,21 @@ fn parse_classified(classified: &[Classified]) -> Report {
                         builder.ncu_stacks(&name, &bytes);
                     }
                 }
+                // A details page of its header alone (cut, or of a run
+                // that profiled nothing) measured nothing (the raw page has
+                // its own check below).
+                if let Some((name, bytes)) = &details
+                    && String::from_utf8_lossy(bytes)
+                        .lines()
+                        .filter(|l| !l.trim().is_empty() && !l.starts_with("==PROF=="))
+                        .count()
+                        <= 1
+                {
+                    builder.warn(
+                        name,
+                        "an ncu page of its header alone, no row: nothing was measured".into(),
+                    );
+                }
                 if let Some((name, _)) = &raw
                     && evidence.kernels == 0
                 {
@@ -338,11 +353,19 @@ fn parse_classified(classified: &[Classified]) -> Report {
                     }
                 }
                 for c in of(InputKind::ProgramOutput) {
-                    if let Some((name, bytes)) = load(c, &mut builder)
-                        && builder.program_output(&name, &bytes) == 0
-                        && !bytes.is_empty()
-                        && looks_binary(&bytes)
-                    {
+                    let Some((name, bytes)) = load(c, &mut builder) else {
+                        continue;
+                    };
+                    let found = builder.program_output(&name, &bytes);
+                    if bytes.is_empty() && names_tool_output(&c.path) {
+                        // An empty tool file beside good ones (a
+                        // racecheck.xml its run never wrote) must not read
+                        // as given; an empty program stderr is just quiet.
+                        builder.warn(
+                            &name,
+                            "is empty: recognised nothing, so it vouches for nothing".into(),
+                        );
+                    } else if found == 0 && looks_binary(&bytes) {
                         builder.warn(
                             &name,
                             "recognised nothing: not a tool output cudawatch knows".into(),
@@ -355,6 +378,27 @@ fn parse_classified(classified: &[Classified]) -> Report {
     let mut report = builder.finish();
     nothing_recognised(&mut report);
     report
+}
+
+/// Whether a file's name says it is a tool's output (`racecheck.xml`,
+/// `ncu-raw.csv`, `memcheck.log`), not a program's.
+fn names_tool_output(path: &std::path::Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    name.ends_with(".xml")
+        || name.ends_with(".csv")
+        || [
+            "memcheck",
+            "racecheck",
+            "initcheck",
+            "synccheck",
+            "ncu",
+            "sanitizer",
+        ]
+        .iter()
+        .any(|tool| name.contains(tool))
 }
 
 /// Input in which no tool output and no CUDA error was recognised (an empty
