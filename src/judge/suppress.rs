@@ -155,7 +155,39 @@ pub fn check(rule: &Rule) -> Result<(), String> {
                 .into(),
         );
     }
+    if rule.kernel.is_none()
+        && rule.file.is_none()
+        && let Some(frame) = rule.frame.as_deref()
+        && ENTRY_POINTS.contains(&frame.trim())
+    {
+        return Err(format!(
+            "frame = {frame:?} is every program's entry, so it would hide that finding in every \
+             program: name the program too (frame = \"{frame}@my_app\", the function and the \
+             executable or library it is in)"
+        ));
+    }
     Ok(())
+}
+
+/// Functions every program's stacks share: a frame rule of one of them
+/// alone names no program.
+const ENTRY_POINTS: [&str; 6] = [
+    "main",
+    "_start",
+    "__libc_start_main",
+    "__libc_start_call_main",
+    "<module>",
+    "*main",
+];
+
+/// `main@oob_write`: a native frame's function and the file name of the
+/// executable or library it is in, what a frame rule can name a program's
+/// own `main` by.
+pub fn frame_in_module(frame: &cudawatch_model::Frame) -> Option<String> {
+    let func = frame.func.as_deref()?;
+    let module = frame.module.as_deref()?;
+    let base = module.rsplit('/').next().unwrap_or(module);
+    Some(format!("{func}@{base}"))
 }
 
 /// Marks the findings the rules cover as suppressed; an expired rule that
@@ -230,7 +262,7 @@ pub fn matches(rule: &Rule, site: &Site) -> bool {
             .launch_frame
             .iter()
             .chain(&site.host_frames)
-            .map(|f| f.func.clone());
+            .flat_map(|f| [f.func.clone(), frame_in_module(f)]);
         python.chain(native).flatten().any(|name| glob(g, &name))
     });
     tool_ok && kind_ok && kernel_ok && file_ok && owner_ok && frame_ok
@@ -434,10 +466,13 @@ mod tests {
             "kernel = \"nccl*\"",
             "kind = \"race\"\nkernel = \"*gemm*\"",
             "file = \"third_party/*\"",
-            "kind = \"leak\"\nframe = \"main\"",
+            "kind = \"leak\"\nframe = \"main@my_app\"",
         ] {
             assert!(check_of(narrow).is_ok(), "{narrow}");
         }
+        // `main` alone is every program's entry: it hid every program's leaks.
+        let why = check_of("kind = \"leak\"\nframe = \"main\"").unwrap_err();
+        assert!(why.contains("every program's entry"), "{why}");
     }
 
     #[test]

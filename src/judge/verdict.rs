@@ -130,6 +130,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                     policy.fail_on.name()
                 )),
                 ungated_checks,
+                not_checked(facts),
                 outside,
                 accepted,
             ]),
@@ -156,6 +157,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             VerdictLabel::Passed,
             join(vec![
                 Some(format!("{what} (--fail-on {})", policy.fail_on.name())),
+                not_checked(facts),
                 outside,
                 accepted,
             ]),
@@ -205,6 +207,13 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         }
     }
     lines
+}
+
+/// `not checked: coalescing within thresholds`: the checklist items a
+/// passed run could not judge (ncu's sector totals of zero), said where the
+/// verdict is, as a clean run's says them.
+fn not_checked(facts: &Facts<'_>) -> Option<String> {
+    (!facts.unchecked.is_empty()).then(|| format!("not checked: {}", facts.unchecked.join(", ")))
 }
 
 /// What a report of parsed files covers, since a clean one vouches only for

@@ -440,8 +440,8 @@ fn suppressed_findings_stay_visible_and_do_not_fail_and_a_bad_rule_file_is_one_l
     std::fs::write(
         &rules,
         "[[suppress]]\ntool = \"memcheck\"\nkernel = \"oob_*\"\nreason = \"tracked in BUG-1\"\n\n\
-         [[suppress]]\nkind = \"leak\"\nframe = \"main\"\nreason = \"freed by the driver at exit\"\n\n\
-         [[suppress]]\nkind = \"api_error\"\nframe = \"main\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
+         [[suppress]]\nkind = \"leak\"\nframe = \"main@oob_write\"\nreason = \"freed by the driver at exit\"\n\n\
+         [[suppress]]\nkind = \"api_error\"\nframe = \"main@oob_write\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
     )
     .unwrap();
     let oob = sample("oob_write");
@@ -495,7 +495,7 @@ fn a_saved_report_is_judged_again_by_todays_rules_not_by_the_marks_it_was_saved_
     std::fs::write(
         &rules,
         "[[suppress]]\ntool = \"memcheck\"\nkernel = \"oob_*\"\nreason = \"tracked in BUG-1\"\n\n\
-         [[suppress]]\nkind = \"api_error\"\nframe = \"main\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
+         [[suppress]]\nkind = \"api_error\"\nframe = \"main@oob_write\"\nreason = \"follows BUG-1\"\nexpires = \"2000-01-01\"\n",
     )
     .unwrap();
     let oob = sample("oob_write");

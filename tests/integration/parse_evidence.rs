@@ -261,3 +261,51 @@ fn an_empty_or_header_only_input_beside_good_ones_is_never_clean() {
     assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("racecheck.xml"), "{}", out.stdout);
 }
+
+#[test]
+fn a_passed_verdict_names_the_checks_it_could_not_judge() {
+    // ncu's sector totals of zero leave the coalescing item inconclusive;
+    // the PASSED line did not say so (docs/exit-codes.md promises it).
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = std::fs::read_to_string(sample("coalescing").join("ncu-raw.stdout")).unwrap();
+    let mut lines = raw.lines();
+    let header = lines.next().unwrap();
+    let sectors: Vec<usize> = header
+        .split("\",\"")
+        .enumerate()
+        .filter(|(_, h)| h.contains("sectors"))
+        .map(|(i, _)| i)
+        .collect();
+    let mut zeroed = vec![header.to_string(), lines.next().unwrap().to_string()];
+    for line in lines {
+        let fields: Vec<String> = line
+            .trim_matches('"')
+            .split("\",\"")
+            .enumerate()
+            .map(|(i, f)| {
+                if sectors.contains(&i) {
+                    "0".into()
+                } else {
+                    f.to_string()
+                }
+            })
+            .collect();
+        zeroed.push(format!("\"{}\"", fields.join("\",\"")));
+    }
+    let raw_path = tmp.path().join("ncu-raw.csv");
+    std::fs::write(&raw_path, zeroed.join("\n") + "\n").unwrap();
+    let details = tmp.path().join("ncu-details.csv");
+    std::fs::copy(sample("coalescing").join("ncu-details.stdout"), &details).unwrap();
+    let out = run(cudawatch().arg("parse").arg(&raw_path).arg(&details));
+    let verdict = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("PASSED"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        verdict.contains("not checked: coalescing within thresholds"),
+        "{}",
+        out.stdout
+    );
+}

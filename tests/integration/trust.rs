@@ -599,8 +599,17 @@ fn cudawatch_suppress_for_one_leak_hides_that_leak_only_and_the_checklist_says_s
         .args(["--reason", "freed by the driver", "--file"])
         .arg(&rules));
     assert_eq!(out.code, 0, "{}", out.stderr);
+    // Named by the function and its program: `main` alone is every
+    // program's, and hid every other program's leaks too.
     let written = std::fs::read_to_string(&rules).unwrap();
-    assert!(written.contains("frame = \"main\""), "{written}");
+    assert!(written.contains("frame = \"main@leak\""), "{written}");
+    let other = run(cudawatch()
+        .args(["parse", "--format", "json", "--suppressions"])
+        .arg(&rules)
+        .arg(crate::helpers::sample("oob_write").join("memcheck.xml")));
+    let other: serde_json::Value = serde_json::from_str(&other.stdout).unwrap();
+    let other_leak = crate::helpers::site_of_kind(&other, "leak");
+    assert!(other_leak.get("suppressed").is_none(), "{other_leak}");
     let judged = run(cudawatch()
         .args(["report", "--format", "json", "--suppressions"])
         .arg(&rules)
@@ -611,6 +620,27 @@ fn cudawatch_suppress_for_one_leak_hides_that_leak_only_and_the_checklist_says_s
     assert!(
         !evidence.contains("found none") && evidence.contains("2 leaks accepted"),
         "{item}"
+    );
+}
+
+#[test]
+fn a_frame_rule_of_every_programs_entry_alone_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rules = tmp.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[suppress]]\nkind = \"leak\"\nframe = \"main\"\nreason = \"ours\"\n",
+    )
+    .unwrap();
+    let out = run(cudawatch()
+        .args(["parse", "--suppressions"])
+        .arg(&rules)
+        .arg(crate::helpers::sample("leak").join("memcheck.xml")));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is every program's entry"),
+        "{}",
+        out.stderr
     );
 }
 

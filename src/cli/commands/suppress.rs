@@ -53,7 +53,13 @@ pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
                 let base = file.rsplit('/').next().unwrap_or(file);
                 Some(format!("{base}:{}", f.line?))
             })
-            .or_else(|| site.launch_frame.as_ref().and_then(|f| f.func.clone()));
+            // A native frame with its module (`main@my_app`): `main` alone
+            // is every program's.
+            .or_else(|| {
+                site.launch_frame.as_ref().and_then(|f| {
+                    crate::judge::suppress::frame_in_module(f).or_else(|| f.func.clone())
+                })
+            });
         if let Some(frame) = frame {
             rule.insert("frame".into(), escape_glob(&frame).into());
         }
