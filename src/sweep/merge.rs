@@ -136,7 +136,18 @@ pub fn sources(dirs: &[PathBuf]) -> Result<Sources, ExpectedError> {
             dir: path.display().to_string(),
         });
         for name in &manifest.targets {
-            owner.insert(name.clone(), (dir.clone(), *index));
+            // Two shards that claim one target: one shard's clean attempt
+            // would hide the other's findings, whichever is merged last.
+            if let Some((_, other)) = owner.insert(name.clone(), (dir.clone(), *index)) {
+                return Err(ExpectedError::Input {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "target {name:?} is claimed by shards {other}/{count} and {index}/{count}: \
+                         a shard's manifest names only its own targets; merge the shards of \
+                         one run"
+                    ),
+                });
+            }
         }
     }
     Ok(Sources {

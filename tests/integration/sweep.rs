@@ -1059,3 +1059,51 @@ fn a_second_sweep_into_a_busy_directory_is_refused_and_no_target_runs_twice() {
     );
     assert_eq!(runs_of(tmp.path(), "slow"), 1);
 }
+
+#[test]
+fn a_shard_whose_manifest_claims_another_shards_target_is_refused() {
+    // Before: shard 1's manifest claiming shard 0's failing target, with a
+    // clean attempt of it in shard 1, hid the findings: CLEAN, in either
+    // argument order.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"memcheck\"]",
+        &[
+            T("bad", "oob_write", "exit 0", "expect = \"findings\""),
+            T("good", "clean", "exit 0", ""),
+        ],
+    );
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|i| tmp.path().join(format!("shard-{i}")))
+        .collect();
+    for (i, dir) in shards.iter().enumerate() {
+        let mut cmd = sweep_cmd(&file, dir, &[]);
+        cmd.env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "2");
+        assert_eq!(run(cmd).code, 0);
+    }
+    // The shard that ran `good` now also claims `bad`.
+    let (claimer, claimed) = if shards[1].join("targets/good").is_dir() {
+        (&shards[1], "1-of-2")
+    } else {
+        (&shards[0], "0-of-2")
+    };
+    let manifest_path = claimer.join("shards").join(format!("{claimed}.json"));
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    manifest["targets"] = serde_json::json!(["good", "bad"]);
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    for order in [[&shards[0], &shards[1]], [&shards[1], &shards[0]]] {
+        let o = run(cudawatch()
+            .arg("merge")
+            .args(order)
+            .args(["--format", "json"]));
+        assert_eq!(o.code, 4, "{}", o.stderr);
+        assert!(
+            o.stderr.contains("target \"bad\" is claimed by shards"),
+            "{}",
+            o.stderr
+        );
+    }
+}
