@@ -217,9 +217,21 @@ fn distrust(path: &Path) -> Option<String> {
     None
 }
 
-/// Settings that lower the gate, widen what is read or choose where files
-/// are written: a file that makes them says so on the terminal.
+/// Settings that lower the gate, narrow what is checked (stages, kernel
+/// filters, launch counts, the leak check, steps), widen what is read or
+/// choose where files are written: a file that makes them says each, with
+/// its value, on the terminal.
 const WEIGHTY_KEYS: &[&str] = &[
+    "stages",
+    "sanitizer-kernel",
+    "sanitizer-launch-count",
+    "sanitizer-launch-skip",
+    "ncu-kernel",
+    "ncu-launch-cap",
+    "leak-check",
+    "steps",
+    "keep-caching-allocator",
+    "racecheck-warnings",
     "fail-on",
     "gate-scope",
     "source-root",
@@ -368,6 +380,13 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
             )));
         };
         let values = values_of(arg, value).map_err(fail)?;
+        if let Some(outside) = values.iter().find(|v| writes_outside(key, v)) {
+            return Err(fail(format!(
+                "{outside:?} writes outside this file's folder ({}): a settings file writes only \
+                 below the folder it is in; give such a path on the command line",
+                dir.display()
+            )));
+        }
         let values = values
             .into_iter()
             .map(|v| resolve_path(key, v, dir))
@@ -413,6 +432,26 @@ fn values_of(arg: &Arg, value: &toml::Value) -> Result<Vec<String>, String> {
         // One value for a list setting is a list of one.
         other => Ok(vec![scalar(other)?]),
     }
+}
+
+/// Whether a setting that chooses where files are written (`out-dir`,
+/// `report = FORMAT=PATH`) names a place outside the settings file's own
+/// folder: an absolute path or one through `..`. A file unpacked from
+/// someone else's bundle must not overwrite `../victim/notes.txt`.
+fn writes_outside(key: &str, value: &str) -> bool {
+    let path = match key {
+        "out-dir" => value,
+        "report" => match value.split_once('=') {
+            Some((_, path)) if path != "-" => path,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let path = Path::new(path);
+    path.is_absolute()
+        || path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 fn resolve_path(key: &str, value: String, dir: &Path) -> String {

@@ -195,6 +195,23 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         if !not_applicable.is_empty() {
             line.push_str(&format!("; not applicable: {}", not_applicable.join(", ")));
         }
+        // A run of fewer stages than a full check (`--stages`, or a
+        // settings file's `stages`) is clean for those alone.
+        let not_selected: Vec<&str> = if report.stages.is_empty() {
+            Vec::new()
+        } else {
+            Tool::DEFAULT_STAGES
+                .iter()
+                .filter(|t| !report.stages.iter().any(|s| s.tool == **t))
+                .map(|t| t.name())
+                .collect()
+        };
+        if !not_selected.is_empty() {
+            line.push_str(&format!(
+                "; not run (--stages): {}",
+                not_selected.join(", ")
+            ));
+        }
         if report.stages.is_empty() {
             line.push_str(&parsed_scope(report));
         }

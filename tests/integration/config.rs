@@ -272,3 +272,50 @@ fn config_prints_values_from_a_settings_file_neutralised() {
         out.stdout
     );
 }
+
+#[test]
+fn a_settings_file_that_narrows_the_check_says_so_and_writes_only_below_its_folder() {
+    // Before: `stages = ["plain"]` in the user's own cudawatch.toml (an
+    // unpacked capture bundle is the user's) printed only "settings from
+    // FILE", and CLEAN did not say memcheck ... ncu never ran; a `report`
+    // path through `..` overwrote a file outside the folder.
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::write(project.join("cudawatch.toml"), "stages = [\"plain\"]\n").unwrap();
+    let out = run(
+        crate::run::fake_run("clean", &project.join("run"), "plain", &[])
+            .current_dir(&project)
+            .env_remove("CUDAWATCH_STAGES"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("stages = plain"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("not run (--stages): memcheck, racecheck, initcheck, synccheck"),
+        "{}",
+        out.stderr
+    );
+    let victim = tmp.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("notes.txt"), "mine\n").unwrap();
+    std::fs::write(
+        project.join("cudawatch.toml"),
+        "report = [\"markdown=../victim/notes.txt\"]\n",
+    )
+    .unwrap();
+    let out = run(cudawatch()
+        .current_dir(&project)
+        .arg("parse")
+        .arg(sample("clean").join("memcheck.xml")));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("writes outside this file's folder"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(victim.join("notes.txt")).unwrap(),
+        "mine\n"
+    );
+}
