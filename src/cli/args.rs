@@ -30,11 +30,11 @@ Exit status (the worst wins):
   0    clean: every stage ran to the end and nothing gates
   1    findings: a finding at or above --fail-on in the gate's scope,
        a failed checklist item, or the program failed on its own
-  2    usage: the command line or cudawatch.toml is wrong
+  2    usage: the command line is wrong
   3    inconclusive: a stage could not really check the program
        (tool missing, crashed, timed out, truncated output)
   4    setup error: no program, an unreadable input, a run directory
-       that is not new
+       that is not new, a wrong cudawatch.toml, sweep or suppression file
   5    write error: a report could not be written
   130  interrupted: SIGINT or SIGTERM; the report of what finished is
        written
@@ -578,7 +578,7 @@ pub struct SweepArgs {
     /// Wall time of the whole sweep (`3600`, `90m`, `8h`): a target still
     /// running then is stopped, keeps its partial findings and is marked
     /// incomplete; targets not started are left for a resume.
-    #[arg(long, value_name = "DURATION", value_parser = duration, env = "CUDAWATCH_BUDGET")]
+    #[arg(long, value_name = "DURATION", value_parser = budget, env = "CUDAWATCH_BUDGET")]
     pub budget: Option<f64>,
     /// Seconds a stopped target's `cudawatch run` gets to stop its stage
     /// and write its report before SIGKILL.
@@ -785,6 +785,18 @@ fn duration(text: &str) -> Result<f64, String> {
         )
     })? * unit;
     seconds(&value.to_string())
+}
+
+/// A sweep's budget: more than zero (a budget of 0 started no target and
+/// reported every one as not run).
+fn budget(text: &str) -> Result<f64, String> {
+    let value = duration(text)?;
+    if value <= 0.0 {
+        return Err(format!(
+            "a budget of `{text}` would start no target: give the sweep's wall time (3600, 90m, 8h), or leave --budget out"
+        ));
+    }
+    Ok(value)
 }
 
 /// A time limit: a duration more than zero (a limit of 0 would stop the

@@ -156,7 +156,17 @@ pub fn free_mib(gpus: &[String]) -> Vec<Option<u64>> {
 /// first seen) its rank from its own environment.
 fn note_tree_process(tree: &mut Vec<crate::tools::GpuProcess>, gpu: &str, pid: u32, mib: u64) {
     match tree.iter_mut().find(|p| p.pid == pid && p.gpu == gpu) {
-        Some(known) => known.mib = known.mib.max(mib),
+        Some(known) => {
+            known.mib = known.mib.max(mib);
+            // A launcher that execs its program (`sh -c 'exec python3
+            // ...'`, `uv run`) changes its name after it was first seen.
+            if !known.executable.starts_with("python") {
+                let now = crate::tools::procs::executable_of(pid);
+                if !now.is_empty() {
+                    known.executable = now;
+                }
+            }
+        }
         None => {
             let ranks = crate::tools::Ranks::of_environ(&crate::tools::procs::read_environ(pid));
             tree.push(crate::tools::GpuProcess {

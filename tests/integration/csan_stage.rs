@@ -161,7 +161,7 @@ fn a_launcher_cudawatch_does_not_know_gets_csan_when_python_ran_under_it() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
     let marker = format!("cudawatch-test-runner-{}", std::process::id());
-    let program = format!("import time\ntime.sleep(1.5)  # {marker}\n{RACES}");
+    let program = format!("import time\ntime.sleep(3)  # {marker}\n{RACES}");
     let case = csan_run_as(
         &program,
         &[

@@ -95,3 +95,44 @@ fn docs_errors_md_is_what_explain_all_prints() {
         );
     }
 }
+
+#[test]
+fn the_help_and_the_docs_give_each_exit_code_the_meaning_the_code_gives_it() {
+    // `--help` said a wrong cudawatch.toml exits 2; it exits 4, as
+    // docs/exit-codes.md says.
+    let help = crate::helpers::run(crate::helpers::cudawatch().arg("--help")).stdout;
+    let docs = std::fs::read_to_string(crate::helpers::root().join("docs/exit-codes.md")).unwrap();
+    let codes = std::fs::read_to_string(crate::helpers::root().join("src/exit_codes.rs")).unwrap();
+    for (code, name) in [
+        (0, "clean"),
+        (1, "findings"),
+        (2, "usage"),
+        (3, "inconclusive"),
+        (4, "setup error"),
+        (5, "write error"),
+        (130, "interrupted"),
+    ] {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{code} "))
+                    && l.contains(&format!("{name}:"))),
+            "--help: {code} {name}\n{help}"
+        );
+        assert!(
+            docs.contains(&format!("| {code} | {name} |")),
+            "docs: {code} {name}"
+        );
+        assert!(
+            codes.contains(&format!("= {code};")),
+            "exit_codes.rs: {code}"
+        );
+    }
+    let usage = help.lines().find(|l| l.contains("usage:")).unwrap();
+    assert!(!usage.contains("cudawatch.toml"), "{usage}");
+    let bad_file = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .env("CUDAWATCH_CONFIG", "/nonexistent/cudawatch.toml")
+            .args(["config"]),
+    );
+    assert_eq!(bad_file.code, 4, "{}", bad_file.stderr);
+}

@@ -22,11 +22,11 @@ if os.environ.get('SCRUBBED_WORKER'):
     # A launcher that starts its GPU worker with a cleared environment:
     # no PYTHONPATH, so no hook, no CSAN, no memory history in it.
     subprocess.run(['env', '-i', sys.executable, '-c',
-                    'import time; time.sleep(2.5)  # ' + os.environ['SCRUBBED_WORKER']])
+                    'import time; time.sleep(4)  # ' + os.environ['SCRUBBED_WORKER']])
 if os.environ.get('CSAN_OFF_WORKER'):
     # A worker that keeps the hook but starts without CSAN.
     subprocess.run(['env', '-u', 'TORCH_CUDA_SANITIZER', sys.executable, '-c',
-                    'import torch, time; time.sleep(2.5)  # ' + os.environ['CSAN_OFF_WORKER']])
+                    'import torch, time; time.sleep(4)  # ' + os.environ['CSAN_OFF_WORKER']])
 damage = os.environ.get('DAMAGE_STEPS')
 out = os.environ.get('CUDAWATCH_HOOK_OUT')
 if damage and out:

@@ -86,7 +86,7 @@ fn fake_torchrun(dir: &Path, marker: &str, replay: &Path) -> std::path::PathBuf 
 for r in 0 1; do
   RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 setsid bash -c '
     case "$CUDA_VISIBLE_DEVICES" in *,*) ;; ?*) echo "[rank$RANK]: invalid device ordinal $RANK" >&2; exit 1 ;; esac
-    exec -a "worker-{marker}" sleep 2' &
+    exec -a "worker-{marker}" sleep 4' &
 done
 fail=0
 for job in $(jobs -p); do wait "$job" || fail=1; done

@@ -1107,3 +1107,14 @@ fn a_shard_whose_manifest_claims_another_shards_target_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_budget_of_zero_is_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(tmp.path(), "[\"plain\"]", &[T("a", "clean", "exit 0", "")]);
+    let out = tmp.path().join("night");
+    let o = run(sweep_cmd(&file, &out, &["--budget", "0"]));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("would start no target"), "{}", o.stderr);
+    assert!(!out.exists(), "nothing was made");
+}

@@ -73,8 +73,12 @@ fn runs_started_in_the_same_second_get_directories_of_their_own() {
     let dirs: Vec<_> = std::fs::read_dir(tmp.path().join("cudawatch-runs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
         .collect();
     assert_eq!(dirs.len(), 3, "{dirs:?}");
+    // The runs never show up in the user's `git status`.
+    let ignore = std::fs::read_to_string(tmp.path().join("cudawatch-runs/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
     for dir in &dirs {
         // 20261122-172000-true, readable and sortable
         assert!(dir.len() >= 20 && dir.as_bytes()[8] == b'-', "{dir}");

@@ -206,6 +206,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
 /// started in the same second: each run gets a directory of its own.
 fn claim_default(program: &[OsString], run: &RunRecord) -> Result<PathBuf, ExpectedError> {
     let base = default_run_dir(program);
+    keep_out_of_git(base.parent());
     let mut last = None;
     for n in 1..=100 {
         let dir = if n == 1 {
@@ -219,6 +220,25 @@ fn claim_default(program: &[OsString], run: &RunRecord) -> Result<PathBuf, Expec
         }
     }
     Err(last.expect("tried at least once"))
+}
+
+/// A `.gitignore` of `*` in the default runs folder when cudawatch makes
+/// it: runs (gigabytes of raw artifacts) never show up in the user's
+/// `git status`. An existing file is left as the user made it.
+fn keep_out_of_git(runs: Option<&Path>) {
+    let Some(runs) = runs else { return };
+    if std::fs::create_dir_all(runs).is_err() {
+        return;
+    }
+    // create_new: never through a planted symlink, never over the user's.
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(runs.join(".gitignore"))
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(b"# cudawatch's run directories: raw artifacts, not sources.\n*\n")
+        });
 }
 
 fn default_run_dir(program: &[OsString]) -> PathBuf {
