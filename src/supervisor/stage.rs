@@ -396,6 +396,7 @@ async fn run_once(
         gpu_others: sampled.others,
         gpu_processes: sampled.tree,
         earlier_tries: Vec::new(),
+        out_of_memory_at: None,
     };
     if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded {
         record.imports = follow_ups(plan, stage, timeout, signals).await;

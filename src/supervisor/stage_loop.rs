@@ -131,7 +131,7 @@ async fn run_stages(
         } else {
             None
         };
-        let record = match head {
+        let mut record = match head {
             Some(head) => {
                 let work = head_start::run(
                     plan,
@@ -156,6 +156,10 @@ async fn run_stages(
                 notices::relaying(plan, work, &mut heard, &events).await?
             }
         };
+        if stage.tool == Tool::Plain {
+            // An out-of-memory error the tool stages would only meet again.
+            record.out_of_memory_at = crate::tools::plain::out_of_memory_at(&stage.dir);
+        }
         {
             let _busy = Blocking::enter();
             on_event(StageEvent::Finished {

@@ -20,6 +20,11 @@ pub fn process_problem(
     tool_name: &str,
     missing_hint: &str,
 ) -> Option<(Outcome, String)> {
+    // Not run on purpose (not applicable, or blocked by the plain run's
+    // out-of-memory error): a choice, said, never a failure to check.
+    if let Some(why) = &record.not_applicable {
+        return Some((Outcome::Skipped, why.clone()));
+    }
     if record.unfinished {
         return Some((
             Outcome::Inconclusive,

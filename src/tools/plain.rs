@@ -52,6 +52,41 @@ impl StageKind for Plain {
     }
 }
 
+/// `oom_rank1.py:15` when the plain run in `plain_dir` ended in an
+/// out-of-memory error at the user's line (or `out of memory` without a
+/// line): what the tool stages after it would only meet again, slower.
+pub fn out_of_memory_at(plain_dir: &std::path::Path) -> Option<String> {
+    const LIMIT: u64 = 16 << 20;
+    let mut output =
+        crate::safe_files::read_at_most(&plain_dir.join("stderr"), LIMIT).unwrap_or_default();
+    output.extend(
+        crate::safe_files::read_at_most(&plain_dir.join("stdout"), LIMIT).unwrap_or_default(),
+    );
+    let sites = cudawatch_parsers::program::parse(&output);
+    let oom = sites
+        .iter()
+        .find(|s| s.kind == cudawatch_model::FindingKind::OutOfMemory)?;
+    Some(
+        oom.location
+            .as_ref()
+            .map_or_else(|| "its failing call".to_string(), |l| l.short()),
+    )
+}
+
+/// What a tool stage says when the plain run's out-of-memory error blocks
+/// it (`StageRecord::out_of_memory_at`): it is not run.
+pub fn blocked_by_out_of_memory(command: &mut StageCommand, plain: &StageRecord) {
+    if let Some(at) = &plain.out_of_memory_at
+        && command.not_applicable.is_none()
+        && command.cannot_start.is_none()
+    {
+        command.not_applicable = Some(format!(
+            "blocked by the plain run's out-of-memory error at {at}: under the tool the program \
+             would only meet it again, slower (the memory stage says what held the memory)"
+        ));
+    }
+}
+
 /// The plain run: the program's own exit and what it printed.
 pub fn rule(record: &StageRecord, findings: usize) -> (Outcome, String) {
     if let Some(problem) = process_problem(record, "the program", "") {

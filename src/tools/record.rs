@@ -68,6 +68,11 @@ pub struct StageRecord {
     /// directory, in the order they ran: the stage's attempts as data.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier_tries: Vec<EarlierTry>,
+    /// The plain run ended in an out-of-memory error at this place
+    /// (`file.py:15`): the sanitizers and ncu would only meet it again, so
+    /// they are not run (`tools::plain::blocked_by_out_of_memory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of_memory_at: Option<String>,
 }
 
 /// A try of a stage that was run again, and why.
@@ -200,6 +205,7 @@ impl StageRecord {
             gpu_others: Vec::new(),
             gpu_processes: Vec::new(),
             earlier_tries: Vec::new(),
+            out_of_memory_at: None,
         }
     }
 }

@@ -34,6 +34,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         gpu_others: Vec::new(),
         gpu_processes: Vec::new(),
         earlier_tries: Vec::new(),
+        out_of_memory_at: None,
     }
 }
 

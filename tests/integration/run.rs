@@ -1192,3 +1192,44 @@ fn a_graph_captured_by_hand_is_checked_again_with_the_allocator_on_not_reported_
     let first = read_json(&dir.join("cudagraphs/memcheck/stage.json"));
     assert_eq!(first["end"]["code"], 86, "{first}");
 }
+
+#[test]
+fn an_out_of_memory_plain_run_is_answered_without_the_slow_tools_meeting_it_again() {
+    // The plain run fails with PyTorch's out-of-memory error at the user's
+    // line; the sanitizers and ncu would only meet the same error, minutes
+    // later (a GPT-2 step: 4 min 16 s, exit 3 when racecheck was cut by its
+    // limit). They are not run: the verdict leads with the OOM, exit 1.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let log = tmp.path().join("tools.log");
+    let out = run(
+        fake_run("torch_oom", &out_dir, "plain,memcheck,racecheck,ncu", &[])
+            .env("FAKE_SLEEP", "30")
+            .env("FAKE_LOG", &log),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = read_json(&out_dir.join("report.json"));
+    for tool in ["memcheck", "racecheck", "ncu"] {
+        let s = stage(&report, tool);
+        assert_eq!(s["outcome"], "skipped", "{tool}: {s}");
+        assert!(
+            s["reason"]
+                .as_str()
+                .unwrap()
+                .contains("blocked by the plain run's out-of-memory error at"),
+            "{tool}: {s}"
+        );
+    }
+    let verdict = report.to_string();
+    assert!(!verdict.contains("inconclusive: memcheck"), "{verdict}");
+    // No tool ran to completion: at most a start beside the plain run,
+    // stopped once the plain run said out of memory.
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!calls.contains("replaying"), "{calls}");
+    assert!(
+        out.stderr
+            .contains("FINDINGS: root cause: plain out_of_memory"),
+        "{}",
+        out.stderr
+    );
+}

@@ -52,6 +52,10 @@ impl StageKind for Sanitizer {
         command
     }
 
+    fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        super::plain::blocked_by_out_of_memory(command, plain);
+    }
+
     fn follow_ups(
         &self,
         stage: &FollowUpContext<'_>,
