@@ -237,11 +237,16 @@ pub async fn run(
     };
     let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
+    let retry = crate::tools::retry::Retry {
+        reason: format!("the plain run {why}"),
+        folder: "crowded",
+        judged: false,
+    };
     let again = run_again_alone(
         plan,
         plain_index,
         None,
-        (&format!("the plain run {why}"), "crowded"),
+        &retry,
         (signals, notices),
         on_event,
     )

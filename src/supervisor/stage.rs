@@ -56,17 +56,22 @@ pub(super) async fn run_alone_or_again(
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
     let record = run_alone(plan, index, plain, "", (signals, notices), on_event).await?;
-    match crate::tools::starved::tool_crashed(&record, &plan.stages[index].dir) {
-        Some(why) if signals.shutdown() == Shutdown::None => {
-            run_again_alone(
-                plan,
-                index,
-                plain,
-                (&why, "crashed"),
-                (signals, notices),
-                on_event,
-            )
-            .await
+    let stage = &plan.stages[index];
+    let plain_dir = plan
+        .stages
+        .iter()
+        .find(|s| s.tool == Tool::Plain)
+        .map(|s| s.dir.clone());
+    let ended = crate::tools::retry::TryEnded {
+        record: &record,
+        stage_dir: &stage.dir,
+        plain_dir: plain_dir.as_deref(),
+        plain_ok: plain.is_some_and(|p| p.end == cudawatch_model::ProcessEnd::Exited(0)),
+        beside_others: false,
+    };
+    match crate::tools::kind(stage.tool).retry(&ended) {
+        Some(retry) if signals.shutdown() == Shutdown::None => {
+            run_again_alone(plan, index, plain, &retry, (signals, notices), on_event).await
         }
         _ => Ok(record),
     }
@@ -79,11 +84,11 @@ pub(super) async fn run_again_alone(
     plan: &Plan,
     index: usize,
     plain: Option<&StageRecord>,
-    (why, folder): (&str, &str),
+    retry: &crate::tools::retry::Retry,
     (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
-    let kept = set_aside(&plan.stages[index], folder);
+    let kept = set_aside(&plan.stages[index], retry.folder);
     let mut record = run_alone(
         plan,
         index,
@@ -94,18 +99,16 @@ pub(super) async fn run_again_alone(
     )
     .await?;
     record.notes.push(format!(
-        "{why}, and was run again alone{}",
+        "{}, and was run again alone{}",
+        retry.reason,
         first_try(kept.clone())
     ));
-    // A tool that died left records of the program's own (its crash is
-    // not the program's); a try crowded beside other stages ran out of
-    // what they took.
     record.earlier_tries.insert(
         0,
         crate::tools::EarlierTry {
-            reason: why.to_string(),
+            reason: retry.reason.clone(),
             folder: kept.unwrap_or_default(),
-            judged: folder == "crashed",
+            judged: retry.judged,
         },
     );
     Ok(record)

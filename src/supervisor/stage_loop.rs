@@ -259,7 +259,7 @@ async fn run_batch(
         .map(|s| s.dir.clone());
     let mut next_report = first;
     let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
-    let mut again: Vec<(usize, String, &str)> = Vec::new();
+    let mut again: Vec<(usize, crate::tools::retry::Retry)> = Vec::new();
     super::pool::schedule(range.len(), slots, |step| match step {
         Step::Start { index, slot } => {
             let index = first + index;
@@ -306,23 +306,18 @@ async fn run_batch(
         Step::Done { index, output, .. } => {
             let index = first + index;
             let stage = &plan.stages[index];
-            let plain_ok = plain.is_some_and(|p| p.end == ProcessEnd::Exited(0));
-            let crowded = (shared_gpu || beside_plain.contains(&index))
-                .then(|| {
-                    use crate::tools::starved;
-                    starved::of_memory(stage.tool, &stage.dir, plain_dir.as_deref())
-                        .or_else(|| starved::of_port(stage.tool, &stage.dir, plain_dir.as_deref()))
-                        .or_else(|| {
-                            starved::crashed(stage.tool, &stage.dir, plain_dir.as_deref(), plain_ok)
-                        })
-                })
-                .flatten()
-                .map(|why| (format!("{why} beside other stages"), "crowded"));
-            let rerun = crowded.or_else(|| {
-                crate::tools::starved::tool_crashed(&output, &stage.dir).map(|why| (why, "crashed"))
-            });
-            if let Some((why, folder)) = rerun {
-                again.push((index, why, folder));
+            // The kind answers whether this try runs again (crowded out
+            // beside others, its tool crashed): the try is then kept and
+            // the stage runs again alone once the batch is done.
+            let ended = crate::tools::retry::TryEnded {
+                record: &output,
+                stage_dir: &stage.dir,
+                plain_dir: plain_dir.as_deref(),
+                plain_ok: plain.is_some_and(|p| p.end == ProcessEnd::Exited(0)),
+                beside_others: shared_gpu || beside_plain.contains(&index),
+            };
+            if let Some(retry) = crate::tools::kind(stage.tool).retry(&ended) {
+                again.push((index, retry));
                 return Ok(None);
             }
             done.insert(index, output);
@@ -333,7 +328,7 @@ async fn run_batch(
     .await?;
     // The stages crowded out beside others or whose tool crashed, alone
     // now, unless the user stopped the run.
-    for (index, why, folder) in std::mem::take(&mut again) {
+    for (index, retry) in std::mem::take(&mut again) {
         if signals.shutdown() != Shutdown::None {
             break;
         }
@@ -341,7 +336,7 @@ async fn run_batch(
             plan,
             index,
             plain,
-            (&why, folder),
+            &retry,
             (signals, notices),
             &mut on_event,
         )
@@ -364,10 +359,10 @@ fn report_in_order(
     done: &mut std::collections::BTreeMap<usize, StageRecord>,
     next: &mut usize,
     total: usize,
-    again: &[(usize, String, &str)],
+    again: &[(usize, crate::tools::retry::Retry)],
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<(), ExpectedError> {
-    while !again.iter().any(|(i, _, _)| i == next)
+    while !again.iter().any(|(i, _)| i == next)
         && let Some(record) = done.remove(next)
     {
         let _busy = Blocking::enter();

@@ -25,6 +25,7 @@ pub mod plain;
 pub mod procs;
 mod ranks;
 pub mod record;
+pub mod retry;
 #[cfg(test)]
 mod rules_tests;
 pub mod sanitizer;
@@ -93,6 +94,13 @@ pub trait StageKind: Sync {
     /// not follow children that never used the GPU). Called before a tool
     /// stage starts, when the plain run finished.
     fn after_plain(&self, _command: &mut StageCommand, _plain: &StageRecord) {}
+
+    /// Whether a try that just ended runs again, and why (`retry`): by
+    /// default the answers the kinds share (crowded out beside other
+    /// stages; compute-sanitizer itself dead of a fault, for its stages).
+    fn retry(&self, end: &retry::TryEnded<'_>) -> Option<retry::Retry> {
+        retry::answer(end)
+    }
 
     /// Reads the stage's artifacts into the report and judges the stage.
     fn read(
