@@ -14,42 +14,11 @@ use crate::words::plural;
 pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
     let thresholds = policy.thresholds;
     if report.stages.is_empty() {
-        // Parsed files: only the coalescing thresholds have something to
-        // judge (ncu pages), and they are applied rather than ignored.
-        if report.coalescing.is_empty() {
-            return Vec::new();
-        }
-        let (status, evidence) = coalescing(report, None, policy);
-        return vec![ChecklistItem {
-            id: "coalescing_within_thresholds".into(),
-            title: "coalescing within thresholds".into(),
-            status,
-            evidence,
-        }];
+        return of_parsed_files(report, policy);
     }
     let stage = |tool: Tool| report.stages.iter().find(|s| s.tool == tool);
-    let errors = |pred: &dyn Fn(&Site) -> bool| -> Vec<&Site> {
-        report
-            .findings
-            .iter()
-            .filter(|s| {
-                s.severity == Severity::Error
-                    && is_open(s)
-                    && policy.in_scope(s)
-                    && s.consequence_of.is_none()
-                    && pred(s)
-            })
-            .collect()
-    };
-    // Sites that only follow the root cause: they say the check could not
-    // be judged past the failure, not that it passed or failed.
-    let followers = |pred: &dyn Fn(&Site) -> bool| -> Vec<&Site> {
-        report
-            .findings
-            .iter()
-            .filter(|s| s.consequence_of.is_some() && is_open(s) && pred(s))
-            .collect()
-    };
+    let errors = |pred: &dyn Fn(&Site) -> bool| open_errors(report, policy, pred);
+    let followers = |pred: &dyn Fn(&Site) -> bool| following(report, pred);
     let mut items = Vec::new();
     let mut item = |id: &str, title: &str, (status, evidence): (CheckStatus, String)| {
         items.push(ChecklistItem {
@@ -63,146 +32,22 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
     item(
         "plain_run_exits_cleanly",
         "plain run exits cleanly",
-        match stage(Tool::Plain) {
-            Some(s) if s.outcome == Outcome::Clean => (CheckStatus::Pass, s.reason.clone()),
-            // What the plain run printed is accepted when every site it
-            // gave is suppressed or in the baseline; a crash with no site
-            // (TargetFailed) has nothing to accept.
-            Some(s)
-                if s.outcome == Outcome::Findings
-                    && !report
-                        .findings
-                        .iter()
-                        .any(|site| site.tool == Tool::Plain && is_open(site)) =>
-            {
-                (
-                    CheckStatus::Pass,
-                    format!("{}, all accepted (suppressed or in the baseline)", s.reason),
-                )
-            }
-            Some(s) if matches!(s.outcome, Outcome::Findings | Outcome::TargetFailed) => {
-                (CheckStatus::Fail, s.reason.clone())
-            }
-            other => not_checked(other),
-        },
+        plain_item(report, stage(Tool::Plain)),
     );
-    for (tool, id, title) in Tool::STAGES.into_iter().filter_map(stage_item) {
-        let of_stage = |s: &Site| {
-            s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
-        };
-        let mut found = errors(&of_stage);
-        // The same fault seen by this tool (memcheck's view of an assert)
-        // still fails its item, even though it folds under the root cause.
-        found.extend(followers(&|s| of_stage(s) && s.severity == Severity::Error));
-        let (mut status, mut detail) = by_stage(stage(tool), &found);
-        if tool == Tool::Initcheck {
-            detail.push_str(&unseen_reads(report));
-        }
-        // A clean memory stage whose run had too few steps never judged
-        // growth: the item is not a pass.
-        if tool == Tool::Memory
-            && status == CheckStatus::Pass
-            && GROWTH_NOT_JUDGED.iter().any(|p| detail.contains(p))
-        {
-            status = CheckStatus::Skipped;
-            detail = format!("not judged: {detail}");
-        }
-        item(id, title, (status, detail));
+    for (id, title, judged) in stage_checks(report, policy) {
+        item(id, title, judged);
     }
-    // The recovery test gates only when asked (`--gate-oom-recovery`, which
-    // raises its finding to an error): otherwise a program that does not
-    // recover is said so, as a choice not to gate, never as a pass.
-    let recovery = stage(Tool::OomRecovery);
-    let unrecovered = report
-        .findings
-        .iter()
-        .find(|s| s.kind == FindingKind::OomNotRecovered && is_open(s));
     item(
         "oom_recovery",
         "Test OOM recovery",
-        match unrecovered {
-            Some(site) if site.severity == Severity::Error => by_stage(recovery, &[site]),
-            Some(_) => (
-                CheckStatus::Skipped,
-                format!(
-                    "not gating (--gate-oom-recovery to gate): {}",
-                    recovery.map_or("no recovery", |s| s.reason.as_str())
-                ),
-            ),
-            None if recovery.is_none() => (
-                CheckStatus::Skipped,
-                "opt-in: --stages ...,memory,oom-recovery runs the program on 60% of the memory \
-                 it needs"
-                    .into(),
-            ),
-            None => by_stage(recovery, &[]),
-        },
+        recovery_item(report, stage(Tool::OomRecovery)),
     );
     let leaks = errors(&|s| s.kind == FindingKind::Leak);
     let leaks_after = followers(&|s| s.kind == FindingKind::Leak);
     item(
         "no_leaks",
         "no device memory leaks",
-        match stage(Tool::Memcheck) {
-            Some(s)
-                if ran(s)
-                    && s.summary
-                        .failures
-                        .iter()
-                        .any(|l| l.contains("didn't terminate successfully")) =>
-            {
-                (
-                    CheckStatus::Inconclusive,
-                    "the program crashed after its output under memcheck's leak check, so the leak check \
-                     did not finish"
-                        .into(),
-                )
-            }
-            Some(s) if ran(s) && leaks.is_empty() && !leaks_after.is_empty() => (
-                CheckStatus::Inconclusive,
-                format!(
-                    "the leaks ({}) follow the root cause: the program bailed out before freeing; fix it and run again",
-                    plural(leaks_after.len() as u64, "site")
-                ),
-            ),
-            Some(s) if ran(s) && leaks.is_empty() && !s.command.iter().any(|a| a == "--leak-check") => (
-                CheckStatus::Skipped,
-                "memcheck ran without --leak-check (off for Python, whose teardown crashes under it; \
-                 --leak-check full forces it)"
-                    .into(),
-            ),
-            Some(s) if ran(s) && leaks.is_empty() => {
-                // A suppressed or known leak was found all the same: the
-                // item says so, never "found none".
-                let accepted: u64 = report
-                    .findings
-                    .iter()
-                    .filter(|l| l.kind == FindingKind::Leak && !is_open(l))
-                    .map(|l| l.count)
-                    .sum();
-                (
-                    CheckStatus::Pass,
-                    if accepted == 0 {
-                        "memcheck --leak-check full found none".into()
-                    } else {
-                        format!(
-                            "memcheck --leak-check full found no open leak; {} accepted \
-                             (suppressed or in the baseline)",
-                            plural(accepted, "leak")
-                        )
-                    },
-                )
-            }
-            Some(s) if ran(s) || !leaks.is_empty() => {
-                let bytes: u64 = leaks.iter().filter_map(|l| l.bytes).sum();
-                let count: u64 = leaks.iter().map(|l| l.count).sum();
-                (
-                    CheckStatus::Fail,
-                    format!("{bytes} bytes leaked in {}", plural(count, "allocation")),
-                )
-            }
-            other => not_checked(other),
-        },
+        leaks_item(report, stage(Tool::Memcheck), &leaks, &leaks_after),
     );
     let api = errors(&|s| {
         matches!(
@@ -219,29 +64,7 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
     item(
         "no_cuda_api_errors",
         "no CUDA API errors",
-        match (api.first(), stage(Tool::Memcheck).filter(|s| ran(s))) {
-            (None, Some(_)) if !api_after.is_empty() => (
-                CheckStatus::Inconclusive,
-                format!(
-                    "only errors that follow the root cause ({}, first: {})",
-                    plural(api_after.len() as u64, "site"),
-                    api_after[0].message
-                ),
-            ),
-            (Some(first), _) => (
-                CheckStatus::Fail,
-                format!(
-                    "{}, first: {}",
-                    plural(api.len() as u64, "site"),
-                    first.message
-                ),
-            ),
-            (None, Some(_)) => (
-                CheckStatus::Pass,
-                "no API error in memcheck or the plain run".into(),
-            ),
-            (None, None) => not_checked(stage(Tool::Memcheck)),
-        },
+        api_errors_item(stage(Tool::Memcheck), &api, &api_after),
     );
     let refused = |s: &Site| {
         let error = s.error.as_deref().unwrap_or("");
@@ -280,6 +103,244 @@ pub fn judge(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
         headroom(report, stage(Tool::Plain), thresholds),
     );
     items
+}
+
+/// The leak item: memcheck's `--leak-check full` findings, what follows
+/// the root cause (a program that bailed out), and leaks accepted.
+fn leaks_item(
+    report: &Report,
+    memcheck: Option<&StageReport>,
+    leaks: &[&Site],
+    leaks_after: &[&Site],
+) -> (CheckStatus, String) {
+    match memcheck {
+        Some(s)
+            if ran(s)
+                && s.summary
+                    .failures
+                    .iter()
+                    .any(|l| l.contains("didn't terminate successfully")) =>
+        {
+            (
+                CheckStatus::Inconclusive,
+                "the program crashed after its output under memcheck's leak check, so the leak check \
+                 did not finish"
+                    .into(),
+            )
+        }
+        Some(s) if ran(s) && leaks.is_empty() && !leaks_after.is_empty() => (
+            CheckStatus::Inconclusive,
+            format!(
+                "the leaks ({}) follow the root cause: the program bailed out before freeing; fix it and run again",
+                plural(leaks_after.len() as u64, "site")
+            ),
+        ),
+        Some(s) if ran(s) && leaks.is_empty() && !s.command.iter().any(|a| a == "--leak-check") => (
+            CheckStatus::Skipped,
+            "memcheck ran without --leak-check (off for Python, whose teardown crashes under it; \
+             --leak-check full forces it)"
+                .into(),
+        ),
+        Some(s) if ran(s) && leaks.is_empty() => {
+            // A suppressed or known leak was found all the same: the
+            // item says so, never "found none".
+            let accepted: u64 = report
+                .findings
+                .iter()
+                .filter(|l| l.kind == FindingKind::Leak && !is_open(l))
+                .map(|l| l.count)
+                .sum();
+            (
+                CheckStatus::Pass,
+                if accepted == 0 {
+                    "memcheck --leak-check full found none".into()
+                } else {
+                    format!(
+                        "memcheck --leak-check full found no open leak; {} accepted \
+                         (suppressed or in the baseline)",
+                        plural(accepted, "leak")
+                    )
+                },
+            )
+        }
+        Some(s) if ran(s) || !leaks.is_empty() => {
+            let bytes: u64 = leaks.iter().filter_map(|l| l.bytes).sum();
+            let count: u64 = leaks.iter().map(|l| l.count).sum();
+            (
+                CheckStatus::Fail,
+                format!("{bytes} bytes leaked in {}", plural(count, "allocation")),
+            )
+        }
+        other => not_checked(other),
+    }
+}
+
+/// The API-error item: errors of memcheck and the plain run, and those
+/// that only follow the root cause.
+fn api_errors_item(
+    memcheck: Option<&StageReport>,
+    api: &[&Site],
+    api_after: &[&Site],
+) -> (CheckStatus, String) {
+    match (api.first(), memcheck.filter(|s| ran(s))) {
+        (None, Some(_)) if !api_after.is_empty() => (
+            CheckStatus::Inconclusive,
+            format!(
+                "only errors that follow the root cause ({}, first: {})",
+                plural(api_after.len() as u64, "site"),
+                api_after[0].message
+            ),
+        ),
+        (Some(first), _) => (
+            CheckStatus::Fail,
+            format!(
+                "{}, first: {}",
+                plural(api.len() as u64, "site"),
+                first.message
+            ),
+        ),
+        (None, Some(_)) => (
+            CheckStatus::Pass,
+            "no API error in memcheck or the plain run".into(),
+        ),
+        (None, None) => not_checked(memcheck),
+    }
+}
+
+/// The plain run's item: its own exit and what it printed, accepted when
+/// every site it gave is suppressed or in the baseline.
+fn plain_item(report: &Report, plain: Option<&StageReport>) -> (CheckStatus, String) {
+    match plain {
+        Some(s) if s.outcome == Outcome::Clean => (CheckStatus::Pass, s.reason.clone()),
+        // What the plain run printed is accepted when every site it
+        // gave is suppressed or in the baseline; a crash with no site
+        // (TargetFailed) has nothing to accept.
+        Some(s)
+            if s.outcome == Outcome::Findings
+                && !report
+                    .findings
+                    .iter()
+                    .any(|site| site.tool == Tool::Plain && is_open(site)) =>
+        {
+            (
+                CheckStatus::Pass,
+                format!("{}, all accepted (suppressed or in the baseline)", s.reason),
+            )
+        }
+        Some(s) if matches!(s.outcome, Outcome::Findings | Outcome::TargetFailed) => {
+            (CheckStatus::Fail, s.reason.clone())
+        }
+        other => not_checked(other),
+    }
+}
+
+/// The OOM-recovery item. It gates only when asked (`--gate-oom-recovery`,
+/// which raises its finding to an error): otherwise a program that does not
+/// recover is said so, as a choice not to gate, never as a pass.
+fn recovery_item(report: &Report, recovery: Option<&StageReport>) -> (CheckStatus, String) {
+    let unrecovered = report
+        .findings
+        .iter()
+        .find(|s| s.kind == FindingKind::OomNotRecovered && is_open(s));
+    match unrecovered {
+        Some(site) if site.severity == Severity::Error => by_stage(recovery, &[site]),
+        Some(_) => (
+            CheckStatus::Skipped,
+            format!(
+                "not gating (--gate-oom-recovery to gate): {}",
+                recovery.map_or("no recovery", |s| s.reason.as_str())
+            ),
+        ),
+        None if recovery.is_none() => (
+            CheckStatus::Skipped,
+            "opt-in: --stages ...,memory,oom-recovery runs the program on 60% of the memory \
+             it needs"
+                .into(),
+        ),
+        None => by_stage(recovery, &[]),
+    }
+}
+
+/// Parsed files: only the coalescing thresholds have something to judge
+/// (ncu pages), and they are applied rather than ignored.
+fn of_parsed_files(report: &Report, policy: &Policy) -> Vec<ChecklistItem> {
+    if report.coalescing.is_empty() {
+        return Vec::new();
+    }
+    let (status, evidence) = coalescing(report, None, policy);
+    vec![ChecklistItem {
+        id: "coalescing_within_thresholds".into(),
+        title: "coalescing within thresholds".into(),
+        status,
+        evidence,
+    }]
+}
+
+/// The open errors in the gate's scope that `pred` picks, root causes only.
+fn open_errors<'a>(
+    report: &'a Report,
+    policy: &Policy,
+    pred: &dyn Fn(&Site) -> bool,
+) -> Vec<&'a Site> {
+    report
+        .findings
+        .iter()
+        .filter(|s| {
+            s.severity == Severity::Error
+                && is_open(s)
+                && policy.in_scope(s)
+                && s.consequence_of.is_none()
+                && pred(s)
+        })
+        .collect()
+}
+
+/// Sites that only follow the root cause: they say the check could not be
+/// judged past the failure, not that it passed or failed.
+fn following<'a>(report: &'a Report, pred: &dyn Fn(&Site) -> bool) -> Vec<&'a Site> {
+    report
+        .findings
+        .iter()
+        .filter(|s| s.consequence_of.is_some() && is_open(s) && pred(s))
+        .collect()
+}
+
+/// The item each stage kind has of its own ("memcheck clean"), judged.
+fn stage_checks(
+    report: &Report,
+    policy: &Policy,
+) -> Vec<(&'static str, &'static str, (CheckStatus, String))> {
+    let mut checks = Vec::new();
+    for (tool, id, title) in Tool::STAGES.into_iter().filter_map(stage_item) {
+        let of_stage = |s: &Site| {
+            s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
+        };
+        let mut found = open_errors(report, policy, &of_stage);
+        // The same fault seen by this tool (memcheck's view of an assert)
+        // still fails its item, even though it folds under the root cause.
+        found.extend(following(report, &|s| {
+            of_stage(s) && s.severity == Severity::Error
+        }));
+        let (mut status, mut detail) =
+            by_stage(report.stages.iter().find(|s| s.tool == tool), &found);
+        if tool == Tool::Initcheck {
+            detail.push_str(&unseen_reads(report));
+        }
+        // A clean memory stage whose run had too few steps never judged
+        // growth: the item is not a pass.
+        if tool == Tool::Memory
+            && status == CheckStatus::Pass
+            && GROWTH_NOT_JUDGED.iter().any(|p| detail.contains(p))
+        {
+            status = CheckStatus::Skipped;
+            detail = format!("not judged: {detail}");
+        }
+        checks.push((id, title, (status, detail)));
+    }
+    // The recovery test gates only when asked (`--gate-oom-recovery`, which
+    // raises its finding to an error): otherwise a program that does not
+    // recover is said so, as a choice not to gate, never as a pass.
+    checks
 }
 
 fn ran(stage: &StageReport) -> bool {

@@ -167,54 +167,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         && !facts.nothing_checked
     {
         // Clean as far as it was checked: say what was not.
-        let mut line = String::from("no errors found");
-        if !report.warnings.is_empty() {
-            // Placement-free: the terminal says warnings above the
-            // verdict, the HTML page below it.
-            line.push_str(&format!(
-                ", with {} (see Warnings)",
-                crate::words::plural(
-                    cudawatch_model::Warning::grouped(&report.warnings).len() as u64,
-                    "warning"
-                )
-            ));
-        }
-        if !facts.unchecked.is_empty() {
-            line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
-        }
-        // A stage that did not apply checked nothing: CLEAN says which.
-        let not_applicable: Vec<&str> = report
-            .stages
-            .iter()
-            .filter(|s| {
-                s.outcome == cudawatch_model::Outcome::Skipped
-                    && s.reason.starts_with("not applicable")
-            })
-            .map(|s| s.tool.name())
-            .collect();
-        if !not_applicable.is_empty() {
-            line.push_str(&format!("; not applicable: {}", not_applicable.join(", ")));
-        }
-        // A run of fewer stages than a full check (`--stages`, or a
-        // settings file's `stages`) is clean for those alone.
-        let not_selected: Vec<&str> = if report.stages.is_empty() {
-            Vec::new()
-        } else {
-            Tool::DEFAULT_STAGES
-                .iter()
-                .filter(|t| !report.stages.iter().any(|s| s.tool == **t))
-                .map(|t| t.name())
-                .collect()
-        };
-        if !not_selected.is_empty() {
-            line.push_str(&format!(
-                "; not run (--stages): {}",
-                not_selected.join(", ")
-            ));
-        }
-        if report.stages.is_empty() {
-            line.push_str(&parsed_scope(report));
-        }
+        let mut line = clean_scope(report, facts);
         for note in [outside, accepted].into_iter().flatten() {
             line.push_str(&format!("; {note}"));
         }
@@ -224,6 +177,60 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         }
     }
     lines
+}
+
+/// `no errors found, with 1 warning (see Warnings); not checked: ...; not
+/// applicable: csan, memory; not run (--stages): ...`: what a clean verdict
+/// vouches for, and each thing it does not.
+fn clean_scope(report: &Report, facts: &Facts<'_>) -> String {
+    let mut line = String::from("no errors found");
+    if !report.warnings.is_empty() {
+        // Placement-free: the terminal says warnings above the
+        // verdict, the HTML page below it.
+        line.push_str(&format!(
+            ", with {} (see Warnings)",
+            crate::words::plural(
+                cudawatch_model::Warning::grouped(&report.warnings).len() as u64,
+                "warning"
+            )
+        ));
+    }
+    if !facts.unchecked.is_empty() {
+        line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
+    }
+    // A stage that did not apply checked nothing: CLEAN says which.
+    let not_applicable: Vec<&str> = report
+        .stages
+        .iter()
+        .filter(|s| {
+            s.outcome == cudawatch_model::Outcome::Skipped && s.reason.starts_with("not applicable")
+        })
+        .map(|s| s.tool.name())
+        .collect();
+    if !not_applicable.is_empty() {
+        line.push_str(&format!("; not applicable: {}", not_applicable.join(", ")));
+    }
+    // A run of fewer stages than a full check (`--stages`, or a
+    // settings file's `stages`) is clean for those alone.
+    let not_selected: Vec<&str> = if report.stages.is_empty() {
+        Vec::new()
+    } else {
+        Tool::DEFAULT_STAGES
+            .iter()
+            .filter(|t| !report.stages.iter().any(|s| s.tool == **t))
+            .map(|t| t.name())
+            .collect()
+    };
+    if !not_selected.is_empty() {
+        line.push_str(&format!(
+            "; not run (--stages): {}",
+            not_selected.join(", ")
+        ));
+    }
+    if report.stages.is_empty() {
+        line.push_str(&parsed_scope(report));
+    }
+    line
 }
 
 /// `not checked: coalescing within thresholds`: the checklist items a

@@ -228,25 +228,7 @@ pub fn schedule(
                 .unwrap_or(1)
         })
         .collect();
-    let mut slots = Vec::new();
-    let mut taken = vec![0usize; fits.len()];
-    // Round robin: the stages spread over the groups before any takes two.
-    'fill: while slots.len() < cap {
-        let mut added = false;
-        for (i, group) in groups.iter().enumerate() {
-            if slots.len() == cap {
-                break 'fill;
-            }
-            if taken[i] < fits[i] {
-                taken[i] += 1;
-                slots.push(slot_at(allowed, group.start, width));
-                added = true;
-            }
-        }
-        if !added {
-            break;
-        }
-    }
+    let (slots, taken) = round_robin(allowed, &groups, &fits, (cap, width));
     let free_total: u64 = measured.free_mib.iter().flatten().sum();
     let peak_words = match measured.peak_mib {
         Some(p) => format!("the plain run peaked at {}", mib(p)),
@@ -298,6 +280,36 @@ pub fn schedule(
             mib(free_total)
         ),
     }
+}
+
+/// The slots, spread over the groups of GPUs before any group takes two,
+/// each group taking at most what fits in it, `cap` in all; and how many
+/// each group took.
+fn round_robin(
+    allowed: &Concurrency,
+    groups: &[std::ops::Range<usize>],
+    fits: &[usize],
+    (cap, width): (usize, Option<usize>),
+) -> (Vec<Option<String>>, Vec<usize>) {
+    let mut slots = Vec::new();
+    let mut taken = vec![0usize; fits.len()];
+    'fill: while slots.len() < cap {
+        let mut added = false;
+        for (i, group) in groups.iter().enumerate() {
+            if slots.len() == cap {
+                break 'fill;
+            }
+            if taken[i] < fits[i] {
+                taken[i] += 1;
+                slots.push(slot_at(allowed, group.start, width));
+                added = true;
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    (slots, taken)
 }
 
 /// What the schedule's reason says of a program over several GPUs.
