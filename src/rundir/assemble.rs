@@ -278,7 +278,26 @@ fn earlier_tries(
             .folder
             .split('/')
             .all(|part| !part.is_empty() && part != ".." && part != ".");
-        if earlier.judged && safe && !earlier.folder.is_empty() {
+        let kept = safe && !earlier.folder.is_empty() && {
+            let path = run_dir.join(&earlier.folder);
+            std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+        };
+        if earlier.judged && !kept {
+            // What that try saw stands, and is not here to be read.
+            stage.outcome = stage.outcome.max(Outcome::Inconclusive);
+            stage.reason = format!(
+                "its earlier try ({}) is not in the run directory ({}), so what it saw is \
+                 unknown; {}",
+                earlier.reason,
+                if earlier.folder.is_empty() {
+                    "it could not be kept".to_string()
+                } else {
+                    format!("{} is missing", earlier.folder)
+                },
+                stage.reason
+            );
+        }
+        if earlier.judged && kept {
             let files = StageFiles::earlier_try(run_dir, &earlier.folder);
             let mut scratch = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
             let placeholder = StageRecord::unfinished(record.tool);

@@ -3,7 +3,10 @@
 //! copies are made (files cut at random offsets, removed, emptied, made
 //! huge; the tool's or program's end changed to another code or a signal;
 //! summaries contradicting their records; figures made non-finite or
-//! negative; stages removed or listed twice) and `cudawatch report` must
+//! negative; stages removed or listed twice; a stage folder made a symlink
+//! to another, clean run's; a stage.json that says it is another stage's;
+//! an earlier try's folder taken away, from a base whose findings only a
+//! crashed first try saw) and `cudawatch report` must
 //! judge each no better than the original: FINDINGS or CLEAN may become
 //! INCONCLUSIVE, nothing may become CLEAN that was not, FINDINGS never
 //! CLEAN; and a clean run whose evidence was taken away (a summary line, an
@@ -62,7 +65,12 @@ fn copy_dir(from: &Path, to: &Path) {
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+        let entry = entry.unwrap();
+        let path = entry.path();
+        // Never through a symlink a damage planted: it points at a base.
+        if entry.file_type().unwrap().is_symlink() {
+            continue;
+        }
         if path.is_dir() {
             out.extend(files(&path));
         } else if path.file_name().unwrap() != "run.json"
@@ -116,7 +124,7 @@ fn damage(dir: &Path, rng: &mut Rng) -> Damage {
         std::fs::read(&file).unwrap()
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    match rng.below(9) {
+    match rng.below(12) {
         0 if !bytes.is_empty() => {
             let at = rng.below(bytes.len());
             std::fs::write(&file, &bytes[..at]).unwrap();
@@ -264,6 +272,73 @@ fn damage(dir: &Path, rng: &mut Rng) -> Damage {
                 took_evidence: true,
             }
         }
+        9 => {
+            // A stage folder made a symlink to the clean base's same stage.
+            let Some(stage) = file.parent().filter(|p| *p != dir) else {
+                return Damage {
+                    what: "nothing".into(),
+                    took_evidence: false,
+                };
+            };
+            let name = stage.file_name().unwrap().to_owned();
+            let other = dir.parent().unwrap().join("base-clean").join(&name);
+            if !other.is_dir() || stage.parent() != Some(dir) {
+                return Damage {
+                    what: "nothing".into(),
+                    took_evidence: false,
+                };
+            }
+            std::fs::remove_dir_all(stage).unwrap();
+            std::os::unix::fs::symlink(&other, stage).unwrap();
+            Damage {
+                what: format!(
+                    "{} made a symlink to the clean run's",
+                    name.to_string_lossy()
+                ),
+                took_evidence: true,
+            }
+        }
+        10 if file.ends_with("stage.json") => {
+            // A stage.json that says it is another stage's record.
+            let mut record: serde_json::Value = match serde_json::from_str(&text) {
+                Ok(v) => v,
+                Err(_) => {
+                    return Damage {
+                        what: "nothing".into(),
+                        took_evidence: false,
+                    };
+                }
+            };
+            let other = if record["tool"] == "plain" {
+                "memcheck"
+            } else {
+                "plain"
+            };
+            record["tool"] = other.into();
+            std::fs::write(&file, record.to_string()).unwrap();
+            Damage {
+                what: format!("{shown} says it is {other}'s"),
+                took_evidence: true,
+            }
+        }
+        11 => {
+            // An earlier try's folder taken away.
+            let Some(kept) = ["crashed", "flooded", "crowded"]
+                .iter()
+                .map(|f| dir.join(f))
+                .find(|p| p.is_dir())
+            else {
+                return Damage {
+                    what: "nothing".into(),
+                    took_evidence: false,
+                };
+            };
+            std::fs::remove_dir_all(&kept).unwrap();
+            Damage {
+                what: format!("removed {}", kept.display()),
+                took_evidence: true,
+            }
+        }
         _ => {
             // A stage listed twice in run.json.
             let path = dir.join("run.json");
@@ -313,6 +388,18 @@ fn damage_never_improves_a_verdict() {
         let (code, _) = verdict(&dir);
         (dir, code)
     })
+    .chain(std::iter::once({
+        // A stage run again: its first try printed invalid writes and
+        // compute-sanitizer died; the rerun was clean. The try is evidence.
+        let dir = tmp.path().join("base-crashed-try");
+        run(fake_run("oob_write", &dir, "plain,memcheck", &[])
+            .env("FAKE_MODE", "records-then-crash-once")
+            .env("FAKE_CRASH_MARK", tmp.path().join("crashed-once"))
+            .env("FAKE_RERUN_CASE", crate::helpers::sample("clean")));
+        let (code, _) = verdict(&dir);
+        assert_eq!(code, 1, "the crashed try's findings are judged");
+        (dir, code)
+    }))
     .collect();
     assert!(bases.iter().any(|(_, c)| *c == 0), "a clean base");
     let mut rng = Rng(seed);
