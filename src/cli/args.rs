@@ -219,6 +219,10 @@ pub struct DiffArgs {
     /// The least severe new finding that fails (exit 1).
     #[arg(long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOnArg,
+    /// Compare reports of two different programs anyway (by default they
+    /// are refused: one program's bugs would read as "fixed").
+    #[arg(long)]
+    pub different_programs: bool,
 }
 
 /// `cudawatch report`.

@@ -32,7 +32,7 @@ fn a_new_report_that_checked_nothing_fixes_nothing() {
         .env_remove("CUDA_HOME")
         .args(["run", "--stages", "memcheck", "--out-dir"])
         .arg(&blind)
-        .args(["--", "true"]));
+        .args(["--", "sh", "-c", "true"]));
     assert_eq!(out.code, 3, "{}", out.stderr);
     let blind = blind.join("report.json");
     let out = run(cudawatch()
@@ -133,4 +133,28 @@ fn diff_of_foreign_reports_prints_no_control_character() {
         diff["new"][0]["kernel"],
         serde_json::json!(format!("{hostile}kernel"))
     );
+}
+
+#[test]
+fn a_diff_of_two_different_programs_is_refused() {
+    // Before: `diff oob_write.report.json clean.report.json` listed the bug
+    // as fixed (1), exit 0.
+    let examples = crate::helpers::root().join("docs/examples");
+    let out = run(cudawatch()
+        .arg("diff")
+        .arg(examples.join("oob_write.report.json"))
+        .arg(examples.join("clean.report.json")));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("is a report of oob_write") && out.stderr.contains("of clean"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stdout.contains("fixed"), "{}", out.stdout);
+    // Asked for on purpose, it is compared.
+    let out = run(cudawatch()
+        .args(["diff", "--different-programs"])
+        .arg(examples.join("oob_write.report.json"))
+        .arg(examples.join("clean.report.json")));
+    assert_eq!(out.code, 0, "{}", out.stderr);
 }

@@ -9,12 +9,41 @@ use crate::render::Exporter;
 use crate::render::diff::{DiffJson, DiffText};
 use crate::render::style::Styles;
 
+/// The program a run's report is of: its Python script (`train.py`), else
+/// its executable's name; `None` for a report of parsed files. Arguments
+/// may differ between two runs of one program (`--lr`), the program not.
+fn program_of(target: &[String]) -> Option<String> {
+    let base = |word: &String| {
+        std::path::Path::new(word)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    target
+        .iter()
+        .find(|w| w.ends_with(".py"))
+        .or_else(|| target.first())
+        .and_then(base)
+}
+
 /// Runs `cudawatch diff`; exits 1 when NEW has sites OLD did not at or
 /// above `--fail-on`, 3 when a site may be gone only because its tool did
 /// not check NEW.
 pub fn run(args: &DiffArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let mut old = baseline::read_report(&args.old)?;
     let mut new = baseline::read_report(&args.new)?;
+    if !args.different_programs
+        && let (Some(before), Some(after)) = (program_of(&old.target), program_of(&new.target))
+        && before != after
+    {
+        return Err(ExpectedError::Usage(format!(
+            "{} is a report of {}, {} of {}: a diff of two programs lists one's bugs as fixed; \
+             compare two runs of one program, or pass --different-programs",
+            args.old.display(),
+            crate::render::untrusted::clean(&before),
+            args.new.display(),
+            crate::render::untrusted::clean(&after)
+        )));
+    }
     let policy = Policy {
         fail_on: settings::fail_on(args.fail_on),
         ..Policy::default()
