@@ -22,7 +22,20 @@ pub fn check(program: &[OsString], workdir: &Path) -> Result<(), ExpectedError> 
     };
     if !found {
         let there = workdir.join(path);
-        let why = if !shown.contains('/') {
+        let why = if !shown.contains('/') && there.is_file() {
+            // `cudawatch run -- train.py`: a file here, looked for on PATH.
+            let interpreter = if shown.ends_with(".py") {
+                "python3 "
+            } else if shown.ends_with(".sh") {
+                "bash "
+            } else {
+                "./"
+            };
+            format!(
+                "no executable of that name on PATH, but {shown} is here: cudawatch run -- \
+                 {interpreter}{shown}"
+            )
+        } else if !shown.contains('/') {
             "no executable of that name on PATH".to_string()
         } else if there.is_file() {
             // The usual case: a script saved without its executable bit.

@@ -341,3 +341,29 @@ fn a_failed_check_under_fail_on_never_passes_but_is_never_called_clean() {
         out.stderr
     );
 }
+
+#[test]
+fn a_script_named_without_its_interpreter_gets_the_command_to_run() {
+    // `cudawatch run -- train.py` said only "no executable of that name on
+    // PATH", though train.py was right there.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("train.py"), "print('step 0')\n").unwrap();
+    let out = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .current_dir(tmp.path())
+            .args(["run", "--", "train.py"]),
+    );
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("cudawatch run -- python3 train.py"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .count(),
+        1
+    );
+}
