@@ -157,7 +157,9 @@ pub struct StageCommand {
     pub env_remove: Vec<String>,
     /// Why it cannot start (its tool was found nowhere).
     pub cannot_start: Option<String>,
-    /// Why it does not apply to this program (never run, never clean).
+    /// Why it is not run on purpose: it does not apply to this program, or
+    /// the plain run's out-of-memory error blocks it (never run, never
+    /// clean; the stage is skipped, saying this).
     pub not_applicable: Option<String>,
     /// Files the stage reads, written before it starts: (path, contents).
     /// ncu's section file, which must be a file in a folder.

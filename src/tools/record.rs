@@ -39,7 +39,10 @@ pub struct StageRecord {
     /// written by the supervisor; made up when a run directory is read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unfinished: bool,
-    /// Why the stage does not apply to this program (never run).
+    /// Why the stage was not run on purpose: it does not apply to this
+    /// program (csan for a C++ program), or the plain run's failure blocks
+    /// it (`tools::plain::blocked_by_out_of_memory`). Skipped, never clean,
+    /// never inconclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_applicable: Option<String>,
     /// Peak and total GPU memory in MiB (plain stage).
