@@ -1202,12 +1202,20 @@ fn an_out_of_memory_plain_run_is_answered_without_the_slow_tools_meeting_it_agai
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("run");
     let log = tmp.path().join("tools.log");
+    let started = std::time::Instant::now();
     let out = run(
         fake_run("torch_oom", &out_dir, "plain,memcheck,racecheck,ncu", &[])
             .env("FAKE_SLEEP", "30")
             .env("FAKE_LOG", &log),
     );
     assert_eq!(out.code, 1, "{}", out.stderr);
+    // Each fake tool takes 30 s: the answer came in the plain run's time
+    // (about a second here), not the tools'.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
     let report = read_json(&out_dir.join("report.json"));
     for tool in ["memcheck", "racecheck", "ncu"] {
         let s = stage(&report, tool);
