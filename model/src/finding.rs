@@ -31,6 +31,10 @@ pub enum Tool {
     /// the memory stage measured: does it recover from running out?
     #[serde(rename = "oom-recovery")]
     OomRecovery,
+    /// The program run plainly with the CUDA driver's GPU core dump on
+    /// exception, the dump read back by cuda-gdb: the faulting kernel and
+    /// line at the program's own speed, inside CUDA graphs too.
+    Coredump,
 }
 
 impl Tool {
@@ -47,6 +51,7 @@ impl Tool {
             Tool::Csan => "csan",
             Tool::Memory => "memory",
             Tool::OomRecovery => "oom-recovery",
+            Tool::Coredump => "coredump",
         }
     }
 
@@ -60,8 +65,9 @@ impl Tool {
 
     /// Every kind of stage a run can have, in the order cudawatch runs them:
     /// the one list that `--stages`, sweep files and the checklist follow.
-    pub const STAGES: [Tool; 9] = [
+    pub const STAGES: [Tool; 10] = [
         Tool::Plain,
+        Tool::Coredump,
         Tool::Memcheck,
         Tool::Racecheck,
         Tool::Initcheck,
@@ -73,9 +79,11 @@ impl Tool {
     ];
 
     /// The stages run when `--stages` is not given: all but the opt-in
-    /// oom-recovery check (a whole extra run meant to fail).
-    pub const DEFAULT_STAGES: [Tool; 8] = [
+    /// oom-recovery check (a whole extra run meant to fail). The core dump
+    /// runs only after a plain run that met a device exception.
+    pub const DEFAULT_STAGES: [Tool; 9] = [
         Tool::Plain,
+        Tool::Coredump,
         Tool::Memcheck,
         Tool::Racecheck,
         Tool::Initcheck,
@@ -107,6 +115,11 @@ impl Tool {
                 "Opt-in: the program rerun with its GPU memory capped to a share of the measured \
                  peak (--oom-recovery-share): does it recover from running out?"
             }
+            Tool::Coredump => {
+                "The program with the CUDA driver's GPU core dump on exception, read by \
+                 cuda-gdb: the faulting kernel and line at full speed (after a plain run that \
+                 met a device exception)"
+            }
         }
     }
 
@@ -123,6 +136,7 @@ impl Tool {
             Tool::Csan,
             Tool::Memory,
             Tool::OomRecovery,
+            Tool::Coredump,
         ]
         .into_iter()
         .find(|t| t.name() == name)

@@ -129,6 +129,9 @@ pub struct Attempt {
     pub sites_only_here: u64,
 }
 
+/// How the reason of a stage that nothing called for begins.
+pub const NOT_NEEDED: &str = "not needed:";
+
 impl StageReport {
     /// The outcome as shown: `blocked` when a finding stopped the stage.
     pub fn shown_outcome(&self) -> &'static str {
@@ -137,6 +140,13 @@ impl StageReport {
         } else {
             self.outcome.name()
         }
+    }
+
+    /// A stage that did not run because nothing called for it (the core
+    /// dump after a plain run that met no device exception): it checks
+    /// nothing a run lacks without it, so the terminal leaves it out.
+    pub fn not_needed(&self) -> bool {
+        self.outcome == crate::Outcome::Skipped && self.reason.starts_with(NOT_NEEDED)
     }
 
     /// The reason as shown: what blocked the stage, then the stage's own.

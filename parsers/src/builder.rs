@@ -478,6 +478,12 @@ impl ReportBuilder {
         n
     }
 
+    /// The core dump stage's sites, one per dump read
+    /// ([`crate::coredump`]); returns how many.
+    pub fn coredump_sites(&mut self, name: &str, sites: Vec<Site>) -> usize {
+        self.program_sites(name, Tool::Coredump, sites)
+    }
+
     /// Reads the memory stage's artifacts (`crate::memory`) into the
     /// report's memory account, adds the growth finding when memory grows,
     /// and returns the account. `expandable` is how the rerun with

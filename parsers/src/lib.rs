@@ -27,6 +27,7 @@
 
 mod borrowed_frames;
 pub mod builder;
+pub mod coredump;
 pub mod csan;
 pub mod detect;
 pub mod error;

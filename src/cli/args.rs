@@ -295,6 +295,11 @@ pub struct RunArgs {
         env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR"
     )]
     pub keep_caching_allocator: bool,
+    /// Keep the GPU core dumps the coredump stage wrote (`coredump/core.PID`)
+    /// once cuda-gdb has read them; they are deleted by default (a dump
+    /// without the GPU's memory is small, but it is not the report).
+    #[arg(help_heading = "Stages", long, env = "CUDAWATCH_KEEP_DUMPS")]
+    pub keep_dumps: bool,
     /// The oom-recovery stage caps the program's GPU memory to this share
     /// of the peak allocated memory the memory stage measured.
     #[arg(help_heading = "Stages", long, default_value_t = 0.6, value_parser = share, env = "CUDAWATCH_OOM_RECOVERY_SHARE")]

@@ -32,6 +32,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
         },
         stream: args.stream,
         keep_caching_allocator: args.keep_caching_allocator,
+        keep_dumps: args.keep_dumps,
         oom_recovery_share: args.oom_recovery_share,
         ncu: NcuOptions {
             launch_cap: args.ncu_launch_cap,

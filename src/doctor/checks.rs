@@ -21,6 +21,7 @@ pub fn judge(facts: &MachineFacts) -> Vec<EnvCheck> {
     toolkit(facts, &mut out);
     torch(facts, &mut out);
     tools(facts, &mut out);
+    dump_reader(facts, &mut out);
     out.extend(facts.probes.iter().cloned());
     out.extend(facts.env.iter().cloned());
     out
@@ -361,6 +362,37 @@ fn tools(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     }
 }
 
+/// The id of the check that says whether GPU core dumps can be read.
+pub const DUMP_READER: &str = "tool_cuda_gdb";
+
+/// Whether GPU core dumps can be read here: the coredump stage reads each
+/// dump with cuda-gdb; without one it has only the driver's progress lines
+/// (the exception and the kernel's mangled name, no line).
+fn dump_reader(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
+    out.push(match &facts.cuda_gdb {
+        Some((path, version)) => check(
+            DUMP_READER,
+            "GPU core dumps can be read",
+            EnvStatus::Ok,
+            format!(
+                "cuda-gdb {} ({}) reads the coredump stage's dumps",
+                version.as_deref().unwrap_or("version unknown"),
+                path.display()
+            ),
+            None,
+        ),
+        None => check(
+            DUMP_READER,
+            "GPU core dumps can be read",
+            EnvStatus::Warning,
+            "no cuda-gdb-minimal or cuda-gdb on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin: \
+             the coredump stage names the faulting kernel without its line"
+                .into(),
+            Some("install the CUDA toolkit's cuda-gdb (it brings cuda-gdb-minimal)"),
+        ),
+    });
+}
+
 /// `2026.1.0.0` newer than `2025.3`, by year and release.
 fn newer_release(version: &str, than: &str) -> bool {
     let parse = |v: &str| -> Option<(u32, u32)> {
@@ -404,6 +436,10 @@ mod tests {
             ncu: Ok((
                 PathBuf::from("/usr/local/cuda/bin/ncu"),
                 Some("2025.3.1.0".into()),
+            )),
+            cuda_gdb: Some((
+                PathBuf::from("/usr/local/cuda/bin/cuda-gdb-minimal"),
+                Some("13.0".into()),
             )),
             torch: Some(Ok(Torch {
                 version: "2.11.0+cu130".into(),

@@ -51,6 +51,9 @@ pub struct MachineFacts {
     pub sanitizer: Result<(PathBuf, Option<String>), String>,
     /// ncu's path and version, or why not.
     pub ncu: Result<(PathBuf, Option<String>), String>,
+    /// The cuda-gdb that reads GPU core dumps, and its version; `None`
+    /// when none was found.
+    pub cuda_gdb: Option<(PathBuf, Option<String>)>,
     /// PyTorch's build, or why it is not known (`None`: not asked).
     pub torch: Option<Result<versions::Torch, String>>,
     /// The probes' results, when run.
@@ -119,6 +122,12 @@ pub fn for_run(tools: &ToolPaths) -> Environment {
         probed: false,
         probed_at: None,
     };
+    // A missing dump reader matters only to a run that wrote a dump, and
+    // the coredump stage's reason says it there; in every other run's
+    // report it would be noise.
+    environment
+        .checks
+        .retain(|c| !(c.id == checks::DUMP_READER && c.status != EnvStatus::Ok));
     if let Some((at, probes)) = cache::load(&facts) {
         environment
             .checks
@@ -155,6 +164,11 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         &missing(&options.tools.compute_sanitizer),
     );
     let ncu = tool(&options.tools.ncu, &missing(&options.tools.ncu));
+    let cuda_gdb = options.tools.cuda_gdb.clone().map(|path| {
+        let version = bounded::capture(&path, &["--version"], &[], bounded::limit(QUICK))
+            .and_then(|r| versions::cuda_gdb_version(&r.output));
+        (path, version)
+    });
     let nvcc = find_nvcc(&options.tools).map(|path| {
         let release = bounded::capture(&path, &["--version"], &[], bounded::limit(QUICK))
             .and_then(|r| versions::nvcc_release(&r.output));
@@ -169,6 +183,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         nvcc,
         sanitizer,
         ncu,
+        cuda_gdb,
         torch,
         probes: Vec::new(),
         env: env_vars::checks(|k| std::env::var(k).ok())

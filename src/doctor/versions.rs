@@ -28,6 +28,15 @@ pub fn tool_version(output: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// `13.0` from cuda-gdb's first line, `NVIDIA (R) cuda-gdb 13.0`.
+pub fn cuda_gdb_version(output: &str) -> Option<String> {
+    output
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("NVIDIA (R) cuda-gdb "))
+        .and_then(|v| v.split_whitespace().next())
+        .map(str::to_string)
+}
+
 /// PyTorch's build, as doctor's Python one-liner prints it: version,
 /// `torch.version.cuda`, `get_arch_list()`, `is_available()`.
 #[derive(Debug, Clone, PartialEq)]

@@ -714,7 +714,11 @@ fn stage_item(tool: Tool) -> Option<(Tool, &'static str, &'static str)> {
         Tool::Synccheck => ("synccheck_clean", "synccheck clean"),
         Tool::Csan => ("no_stream_races", "no races between streams"),
         Tool::Memory => ("no_memory_growth", "GPU memory does not grow across steps"),
-        Tool::Plain | Tool::Ncu | Tool::OomRecovery | Tool::Sanitizer => return None,
+        // The core dump places a failure the plain run's item already
+        // fails on; it vouches for nothing of its own.
+        Tool::Plain | Tool::Ncu | Tool::OomRecovery | Tool::Sanitizer | Tool::Coredump => {
+            return None;
+        }
     };
     Some((tool, id, title))
 }

@@ -52,6 +52,9 @@ pub fn link(report: &mut Report) {
                 (fault && is_sticky(site))
                     || (!fault && site.error.is_some() && site.error == root_site.error)
             }
+            // The same fault, read from the GPU core dump, where a
+            // sanitizer (or the program's assert message) placed it too.
+            _ if site.tool == Tool::Coredump && fault && same_kernel(site, &root_site) => true,
             // The same assert, as memcheck sees it.
             FindingKind::DeviceException => {
                 root_site.kind == FindingKind::DeviceAssert
@@ -76,17 +79,58 @@ pub fn link(report: &mut Report) {
             site.consequence_of = Some(root.clone());
         }
     }
+    launching_line_from_plain(report, &root);
+}
+
+/// The GPU core dump names the faulting kernel and line but not who
+/// launched it (the driver aborts the process: no traceback). The plain
+/// run's error, which follows from it, surfaced at the user's line (with
+/// `CUDA_LAUNCH_BLOCKING=1`, the `graph.replay()` that ran the kernel): the
+/// dump's site takes that line as its launching frame, marked as the plain
+/// run's (`Site::launch_seen_by`).
+fn launching_line_from_plain(report: &mut Report, root: &str) {
+    let from = report
+        .findings
+        .iter()
+        .find(|s| {
+            s.tool == Tool::Plain
+                && s.consequence_of.as_deref() == Some(root)
+                && (s.python_frame.is_some() || s.launch_frame.is_some())
+        })
+        .map(|s| (s.python_frame.clone(), s.launch_frame.clone()));
+    let Some((python, native)) = from else {
+        return;
+    };
+    if let Some(site) = report.findings.iter_mut().find(|s| {
+        s.id == root
+            && s.tool == Tool::Coredump
+            && s.python_frame.is_none()
+            && s.launch_frame.is_none()
+    }) {
+        site.python_frame = python;
+        site.launch_frame = native;
+        site.launch_seen_by = Some(Tool::Plain);
+    }
 }
 
 /// The failure everything else follows from: a device fault found by a
 /// sanitizer, else the plain run's device assert, else the first failing
-/// call (the plain run's, which carries the user's line).
+/// call (the plain run's, which carries the user's line). At each step a
+/// sanitizer's record (the address, the allocation) or the program's own
+/// assert message comes before the GPU core dump's view of the same fault;
+/// the dump leads where it alone placed the fault.
 pub fn root_cause(sites: &[Site]) -> Option<&Site> {
     let faults = || sites.iter().filter(|s| is_device_fault(s));
-    faults()
-        .find(|s| s.kind == FindingKind::InvalidAccess)
-        .or_else(|| faults().find(|s| s.kind == FindingKind::DeviceAssert))
-        .or_else(|| faults().next())
+    let first = |kind: Option<FindingKind>| {
+        let of_kind = |s: &&Site| kind.as_ref().is_none_or(|k| s.kind == *k);
+        faults()
+            .filter(of_kind)
+            .find(|s| s.tool != Tool::Coredump)
+            .or_else(|| faults().find(of_kind))
+    };
+    first(Some(FindingKind::InvalidAccess))
+        .or_else(|| first(Some(FindingKind::DeviceAssert)))
+        .or_else(|| first(None))
         .or_else(|| {
             sites.iter().find(|s| {
                 s.tool == Tool::Plain
@@ -99,6 +143,17 @@ pub fn root_cause(sites: &[Site]) -> Option<&Site> {
                     )
             })
         })
+}
+
+/// Whether two sites name the same kernel (by bare name: memcheck's XML
+/// and the dump's reader spell signatures differently).
+fn same_kernel(a: &Site, b: &Site) -> bool {
+    let bare = |s: &Site| {
+        s.kernel
+            .as_deref()
+            .map(|k| cudawatch_parsers::site::bare_kernel_name(k).to_string())
+    };
+    bare(a).is_some() && bare(a) == bare(b)
 }
 
 /// An invalid access, a device assert, or a device exception other than

@@ -215,8 +215,11 @@ fn clean_scope(report: &Report, facts: &Facts<'_>) -> String {
     let not_selected: Vec<&str> = if report.stages.is_empty() {
         Vec::new()
     } else {
+        // The core dump checks nothing a clean run lacks: it places a
+        // device exception, and a clean run met none.
         Tool::DEFAULT_STAGES
             .iter()
+            .filter(|t| **t != Tool::Coredump)
             .filter(|t| !report.stages.iter().any(|s| s.tool == **t))
             .map(|t| t.name())
             .collect()
@@ -252,7 +255,7 @@ fn parsed_scope(report: &Report) -> String {
         .filter(|t| {
             !matches!(
                 t,
-                Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery
+                Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery | Tool::Coredump
             )
         })
         .chain([Tool::Sanitizer])

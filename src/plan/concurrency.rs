@@ -78,6 +78,9 @@ pub fn need_mib(tool: Tool, peak: u64) -> u64 {
         Tool::Csan | Tool::Memory => (1.1, 512),
         Tool::OomRecovery => (1.25, 512),
         Tool::Plain => (1.0, 0),
+        // The program as it runs, and the dump's writing, which holds no
+        // more on the GPU.
+        Tool::Coredump => (1.1, 512),
     };
     (peak as f64 * factor) as u64 + fixed
 }

@@ -35,6 +35,8 @@ pub struct RunSettings {
     pub stream: bool,
     /// Keep PyTorch's caching allocator on under the sanitizers.
     pub keep_caching_allocator: bool,
+    /// Keep the GPU core dumps once read.
+    pub keep_dumps: bool,
     /// The oom-recovery stage's cap, as a share of the measured peak.
     pub oom_recovery_share: f64,
     /// Which launches ncu profiles.
@@ -113,6 +115,7 @@ impl Timeouts {
             | Tool::Ncu
             | Tool::Csan
             | Tool::Memory
+            | Tool::Coredump
             | Tool::OomRecovery => self.tool.unwrap_or_else(|| match plain_seconds {
                 Some(s) => Duration::try_from_secs_f64(s * TIMEOUT_FACTOR)
                     .unwrap_or(FALLBACK_TIMEOUT)
@@ -151,6 +154,8 @@ pub struct Plan {
     /// Records a sanitizer stage may print before it is run again without
     /// call stacks; 0: never.
     pub flood_records: u64,
+    /// Keep the GPU core dumps once read (`--keep-dumps`).
+    pub keep_dumps: bool,
 }
 
 /// The plan for `settings` in `run_dir`.
@@ -168,6 +173,7 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
         tools: settings.tools.clone(),
         concurrency: settings.concurrency.clone(),
         flood_records: settings.sanitizer_launches.flood_records,
+        keep_dumps: settings.keep_dumps,
     }
 }
 

@@ -331,7 +331,7 @@ fn stages_table(report: &Report, width: Option<usize>, notes: &mut Notes) -> Str
     // The remedy is usually the reason's second half ("install the CUDA
     // toolkit or pass --compute-sanitizer"): never cut off, but said once.
     let mut noted: Vec<(usize, Vec<&str>)> = Vec::new();
-    for stage in &report.stages {
+    for stage in report.stages.iter().filter(|s| !s.not_needed()) {
         let why = stage_why(stage);
         let cell =
             if why.chars().count() > REASON && stage.outcome != cudawatch_model::Outcome::Clean {

@@ -25,6 +25,9 @@ pub enum StageEvent<'a> {
         tool: Tool,
         /// Its command line, quoted as a shell would show it.
         command: &'a str,
+        /// Nothing called for it (`StageCommand::not_needed`): it is not
+        /// shown.
+        quiet: bool,
     },
     /// A stage ended (its artifacts are complete, ncu's imports included).
     Finished {

@@ -147,6 +147,7 @@ pub async fn run(
         total,
         tool: Tool::Plain,
         command: &shell_words(&plain_stage.command.argv),
+        quiet: false,
     })?;
     let plain_plan = std::rc::Rc::new(plan.clone());
     let plain_task = {
@@ -182,6 +183,7 @@ pub async fn run(
                 "{}  [beside the plain run]",
                 shell_words(&stage.command.argv)
             ),
+            quiet: stage.command.not_needed(),
         })?;
         let (steer, orders) = watch::channel(Steer::Limit(timeout));
         let argv = stage.command.argv.clone();

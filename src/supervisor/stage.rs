@@ -40,6 +40,7 @@ pub(super) async fn run_alone(
         total: plan.stages.len(),
         tool: stage.tool,
         command: &format!("{command}{label}"),
+        quiet: stage.command.not_needed(),
     })?;
     Ok(run_stage(plan, stage, timeout, signals, notices).await)
 }
@@ -400,6 +401,7 @@ async fn run_once(
         gpu_processes: sampled.tree,
         earlier_tries: Vec::new(),
         out_of_memory_at: None,
+        device_exception: None,
     };
     if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded {
         record.imports = follow_ups(plan, stage, timeout, signals).await;
@@ -428,6 +430,7 @@ async fn follow_ups(
         stage_dir: &stage.dir,
         command: &stage.command,
         tools: &plan.tools,
+        keep_dumps: plan.keep_dumps,
     };
     // In the order they started; `None` while running.
     let mut ends: Vec<(String, Option<ProcessEnd>)> = Vec::new();
@@ -475,6 +478,7 @@ async fn follow_ups(
             ends[index].1 = Some(end);
         }
     }
+    kind.after_follow_ups(&context);
     ends.into_iter()
         .map(|(name, end)| (name, end.unwrap_or(ProcessEnd::NotStarted)))
         .collect()

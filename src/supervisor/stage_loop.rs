@@ -157,8 +157,11 @@ async fn run_stages(
             }
         };
         if stage.tool == Tool::Plain {
-            // An out-of-memory error the tool stages would only meet again.
-            record.out_of_memory_at = crate::tools::plain::out_of_memory_at(&stage.dir);
+            // An out-of-memory error the tool stages would only meet again;
+            // a device exception the core dump can place.
+            let sites = crate::tools::plain::sites_in(&stage.dir);
+            record.out_of_memory_at = crate::tools::plain::out_of_memory_at(&sites);
+            record.device_exception = crate::tools::plain::device_exception_at(&sites);
         }
         {
             let _busy = Blocking::enter();
@@ -294,6 +297,7 @@ async fn run_batch(
                 total,
                 tool: stage.tool,
                 command: &shown,
+                quiet: stage.command.not_needed(),
             })?;
             let plan = shared.clone();
             let notices = notices.clone();

@@ -35,8 +35,7 @@ impl StageKind for Csan {
         files: &StageFiles,
         record: &StageRecord,
     ) -> StageJudged {
-        let mut output = files.read("stderr");
-        output.extend(files.read("stdout"));
+        let output = files.program_output();
         let races = builder.csan(&files.rel("stderr"), &output);
         // What the hook saw at the program's exit; absent when it could
         // not run or the program never got to exit.

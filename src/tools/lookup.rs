@@ -10,6 +10,11 @@ pub struct ToolPaths {
     pub compute_sanitizer: PathBuf,
     /// ncu.
     pub ncu: PathBuf,
+    /// The cuda-gdb that reads GPU core dumps: `cuda-gdb-minimal` where
+    /// there is one (the full cuda-gdb 13.0 was seen crashing on dumps),
+    /// else `cuda-gdb`; `None` when neither was found (the dump's stage then
+    /// says only what the driver printed).
+    pub cuda_gdb: Option<PathBuf>,
     /// Tools found nowhere, each with the one line that says where
     /// cudawatch looked: their stages are not started.
     pub missing: Vec<(PathBuf, String)>,
@@ -58,6 +63,7 @@ impl ToolPaths {
         ToolPaths {
             compute_sanitizer,
             ncu,
+            cuda_gdb: find_tool("cuda-gdb-minimal").or_else(|| find_tool("cuda-gdb")),
             missing,
         }
     }

@@ -13,6 +13,7 @@
 //! must join, and the compiler says so. Nothing here starts a process or
 //! writes a file, except `after_stage` notes the memory stage keeps.
 
+pub mod coredump;
 pub mod csan;
 pub mod cuda_graphs;
 pub mod hook;
@@ -56,6 +57,7 @@ pub fn kind(tool: Tool) -> &'static dyn StageKind {
         Tool::Csan => &csan::Csan,
         Tool::Memory => &memory::Memory,
         Tool::OomRecovery => &oom_recovery::OomRecovery,
+        Tool::Coredump => &coredump::Coredump,
     }
 }
 
@@ -79,6 +81,10 @@ pub trait StageKind: Sync {
     ) -> Vec<FollowUp> {
         Vec::new()
     }
+
+    /// Called once the follow-ups have all ended (the core dump stage
+    /// deletes the dumps it read, unless they are to be kept).
+    fn after_follow_ups(&self, _stage: &FollowUpContext<'_>) {}
 
     /// Whether the stage reads an earlier stage's output, so that it cannot
     /// start before the stages planned ahead of it end.
@@ -176,6 +182,14 @@ impl StageCommand {
         }
     }
 
+    /// Whether nothing called for the stage (its reason begins `not
+    /// needed:`): not run, and not shown.
+    pub fn not_needed(&self) -> bool {
+        self.not_applicable
+            .as_deref()
+            .is_some_and(|why| why.starts_with(cudawatch_model::NOT_NEEDED))
+    }
+
     /// An external tool's argv around the program; it cannot start when
     /// the tool was found nowhere.
     pub fn tool(ctx: &StageContext<'_>, argv: Vec<OsString>) -> StageCommand {
@@ -201,6 +215,8 @@ pub struct FollowUpContext<'a> {
     pub command: &'a StageCommand,
     /// Where the external tools are.
     pub tools: &'a ToolPaths,
+    /// Keep the GPU core dumps once read (`--keep-dumps`).
+    pub keep_dumps: bool,
 }
 
 /// A command after the stage.

@@ -3,7 +3,7 @@
 //! stderr are read for CUDA errors, out-of-memory errors, device asserts and
 //! tracebacks.
 
-use cudawatch_model::{Outcome, ProcessEnd, ToolSummary};
+use cudawatch_model::{FindingKind, Outcome, ProcessEnd, Site, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::outcome::{describe_end, process_problem};
@@ -32,8 +32,7 @@ impl StageKind for Plain {
         files: &StageFiles,
         record: &StageRecord,
     ) -> StageJudged {
-        let mut output = files.read("stderr");
-        output.extend(files.read("stdout"));
+        let output = files.program_output();
         use cudawatch_parsers::program;
         let mut sites = program::parse(&output);
         if record.interrupted {
@@ -52,25 +51,42 @@ impl StageKind for Plain {
     }
 }
 
-/// `oom_rank1.py:15` when the plain run in `plain_dir` ended in an
-/// out-of-memory error at the user's line (or `out of memory` without a
-/// line): what the tool stages after it would only meet again, slower.
-pub fn out_of_memory_at(plain_dir: &std::path::Path) -> Option<String> {
+/// `oom_rank1.py:15` when the plain run's `sites` hold an out-of-memory
+/// error at the user's line (or `its failing call` without a line): what
+/// the tool stages after it would only meet again, slower.
+pub fn out_of_memory_at(sites: &[Site]) -> Option<String> {
+    let oom = sites.iter().find(|s| s.kind == FindingKind::OutOfMemory)?;
+    Some(place(oom))
+}
+
+/// `cudaErrorIllegalAddress at train.py:14` when the plain run met a device
+/// exception (an invalid or misaligned address, an assert, an illegal
+/// instruction: what leaves the context unusable): the fault the core dump
+/// stage can place in its kernel.
+pub fn device_exception_at(sites: &[Site]) -> Option<String> {
+    let fault = sites.iter().find(|s| {
+        s.kind == FindingKind::DeviceAssert || crate::judge::consequences::is_sticky(s)
+    })?;
+    let what = fault.error.as_deref().unwrap_or("device assert");
+    Some(format!("{what} at {}", place(fault)))
+}
+
+fn place(site: &Site) -> String {
+    site.location
+        .as_ref()
+        .map_or_else(|| "its failing call".to_string(), |l| l.short())
+}
+
+/// The plain run's sites, read from its folder once it has ended (bounded:
+/// a flood of output is not read whole).
+pub fn sites_in(plain_dir: &std::path::Path) -> Vec<Site> {
     const LIMIT: u64 = 16 << 20;
     let mut output =
         crate::safe_files::read_at_most(&plain_dir.join("stderr"), LIMIT).unwrap_or_default();
     output.extend(
         crate::safe_files::read_at_most(&plain_dir.join("stdout"), LIMIT).unwrap_or_default(),
     );
-    let sites = cudawatch_parsers::program::parse(&output);
-    let oom = sites
-        .iter()
-        .find(|s| s.kind == cudawatch_model::FindingKind::OutOfMemory)?;
-    Some(
-        oom.location
-            .as_ref()
-            .map_or_else(|| "its failing call".to_string(), |l| l.short()),
-    )
+    cudawatch_parsers::program::parse(&output)
 }
 
 /// What a tool stage says when the plain run's out-of-memory error blocks

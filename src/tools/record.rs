@@ -76,6 +76,10 @@ pub struct StageRecord {
     /// they are not run (`tools::plain::blocked_by_out_of_memory`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub out_of_memory_at: Option<String>,
+    /// The plain run met a device exception (`cudaErrorIllegalAddress at
+    /// train.py:14`): the core dump stage runs to place it in its kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_exception: Option<String>,
 }
 
 /// A try of a stage that was run again, and why.
@@ -209,6 +213,7 @@ impl StageRecord {
             gpu_processes: Vec::new(),
             earlier_tries: Vec::new(),
             out_of_memory_at: None,
+            device_exception: None,
         }
     }
 }

@@ -35,6 +35,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         gpu_processes: Vec::new(),
         earlier_tries: Vec::new(),
         out_of_memory_at: None,
+        device_exception: None,
     }
 }
 
@@ -519,4 +520,58 @@ fn plain_run_rules() {
     let (outcome, reason) = plain(&slow, 0);
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("raise --plain-timeout"), "{reason}");
+}
+
+#[test]
+fn coredump_stage_rules() {
+    use crate::tools::coredump::rule as coredump;
+    use cudawatch_model::{FindingKind, Severity};
+    let mut fault = cudawatch_parsers::site::new_site(
+        Tool::Coredump,
+        FindingKind::InvalidAccess,
+        Severity::Error,
+        "GPU core dump: Warp Illegal Address in gather".into(),
+    );
+    fault.kernel = Some("gather".into());
+    fault.location = Some(cudawatch_model::SourceLocation {
+        file: "/w/train.py".into(),
+        line: 15,
+    });
+    let aborted = record(Tool::Coredump, ProcessEnd::Signaled(6));
+    let rows: Vec<(StageRecord, Vec<_>, usize, Outcome, &str)> = vec![
+        (
+            aborted.clone(),
+            vec![fault.clone()],
+            0,
+            Outcome::Findings,
+            "1 core dump read: Warp Illegal Address in gather at train.py:15",
+        ),
+        (
+            // No reader ran: the driver's progress lines are all there is.
+            aborted.clone(),
+            vec![fault],
+            1,
+            Outcome::Findings,
+            "1 dump not read (no cuda-gdb was found on PATH",
+        ),
+        (
+            record(Tool::Coredump, ProcessEnd::Exited(0)),
+            Vec::new(),
+            0,
+            Outcome::Clean,
+            "the program met no device exception this time",
+        ),
+        (
+            record(Tool::Coredump, ProcessEnd::Exited(1)),
+            Vec::new(),
+            0,
+            Outcome::Inconclusive,
+            "the program exited 1 without writing a core dump",
+        ),
+    ];
+    for (record, sites, unread, outcome, words) in rows {
+        let (got, reason) = coredump(&record, &sites, unread);
+        assert_eq!(got, outcome, "{reason}");
+        assert!(reason.contains(words), "{reason}");
+    }
 }

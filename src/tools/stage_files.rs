@@ -49,6 +49,14 @@ impl StageFiles {
         self.dir.join(name)
     }
 
+    /// What the stage's program printed, stderr then stdout (the plain
+    /// run's, CSAN's, the core dump's): one text to read for errors.
+    pub fn program_output(&self) -> Vec<u8> {
+        let mut output = self.read("stderr");
+        output.extend(self.read("stdout"));
+        output
+    }
+
     /// `name` as the report names it: `memcheck/memcheck.xml`.
     pub fn rel(&self, name: &str) -> String {
         format!("{}/{name}", self.label)

@@ -7,6 +7,7 @@ mod architecture;
 mod checklist;
 mod concurrency;
 mod config;
+mod coredump;
 mod csan_stage;
 mod diff;
 mod doctor;

@@ -38,7 +38,7 @@ pub fn run(args: &ExplainArgs, styles: Styles) -> Result<i32, ExpectedError> {
     } else {
         args.query.join(" ")
     };
-    let answer = knowledge().explain(&query);
+    let answer = explain_query(&query);
     match args.format {
         Format::Json => {
             let mut bytes = serde_json::to_vec_pretty(&answer).unwrap_or_default();
@@ -56,4 +56,22 @@ pub fn run(args: &ExplainArgs, styles: Styles) -> Result<i32, ExpectedError> {
         return Ok(exit_codes::FINDINGS);
     }
     Ok(exit_codes::CLEAN)
+}
+
+/// The answer to `query`; an exception named by a GPU core dump (`Warp
+/// Illegal Address`) is explained as the CUDA error the program got for it.
+fn explain_query(query: &str) -> cudawatch_knowledge::Answer {
+    let Some(error) = cudawatch_parsers::coredump::exception_error(query) else {
+        return knowledge().explain(query);
+    };
+    let mut answer = knowledge().explain(error);
+    answer.notes.insert(
+        0,
+        format!(
+            "\"{}\" is an exception a GPU core dump names (the coredump stage); the program got \
+             {error} for it",
+            query.trim()
+        ),
+    );
+    answer
 }

@@ -151,8 +151,11 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             total,
             tool,
             command,
+            quiet,
         } => {
-            progress.started(index, total, tool, command);
+            if !quiet {
+                progress.started(index, total, tool, command);
+            }
             Ok(())
         }
         StageEvent::Finished {
@@ -166,7 +169,13 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             // Rewritten after every stage: a later stage may hang or the
             // user may stop the run, and what finished must not be lost.
             rundir::write_json(&run_dir.join("report.json"), &assembler.report())?;
-            progress.finished(index, total, record.tool, outcome, record.seconds);
+            let quiet = record
+                .not_applicable
+                .as_deref()
+                .is_some_and(|why| why.starts_with(cudawatch_model::NOT_NEEDED));
+            if !quiet {
+                progress.finished(index, total, record.tool, outcome, record.seconds);
+            }
             Ok(())
         }
         StageEvent::Noted {

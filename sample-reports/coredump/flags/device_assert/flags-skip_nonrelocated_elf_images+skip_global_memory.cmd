@@ -1,0 +1,1 @@
+env CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_SHOW_PROGRESS=1 CUDA_COREDUMP_GENERATION_FLAGS=skip_nonrelocated_elf_images\,skip_global_memory CUDA_COREDUMP_FILE=/tmp/tmp.tTcjQJVvoL/device_assert/flags-skip_nonrelocated_elf_images+skip_global_memory/core.%p /tmp/tmp.OEltGgUO8f/device_assert 

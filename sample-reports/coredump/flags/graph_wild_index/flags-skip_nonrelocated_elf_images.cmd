@@ -1,0 +1,1 @@
+env CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_SHOW_PROGRESS=1 CUDA_COREDUMP_GENERATION_FLAGS=skip_nonrelocated_elf_images CUDA_COREDUMP_FILE=/tmp/tmp.tTcjQJVvoL/graph_wild_index/flags-skip_nonrelocated_elf_images/core.%p /tmp/tmp.OEltGgUO8f/graph_wild_index 

@@ -1,0 +1,1 @@
+env CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_SHOW_PROGRESS=1 CUDA_COREDUMP_GENERATION_FLAGS=skip_nonrelocated_elf_images CUDA_COREDUMP_FILE=/tmp/tmp.tTcjQJVvoL/torch_index_oob/flags-skip_nonrelocated_elf_images/core.%p python3 torch_index_oob.py 

@@ -1,0 +1,1 @@
+env CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_SHOW_PROGRESS=1 CUDA_COREDUMP_GENERATION_FLAGS=skip_nonrelocated_elf_images\,skip_global_memory\,skip_shared_memory\,skip_local_memory\,skip_constbank_memory CUDA_COREDUMP_FILE=/tmp/tmp.tOmDJLh0RJ/graph_wild_index/constbank/core.%p /tmp/tmp.EDSbu5qdZI/graph_wild_index 

@@ -1,0 +1,1 @@
+cuda-gdb-minimal -nx -batch -ex target\ cudacore\ /tmp/tmp.tOmDJLh0RJ/graph_wild_index/dump/core.751 -ex info\ cuda\ kernels -ex bt 

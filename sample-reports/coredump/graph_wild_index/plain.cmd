@@ -1,0 +1,1 @@
+/tmp/tmp.EDSbu5qdZI/graph_wild_index 

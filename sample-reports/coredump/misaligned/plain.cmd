@@ -1,0 +1,1 @@
+/tmp/tmp.EDSbu5qdZI/misaligned 

@@ -1,0 +1,1 @@
+env CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_SHOW_PROGRESS=1 CUDA_COREDUMP_GENERATION_FLAGS= CUDA_COREDUMP_FILE=/tmp/tmp.tOmDJLh0RJ/torch_graph_triton_oob/dump/core.%p python3 coredump/torch_graph_triton_oob.py 

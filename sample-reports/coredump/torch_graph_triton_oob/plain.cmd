@@ -1,0 +1,1 @@
+python3 coredump/torch_graph_triton_oob.py 

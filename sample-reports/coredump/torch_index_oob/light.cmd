@@ -1,0 +1,1 @@
+env CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_SHOW_PROGRESS=1 CUDA_COREDUMP_GENERATION_FLAGS=skip_nonrelocated_elf_images\,skip_global_memory\,skip_shared_memory\,skip_local_memory CUDA_COREDUMP_FILE=/tmp/tmp.tOmDJLh0RJ/torch_index_oob/light/core.%p python3 torch_index_oob.py 

@@ -1,0 +1,1 @@
+python3 torch_index_oob.py 
