@@ -138,20 +138,37 @@ pub fn read_progress(text: &str) -> Vec<(Fault, Option<String>)> {
     faults
 }
 
-/// The name in a mangled kernel name of the global namespace
-/// (`_Z7scatterPKiPKfPfi` → `scatter`), as compute-sanitizer names kernels;
-/// any other name as it is (a Triton kernel's is not mangled).
+/// The bare name in a mangled kernel name, as compute-sanitizer's records
+/// and a device assert's message name kernels: `_Z7scatterPKiPKfPfi` →
+/// `scatter`, and in a namespace (`_ZN2at6native24vectorized_gather_kernelILi16ElEEvPc...`,
+/// seen for ATen's assert on the H100) the last name before its template
+/// arguments → `vectorized_gather_kernel`. Any other name as it is (a
+/// Triton kernel's is not mangled).
 fn unmangled(name: &str) -> String {
     let Some(rest) = name.strip_prefix("_Z") else {
         return name.to_string();
     };
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    match digits.parse::<usize>() {
-        Ok(len) if len > 0 && rest.len() >= digits.len() + len => {
-            rest[digits.len()..digits.len() + len].to_string()
+    let (mut rest, nested) = match rest.strip_prefix('N') {
+        Some(inner) => (inner, true),
+        None => (rest, false),
+    };
+    let mut last = None;
+    // <length><name>, once, or repeated inside N ... E.
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Some(len) = rest.get(..digits).and_then(|d| d.parse::<usize>().ok()) else {
+            break;
+        };
+        let Some(component) = rest.get(digits..digits + len) else {
+            break;
+        };
+        last = Some(component);
+        rest = &rest[digits + len..];
+        if !nested {
+            break;
         }
-        _ => name.to_string(),
     }
+    last.map_or_else(|| name.to_string(), str::to_string)
 }
 
 /// `CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS` as cuda-gdb words it: `Warp
@@ -350,6 +367,12 @@ The exception was triggered at PC 0x7f3b137ace10  scatter(int const*, float cons
         let (fault, path) = &faults[0];
         assert_eq!(fault.exception, "Warp Illegal Address");
         assert_eq!(fault.kernel.as_deref(), Some("scatter"));
+        assert_eq!(
+            unmangled("_ZN2at6native24vectorized_gather_kernelILi16ElEEvPcS2_PT0_illllb"),
+            "vectorized_gather_kernel"
+        );
+        assert_eq!(unmangled("gather"), "gather");
+        assert_eq!(unmangled("_Zbroken"), "_Zbroken");
         assert_eq!(path.as_deref(), Some("/r/coredump/core.1505"));
         assert_eq!(classify(&fault.exception).0, FindingKind::InvalidAccess);
     }
