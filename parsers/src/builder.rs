@@ -432,10 +432,14 @@ impl ReportBuilder {
     /// output (the plain run judges the program's own failures). Returns
     /// how many race sites it held.
     pub fn csan(&mut self, name: &str, bytes: &[u8]) -> usize {
-        let text = String::from_utf8_lossy(bytes);
-        let tagged: Vec<&str> = text.lines().collect();
-        let (lines, tags) = program::ranks::untag(&tagged);
-        self.program_sites(name, Tool::Csan, crate::csan::parse_ranked(&lines, &tags))
+        self.csan_sites(name, crate::csan::parse_output(bytes))
+    }
+
+    /// CSAN's race sites, parsed by [`crate::csan::parse_output`] and
+    /// completed by the caller (the ranks its processes had); returns how
+    /// many.
+    pub fn csan_sites(&mut self, name: &str, sites: Vec<Site>) -> usize {
+        self.program_sites(name, Tool::Csan, sites)
     }
 
     /// Folds a program's own output (the plain run's stderr and stdout).

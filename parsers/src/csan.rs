@@ -74,6 +74,15 @@ pub fn parse(lines: &[&str]) -> Vec<Site> {
     parse_ranked(lines, &[])
 }
 
+/// The races in a program's whole output, each with the rank its
+/// launcher's prefix named (`[rank1]:`, `[default1]:`).
+pub fn parse_output(bytes: &[u8]) -> Vec<Site> {
+    let text = String::from_utf8_lossy(bytes);
+    let tagged: Vec<&str> = text.lines().collect();
+    let (lines, tags) = crate::program::ranks::untag(&tagged);
+    parse_ranked(&lines, &tags)
+}
+
 /// As [`parse`], for lines a launcher's prefixes were taken off
 /// (`program::ranks::untag`): each race names the rank that reported it.
 pub fn parse_ranked(lines: &[&str], tags: &[Option<crate::program::ranks::Tag>]) -> Vec<Site> {
@@ -286,5 +295,26 @@ Traceback (most recent call last):
         assert_eq!(sites.len(), 1);
         assert_eq!(sites[0].location.as_ref().unwrap().line, 18);
         assert!(sites[0].other.as_ref().unwrap().location.is_none());
+    }
+}
+
+#[cfg(test)]
+mod teed_tests {
+    /// The H100 capture of a stream race, as `torchrun --tee 3` prints it
+    /// from local rank 1: every line prefixed `[default1]:`.
+    #[test]
+    fn a_race_printed_through_torchruns_tee_names_its_local_rank() {
+        let captured =
+            include_str!("../../sample-reports/pytorch_instruments/stream_race/csan.stderr");
+        let teed: String = captured
+            .lines()
+            .map(|l| format!("[default1]:{l}\n"))
+            .collect();
+        let plain = super::parse_output(captured.as_bytes());
+        let sites = super::parse_output(teed.as_bytes());
+        assert!(!sites.is_empty());
+        assert_eq!(sites.len(), plain.len());
+        assert_eq!(sites[0].id, plain[0].id, "the same race, untagged");
+        assert_eq!(sites[0].processes[0].local_rank, Some(1));
     }
 }

@@ -218,7 +218,7 @@ fn stage(
         tools::hook::stop_after_steps(&mut command, &ctx, steps);
     }
     if let Some(launcher) = launcher::multi_process(&settings.program).filter(|l| l.several()) {
-        for_several_processes(&mut command, tool, &launcher);
+        for_several_processes(&mut command, tool, &launcher, &dir);
     }
     Stage { tool, command, dir }
 }
@@ -236,10 +236,40 @@ fn for_several_processes(
     command: &mut tools::StageCommand,
     tool: Tool,
     launcher: &launcher::MultiProcess,
+    stage_dir: &Path,
 ) {
     command
         .env
         .push((tools::plain::LAUNCHER_VAR.into(), launcher.launcher.into()));
+    // After a collective's timeout, NCCL's watchdog waits four times
+    // TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC (15 s by default) for every rank
+    // to dump its flight recorder before it ends the process: measured on
+    // two H100s, a 40 s timeout ended the job after 115 s, 60 of them
+    // waiting. A second is enough to dump a small buffer here; the dumps go
+    // into the stage's folder, kept with its artifacts. The user's own
+    // settings win.
+    let fr_file = stage_dir.join("fr_trace_rank_").display().to_string();
+    let mut settings = vec![
+        ("TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", "1000".to_string()),
+        ("TORCH_FR_DUMP_TEMP_FILE", fr_file.clone()),
+        ("TORCH_NCCL_DEBUG_INFO_TEMP_FILE", fr_file),
+    ];
+    if launcher.launcher == "torchrun" {
+        // `--tee 3` (torchrun reads each option from `PET_<NAME>` too):
+        // every line a worker prints carries `[defaultN]:`, its local rank,
+        // so a CSAN race (which PyTorch prints without `[rankN]:`) names the
+        // rank that raced; the workers' logs go into the stage's folder.
+        settings.push(("PET_TEE", "3".to_string()));
+        settings.push((
+            "PET_LOG_DIR",
+            stage_dir.join("torchrun-logs").display().to_string(),
+        ));
+    }
+    for (name, value) in settings {
+        if std::env::var_os(name).is_none() {
+            command.env.push((name.into(), value));
+        }
+    }
     match tool {
         Tool::Plain => command.env.retain(|(k, _)| k != "CUDA_LAUNCH_BLOCKING"),
         Tool::Ncu => {

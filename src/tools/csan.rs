@@ -36,7 +36,11 @@ impl StageKind for Csan {
         record: &StageRecord,
     ) -> StageJudged {
         let output = files.program_output();
-        let races = builder.csan(&files.rel("stderr"), &output);
+        // Each race with the rank that printed it (torchrun's prefixes),
+        // completed from the processes the stage saw.
+        let mut sites = cudawatch_parsers::csan::parse_output(&output);
+        super::ranks::attribute(&mut sites, record);
+        let races = builder.csan_sites(&files.rel("stderr"), sites);
         // What the hook saw at the program's exit; absent when it could
         // not run or the program never got to exit.
         let hook = crate::safe_files::read(&files.path("hook.json"))

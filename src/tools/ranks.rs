@@ -8,13 +8,13 @@ use cudawatch_model::{FindingKind, ProcessRef, Site, Tool, ranks_words};
 
 use super::StageRecord;
 
-/// Completes the plain run's (and the core dump's) sites from `record`'s
-/// processes.
+/// Completes the sites of a stage that reads the program's own output (the
+/// plain run, the core dump, CSAN) from `record`'s processes.
 pub fn attribute(sites: &mut [Site], record: &StageRecord) {
     let seen: Vec<ProcessRef> = record.gpu_processes.iter().map(|p| p.reference()).collect();
     for site in sites
         .iter_mut()
-        .filter(|s| matches!(s.tool, Tool::Plain | Tool::Coredump))
+        .filter(|s| matches!(s.tool, Tool::Plain | Tool::Coredump | Tool::Csan))
     {
         for process in &mut site.processes {
             if let Some(known) = seen.iter().find(|s| same_process(s, process)) {

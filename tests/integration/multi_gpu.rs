@@ -156,6 +156,20 @@ fn torchrun_with_two_ranks_keeps_both_gpus_in_every_stage() {
     // CUDA_LAUNCH_BLOCKING unset (it made a desync hang past 200 s).
     let env = plain["env"].to_string();
     assert!(!env.contains("CUDA_LAUNCH_BLOCKING"), "{env}");
+    // A collective's timeout ends the job without NCCL's minute of waiting
+    // for flight-recorder dumps, which land in the stage's folder.
+    assert!(
+        env.contains("TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=1000"),
+        "{env}"
+    );
+    let fr = format!(
+        "TORCH_FR_DUMP_TEMP_FILE={}",
+        out_dir.join("plain/fr_trace_rank_").display()
+    );
+    assert!(env.contains(&fr), "{env}");
+    // torchrun's `--tee 3`, from its environment: every worker line names
+    // its local rank.
+    assert!(env.contains("PET_TEE=3"), "{env}");
     for stage in ["racecheck", "ncu"] {
         let record = read_json(&out_dir.join(stage).join("stage.json"));
         let env = record["env"].to_string();

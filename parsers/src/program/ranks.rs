@@ -45,7 +45,21 @@ pub fn untag<'a>(lines: &[&'a str]) -> (Vec<&'a str>, Vec<Option<Tag>>) {
     lines.iter().map(|line| split_tag(line)).unzip()
 }
 
+/// The line without its prefixes, and the tag they gave: with `--tee` a
+/// worker's traceback line carries both (`[default1]:[rank1]: Traceback`);
+/// the global rank wins over the local one.
 fn split_tag(line: &str) -> (&str, Option<Tag>) {
+    let (mut rest, mut tag) = (line, None);
+    while let Some((after, found)) = one_tag(rest) {
+        rest = after;
+        if !matches!((tag, found), (Some(Tag::Rank(_)), Tag::Local(_))) {
+            tag = Some(found);
+        }
+    }
+    (rest, tag)
+}
+
+fn one_tag(line: &str) -> Option<(&str, Tag)> {
     for (open, make) in [
         ("[rank", Tag::Rank as fn(u32) -> Tag),
         ("[default", Tag::Local),
@@ -56,10 +70,10 @@ fn split_tag(line: &str) -> (&str, Option<Tag>) {
         {
             // `[rank1]: Traceback ...`: one space after the colon is the
             // launcher's; `[rank1]:[W1126 ...]` has none.
-            return (rest.strip_prefix(' ').unwrap_or(rest), Some(make(n)));
+            return Some((rest.strip_prefix(' ').unwrap_or(rest), make(n)));
         }
     }
-    (line, None)
+    None
 }
 
 /// The worker torchrun names as the first to fail.
@@ -238,6 +252,16 @@ fn collective_stack(after: &[&str]) -> Vec<Frame> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tees_prefix_and_the_rank_prefix_are_both_taken_off_the_rank_kept() {
+        let (lines, tags) = untag(&[
+            "[default1]:[rank1]: Traceback (most recent call last):",
+            "[default1]:loss 0.5",
+        ]);
+        assert_eq!(lines, ["Traceback (most recent call last):", "loss 0.5"]);
+        assert_eq!(tags, [Some(Tag::Rank(1)), Some(Tag::Local(1))]);
+    }
 
     #[test]
     fn prefixes_are_taken_off_and_kept_as_tags() {
