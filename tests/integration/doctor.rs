@@ -369,3 +369,39 @@ fn on_a_gpu_shared_through_mps_doctor_says_so_and_probes_ncu_outside_it() {
         "{held}"
     );
 }
+
+#[test]
+fn doctor_says_whether_gpu_core_dumps_can_be_read_here() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = doctor(tmp.path(), &[], &["--quick", "--format", "json"]);
+    let found = find(&checks(&o), "tool_cuda_gdb").clone();
+    assert_eq!(found["status"], "ok", "{found}");
+    assert!(
+        found["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("cuda-gdb 13.0 ("),
+        "{found}"
+    );
+    // Without a cuda-gdb anywhere: a warning that says what is lost.
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["nvidia-smi", "python3"] {
+        std::os::unix::fs::symlink(root().join("tests/fakes").join(tool), bin.join(tool)).unwrap();
+    }
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let o = doctor(
+        tmp.path(),
+        &[("PATH", path.as_str())],
+        &["--quick", "--format", "json"],
+    );
+    let missing = find(&checks(&o), "tool_cuda_gdb").clone();
+    assert_eq!(missing["status"], "warning", "{missing}");
+    assert!(
+        missing["detail"]
+            .as_str()
+            .unwrap()
+            .contains("names the faulting kernel without its line"),
+        "{missing}"
+    );
+}
