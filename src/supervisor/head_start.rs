@@ -239,11 +239,7 @@ pub async fn run(
     };
     let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
-    let retry = crate::tools::retry::Retry {
-        reason: format!("the plain run {why}"),
-        folder: "crowded",
-        judged: false,
-    };
+    let retry = crate::tools::retry::Retry::alone(format!("the plain run {why}"), "crowded", false);
     let again = run_again_alone(
         plan,
         plain_index,

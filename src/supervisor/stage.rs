@@ -17,7 +17,6 @@ use super::signals::{Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
 use crate::tools::{FollowUp, FollowUpContext, StageRecord, sanitizer};
-use crate::words::plural;
 
 /// Runs stage `index` with nothing beside it: its folder, its Started event
 /// (its command line and `label`, after the command), the stage.
@@ -63,15 +62,22 @@ pub(super) async fn run_alone_or_again(
         .iter()
         .find(|s| s.tool == Tool::Plain)
         .map(|s| s.dir.clone());
+    let tried = tried_folders(&record);
     let ended = crate::tools::retry::TryEnded {
         record: &record,
         stage_dir: &stage.dir,
         plain_dir: plain_dir.as_deref(),
         plain_ok: plain.is_some_and(|p| p.end == cudawatch_model::ProcessEnd::Exited(0)),
         beside_others: false,
+        command: &stage.command,
+        flooded: None,
+        tried: &tried,
     };
     match crate::tools::kind(stage.tool).retry(&ended) {
-        Some(retry) if signals.shutdown() == Shutdown::None => {
+        Some(retry)
+            if retry.when == crate::tools::retry::When::Alone
+                && signals.shutdown() == Shutdown::None =>
+        {
             run_again_alone(plan, index, plain, &retry, (signals, notices), on_event).await
         }
         _ => Ok(record),
@@ -99,11 +105,13 @@ pub(super) async fn run_again_alone(
         on_event,
     )
     .await?;
-    record.notes.push(format!(
-        "{}, and was run again alone{}",
-        retry.reason,
-        first_try(kept.clone())
-    ));
+    let note = retry
+        .note
+        .clone()
+        .unwrap_or_else(|| format!("{}, and was run again alone", retry.reason));
+    record
+        .notes
+        .push(format!("{note}{}", retry.kept_said.words(kept.as_deref())));
     record.earlier_tries.insert(
         0,
         crate::tools::EarlierTry {
@@ -115,10 +123,14 @@ pub(super) async fn run_again_alone(
     Ok(record)
 }
 
-/// `; the first try is in <path>` when it was kept.
-fn first_try(kept: Option<String>) -> String {
-    kept.map(|k| format!("; the first try is in {k}"))
-        .unwrap_or_default()
+/// The folders of a record's earlier tries (`flooded`, `cudagraphs`): the
+/// reasons it already ran again for.
+pub(super) fn tried_folders(record: &StageRecord) -> Vec<&str> {
+    record
+        .earlier_tries
+        .iter()
+        .filter_map(|t| t.folder.split('/').next())
+        .collect()
 }
 
 /// Moves a stage's first try to `<folder>/<stage>/` in the run directory
@@ -176,11 +188,14 @@ pub(super) async fn run_stage(
 
 /// Runs a stage under `timeout`, or under the orders `steer` gives while it
 /// runs (a stage started beside the plain run: its real limit, or stop);
-/// returns its record and whether a stop order ended it. A flood is run
-/// again without call stacks ([`run_with_flood_rerun`]); a stage whose
-/// program's CUDA graphs failed under its settings (PyTorch's caching
-/// allocator off, host call stacks: `tools::cuda_graphs`) is run again
-/// without them, its first try kept in `cudagraphs/`.
+/// returns its record and whether a stop order ended it. After each try
+/// the stage's kind answers whether it runs again at once
+/// (`StageKind::retry`, `retry::When::Now`: a flood, again without call
+/// stacks; CUDA graphs the stage's settings broke, again without them);
+/// each such try is kept in its folder (`flooded/`, `cudagraphs/`) with its
+/// record, and the last try's record carries them all (`earlier_tries`),
+/// its time theirs too. The answers to run again alone are the stage
+/// loop's.
 pub(super) async fn run_stage_steered(
     plan: &Plan,
     stage: &Stage,
@@ -188,115 +203,97 @@ pub(super) async fn run_stage_steered(
     steer: Option<tokio::sync::watch::Receiver<Steer>>,
     (signals, notices): (&mut Signals, &Notices),
 ) -> (StageRecord, bool) {
-    let (record, cancelled) =
-        run_with_flood_rerun(plan, stage, timeout, steer.clone(), (signals, notices)).await;
-    let wanted = !cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
-    let rerun = wanted
-        .then(|| {
-            crate::tools::cuda_graphs::rerun(stage.tool, &stage.command, record.end, &stage.dir)
-        })
-        .flatten();
-    let Some(rerun) = rerun else {
-        return (record, cancelled);
-    };
-    let mut again = stage.clone();
-    again.command = rerun.command.clone();
-    let kept = set_aside(stage, "cudagraphs");
-    // The first try keeps its record: how it ended is what the note says.
-    if let (Some(kept), Some(run_dir)) = (&kept, stage.dir.parent()) {
-        let _ = crate::rundir::write_json(&run_dir.join(kept).join("stage.json"), &record);
+    let kind = crate::tools::kind(stage.tool);
+    let mut current = stage.clone();
+    let mut limit = timeout;
+    let mut tried: Vec<&'static str> = Vec::new();
+    let mut before = Tries::default();
+    loop {
+        let watch = if tried.contains(&"flooded") {
+            None
+        } else {
+            flood_watch(plan, &current)
+        };
+        let (record, end) = run_once(plan, &current, limit, steer.clone(), watch, signals).await;
+        let wanted = !end.cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
+        let ended = crate::tools::retry::TryEnded {
+            record: &record,
+            stage_dir: &current.dir,
+            plain_dir: None,
+            plain_ok: false,
+            beside_others: false,
+            command: &current.command,
+            flooded: end.flooded.then_some(plan.flood_records),
+            tried: &tried,
+        };
+        let retry = wanted
+            .then(|| kind.retry(&ended))
+            .flatten()
+            .filter(|r| r.when == crate::tools::retry::When::Now && !tried.contains(&r.folder));
+        let Some(retry) = retry else {
+            return (before.onto(record), end.cancelled);
+        };
+        let mut next = current.clone();
+        if let Some(command) = retry.command.clone() {
+            next.command = command;
+        }
+        let kept = set_aside(&current, retry.folder);
+        // The kept try keeps its record: how it ended is what the note says.
+        if let (Some(kept), Some(run_dir)) = (&kept, current.dir.parent()) {
+            let _ = crate::rundir::write_json(&run_dir.join(kept).join("stage.json"), &record);
+        }
+        if let Err(e) = create_stage_dir(&next) {
+            let mut record = before.onto(record);
+            record
+                .notes
+                .push(format!("{} and it could not run again: {e}", retry.reason));
+            return (record, end.cancelled);
+        }
+        if let Some(notice) = &retry.notice {
+            notices.say(stage.tool, notice.clone());
+        }
+        before.add(&record, &retry, kept);
+        // The limit it ran under, as its orders left it.
+        limit = Duration::from_secs_f64(record.timeout_seconds);
+        tried.push(retry.folder);
+        current = next;
     }
-    if let Err(e) = create_stage_dir(&again) {
-        let mut record = record;
-        record.notes.push(format!(
-            "its CUDA graphs failed and it could not run again: {e}"
-        ));
-        return (record, cancelled);
-    }
-    notices.say(
-        stage.tool,
-        format!(
-            "the program's CUDA graphs failed under the stage's settings: running again {}",
-            rerun.changes()
-        ),
-    );
-    let limit = Duration::from_secs_f64(record.timeout_seconds);
-    let (mut second, cancelled) =
-        run_with_flood_rerun(plan, &again, limit, steer, (signals, notices)).await;
-    second.notes.push(rerun.note(kept.is_some()));
-    second.seconds += record.seconds;
-    second.earlier_tries.insert(
-        0,
-        crate::tools::EarlierTry {
-            reason: "the program's CUDA graphs failed under the stage's settings".into(),
-            folder: kept.unwrap_or_default(),
-            judged: false,
-        },
-    );
-    (second, cancelled)
 }
 
-/// [`run_stage_steered`]'s one run, and a sanitizer stage that floods (more
-/// records than `plan.flood_records`) stopped and run again without call
-/// stacks, its first try kept in `flooded/`.
-async fn run_with_flood_rerun(
-    plan: &Plan,
-    stage: &Stage,
-    timeout: Duration,
-    steer: Option<tokio::sync::watch::Receiver<Steer>>,
-    (signals, notices): (&mut Signals, &Notices),
-) -> (StageRecord, bool) {
-    let watch = flood_watch(plan, stage);
-    let (record, end) = run_once(plan, stage, timeout, steer.clone(), watch, signals).await;
-    let wanted = !end.cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
-    let (Some(watch), true, true) = (watch, end.flooded, wanted) else {
-        return (record, end.cancelled);
-    };
-    let mut again = stage.clone();
-    if !sanitizer::without_call_stacks(&mut again.command.argv) {
-        return (record, end.cancelled);
-    }
-    let kept = set_aside(stage, "flooded");
-    if let Err(e) = create_stage_dir(&again) {
-        let mut record = record;
-        record.notes.push(format!(
-            "a flood stopped it and it could not run again: {e}"
-        ));
-        return (record, end.cancelled);
-    }
-    // Said twice: on the progress line now, in the stage's notes after.
-    let flood = format!(
-        "printed more than {} with call stacks (a flood)",
-        plural(watch.limit, "record")
-    );
-    notices.say(
-        stage.tool,
-        format!(
-            "{flood} in {:.0}s: stopped, and running again without them",
-            record.seconds
-        ),
-    );
-    // The limit it ran under, as its orders left it.
-    let limit = Duration::from_secs_f64(record.timeout_seconds);
-    let (mut second, end) = run_once(plan, &again, limit, steer, None, signals).await;
-    second.notes.push(format!(
-        "it {flood} and was stopped after {:.0}s, then run again without them \
-         (--show-backtrace no: each launch keeps its first records, and the tool counts \
-         the rest){}",
-        record.seconds,
-        first_try(kept.clone())
-    ));
-    second.earlier_tries.insert(
-        0,
-        crate::tools::EarlierTry {
-            reason: format!("it {flood}"),
+/// The tries of a stage run again at once, for the record of its last.
+#[derive(Default)]
+struct Tries {
+    seconds: f64,
+    notes: Vec<String>,
+    earlier: Vec<crate::tools::EarlierTry>,
+}
+
+impl Tries {
+    fn add(
+        &mut self,
+        record: &StageRecord,
+        retry: &crate::tools::retry::Retry,
+        kept: Option<String>,
+    ) {
+        let note = retry.note.clone().unwrap_or_else(|| retry.reason.clone());
+        self.notes
+            .push(format!("{note}{}", retry.kept_said.words(kept.as_deref())));
+        self.earlier.push(crate::tools::EarlierTry {
+            reason: retry.reason.clone(),
             folder: kept.unwrap_or_default(),
-            judged: true,
-        },
-    );
-    // The stage's time is both tries'.
-    second.seconds += record.seconds;
-    (second, end.cancelled)
+            judged: retry.judged,
+        });
+        self.seconds += record.seconds;
+    }
+
+    /// The last try's record with the earlier tries': their time, notes
+    /// and folders.
+    fn onto(self, mut record: StageRecord) -> StageRecord {
+        record.seconds += self.seconds;
+        record.notes.extend(self.notes);
+        record.earlier_tries.splice(0..0, self.earlier);
+        record
+    }
 }
 
 /// The stage's flood watch, when it can flood and be made cheaper

@@ -313,14 +313,21 @@ async fn run_batch(
             // The kind answers whether this try runs again (crowded out
             // beside others, its tool crashed): the try is then kept and
             // the stage runs again alone once the batch is done.
+            let tried = super::stage::tried_folders(&output);
             let ended = crate::tools::retry::TryEnded {
                 record: &output,
                 stage_dir: &stage.dir,
                 plain_dir: plain_dir.as_deref(),
                 plain_ok: plain.is_some_and(|p| p.end == ProcessEnd::Exited(0)),
                 beside_others: shared_gpu || beside_plain.contains(&index),
+                command: &stage.command,
+                flooded: None,
+                tried: &tried,
             };
-            if let Some(retry) = crate::tools::kind(stage.tool).retry(&ended) {
+            let retry = crate::tools::kind(stage.tool)
+                .retry(&ended)
+                .filter(|r| r.when == crate::tools::retry::When::Alone);
+            if let Some(retry) = retry {
                 again.push((index, retry));
                 return Ok(None);
             }

@@ -103,9 +103,8 @@ impl GraphsRerun {
 
     /// The stage's note: why it ran twice, and what its second try did not
     /// see. The same words for every stage changed alike, so the report can
-    /// say them once for all (`Warning::grouped`); `kept` when the first
-    /// try is kept in `cudagraphs/`.
-    pub fn note(&self, kept: bool) -> String {
+    /// say them once for all (`Warning::grouped`).
+    pub fn note(&self) -> String {
         let under = if self.allocator_on {
             "without PyTorch's caching allocator, which the sanitizer stages turn off"
         } else if self.tool == Tool::Ncu {
@@ -129,15 +128,10 @@ impl GraphsRerun {
             ],
         );
         format!(
-            "the program's CUDA graphs failed {under} (it printed \"{}\"): run again {}; {}{}",
+            "the program's CUDA graphs failed {under} (it printed \"{}\"): run again {}; {}",
             self.sign,
             again.join(" and "),
             unseen.join(", and "),
-            if kept {
-                "; its first try is under cudagraphs/"
-            } else {
-                ""
-            }
         )
     }
 
@@ -195,13 +189,9 @@ mod tests {
             argv[..5],
             ["cs", "--show-backtrace", "device", "--tool", "memcheck"]
         );
-        let note = again.note(true);
+        let note = again.note();
         assert!(note.contains("not allocated in pool"), "{note}");
         assert!(note.contains("run again with the allocator on and without host call stacks"));
-        assert!(
-            note.ends_with("its first try is under cudagraphs/"),
-            "{note}"
-        );
         assert!(note.contains("inside the allocator's block"), "{note}");
         assert!(note.contains("no launching line"), "{note}");
     }
@@ -215,7 +205,7 @@ mod tests {
         );
         let again = rerun(Tool::Initcheck, &first, ProcessEnd::Exited(1), dir.path()).unwrap();
         assert_eq!(again.command.argv, first.argv);
-        assert!(!again.note(false).contains("launching line"));
+        assert!(!again.note().contains("launching line"));
     }
 
     #[test]
@@ -230,7 +220,7 @@ mod tests {
         assert_eq!(argv, ["ncu", "-o", "r", "python3", "t.py"]);
         assert!(
             again
-                .note(false)
+                .note()
                 .starts_with("the program's CUDA graphs failed under ncu's Python call stacks")
         );
     }
@@ -251,7 +241,7 @@ mod tests {
         .unwrap();
         assert!(again.command.env.is_empty());
         assert_eq!(again.command.argv, first.argv);
-        assert!(!again.note(false).contains("launching line"));
+        assert!(!again.note().contains("launching line"));
         // With the allocator on already, the refusal is the program's own
         // (a synchronisation inside its capture).
         let on = command("cs --tool memcheck python3 t.py", false);
