@@ -81,6 +81,26 @@ impl Knowledge {
             .flat_map(|t| t.codes.iter().map(move |c| (t.library, c)))
     }
 
+    /// The name `explain` knows nearest to `query` (a code's or a finding
+    /// kind's), when one is a few letters off: `cudaErrorIllegalAdress` →
+    /// `cudaErrorIllegalAddress`. `None` when none is that near.
+    pub fn nearest_name(&self, query: &str) -> Option<String> {
+        let q = query.trim().to_ascii_lowercase();
+        if q.is_empty() || q.contains(char::is_whitespace) {
+            return None;
+        }
+        let names = self
+            .codes()
+            .map(|(_, c)| c.name.as_str())
+            .chain(crate::advice::kinds().iter().map(|k| k.kind));
+        let (distance, name) = names
+            .map(|name| (edit_distance(&q, &name.to_ascii_lowercase()), name))
+            .min_by_key(|(d, _)| *d)?;
+        // A third of the query's letters, at most three: near enough to be a
+        // slip, not another name.
+        (distance > 0 && distance <= (q.len() / 3).clamp(1, 3)).then(|| name.to_string())
+    }
+
     /// Whether an error of this value leaves the context broken: the
     /// runtime's or the driver's header says the process must be
     /// terminated and relaunched.
@@ -301,6 +321,24 @@ impl Knowledge {
             notes,
         }
     }
+}
+
+/// Levenshtein distance between two names, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn parse_number(q: &str) -> Option<i64> {

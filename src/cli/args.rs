@@ -269,7 +269,8 @@ pub struct RunArgs {
     pub jobs: Option<u16>,
     /// Kept for scripts written before stages ran at once by default; it
     /// changes nothing.
-    #[arg(long, hide = true, env = "CUDAWATCH_PARALLEL_STAGES")]
+    #[arg(long, hide = true, env = "CUDAWATCH_PARALLEL_STAGES",
+        value_parser = clap::builder::BoolishValueParser::new())]
     pub parallel_stages: bool,
     /// The GPUs the tool stages are spread over: a list (`0,1`), `all` or
     /// `none`, as for `sweep --gpus` [default: all: CUDA_VISIBLE_DEVICES,
@@ -284,7 +285,8 @@ pub struct RunArgs {
     /// Stream each stage's output live to stderr as well as to its files.
     /// The bytes are the program's and the tools' own, passed on raw
     /// (escape sequences included), unlike everything cudawatch prints.
-    #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM")]
+    #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM",
+        value_parser = clap::builder::BoolishValueParser::new())]
     pub stream: bool,
     /// Keep PyTorch's caching allocator (and JAX's BFC pool) on under the
     /// sanitizers (they hide out-of-bounds accesses inside their blocks;
@@ -292,13 +294,15 @@ pub struct RunArgs {
     #[arg(
         help_heading = "Stages",
         long,
-        env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR"
+        env = "CUDAWATCH_KEEP_CACHING_ALLOCATOR",
+        value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub keep_caching_allocator: bool,
     /// Keep the GPU core dumps the coredump stage wrote (`coredump/core.PID`)
     /// once cuda-gdb has read them; they are deleted by default (a dump
     /// without the GPU's memory is small, but it is not the report).
-    #[arg(help_heading = "Stages", long, env = "CUDAWATCH_KEEP_DUMPS")]
+    #[arg(help_heading = "Stages", long, env = "CUDAWATCH_KEEP_DUMPS",
+        value_parser = clap::builder::BoolishValueParser::new())]
     pub keep_dumps: bool,
     /// The oom-recovery stage caps the program's GPU memory to this share
     /// of the peak allocated memory the memory stage measured.
@@ -313,7 +317,8 @@ pub struct RunArgs {
     )]
     pub ncu_launch_cap: u32,
     /// Profile every launch, not one per unique kernel and launch configuration.
-    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_ALL_LAUNCHES")]
+    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_ALL_LAUNCHES",
+        value_parser = clap::builder::BoolishValueParser::new())]
     pub ncu_all_launches: bool,
     /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_KERNEL")]
@@ -509,7 +514,8 @@ pub struct GateArgs {
     /// the program on less memory than it needs, on purpose, and many
     /// correct programs are not meant to adapt; ask for it where recovery
     /// is a requirement (a service that must survive a smaller GPU).
-    #[arg(help_heading = "Gate", long, env = "CUDAWATCH_GATE_OOM_RECOVERY")]
+    #[arg(help_heading = "Gate", long, env = "CUDAWATCH_GATE_OOM_RECOVERY",
+        value_parser = clap::builder::BoolishValueParser::new())]
     pub gate_oom_recovery: bool,
     /// A TOML file of suppression rules: matching findings stay visible as
     /// suppressed and do not fail the gate; expired rules stop hiding.

@@ -89,6 +89,7 @@ pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError>
     // A first pass only to learn `--config`; the second pass, with the
     // file's defaults, is the one that counts (and prints help or errors).
     // (A first pass that fails, e.g. on `--help`, still honours the variable.)
+    boolean_variables_read(&command())?;
     let first = command().try_get_matches_from(&raw);
     let explicit = match &first {
         Ok(m) => config_flag(m),
@@ -153,6 +154,38 @@ pub fn parse_command_line(raw: Vec<OsString>) -> Result<Resolved, ExpectedError>
         args,
         file,
     })
+}
+
+/// Every on/off setting's `CUDAWATCH_*` variable that is set reads as a
+/// boolean (`1`, `0`, `true`, `no`, `on`, ... as clap's boolish parser
+/// takes them); one that does not is refused naming the variable, where
+/// clap's own error named a flag the user never typed
+/// (`invalid value 'maybe' for '--stream'`).
+fn boolean_variables_read(cmd: &Command) -> Result<(), ExpectedError> {
+    const BOOLISH: [&str; 12] = [
+        "y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0",
+    ];
+    let mut commands = vec![cmd];
+    while let Some(cmd) = commands.pop() {
+        commands.extend(cmd.get_subcommands());
+        for arg in cmd.get_arguments() {
+            let (ArgAction::SetTrue, Some(name)) = (arg.get_action(), arg.get_env()) else {
+                continue;
+            };
+            let Some(value) = std::env::var_os(name) else {
+                continue;
+            };
+            let value = value.to_string_lossy();
+            if !BOOLISH.contains(&value.trim().to_ascii_lowercase().as_str()) {
+                return Err(ExpectedError::Usage(format!(
+                    "{}={}: expects 1 or 0 (or true, false, yes, no, on, off)",
+                    name.to_string_lossy(),
+                    crate::render::untrusted::clean(&value)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The clap command, with `cudawatch config` taking every setting flag of
@@ -415,6 +448,8 @@ fn values_of(arg: &Arg, value: &toml::Value) -> Result<Vec<String>, String> {
             toml::Value::Integer(i) if !flag => Ok(i.to_string()),
             toml::Value::Float(f) if !flag => Ok(f.to_string()),
             toml::Value::Boolean(b) if flag => Ok(b.to_string()),
+            // `= 1` as the variable takes it.
+            toml::Value::Integer(i @ (0 | 1)) if flag => Ok((*i == 1).to_string()),
             _ if flag => Err("expects true or false".into()),
             _ => Err(format!(
                 "expects a {}",

@@ -319,3 +319,37 @@ fn a_settings_file_that_narrows_the_check_says_so_and_writes_only_below_its_fold
         "mine\n"
     );
 }
+
+#[test]
+fn on_off_settings_take_1_and_0_and_a_bad_value_names_the_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(
+        crate::run::fake_run("clean", &tmp.path().join("a"), "plain", &[])
+            .env("CUDAWATCH_KEEP_CACHING_ALLOCATOR", "1"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run(
+        crate::run::fake_run("clean", &tmp.path().join("b"), "plain", &[])
+            .env("CUDAWATCH_STREAM", "maybe"),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("CUDAWATCH_STREAM=maybe: expects 1 or 0 (or true, false, yes, no, on, off)"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("'--stream'"), "{}", out.stderr);
+    // A settings file's `= 1` reads as the variable's.
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::write(
+        project.join("cudawatch.toml"),
+        "keep-caching-allocator = 1\n",
+    )
+    .unwrap();
+    let out = run(
+        crate::run::fake_run("clean", &project.join("run"), "plain", &[]).current_dir(&project),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

@@ -136,3 +136,23 @@ fn the_help_and_the_docs_give_each_exit_code_the_meaning_the_code_gives_it() {
     );
     assert_eq!(bad_file.code, 4, "{}", bad_file.stderr);
 }
+
+#[test]
+fn a_name_a_few_letters_off_gets_a_did_you_mean() {
+    for (typo, name) in [
+        ("cudaErrorIllegalAdress", "cudaErrorIllegalAddress"),
+        ("invalid_acess", "invalid_access"),
+    ] {
+        let out = crate::helpers::run(crate::helpers::cudawatch().args(["explain", typo]));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(
+            out.stderr
+                .contains(&format!("did you mean {name}? cudawatch explain {name}")),
+            "{typo}: {}",
+            out.stderr
+        );
+    }
+    // Nothing near: no guess.
+    let out = crate::helpers::run(crate::helpers::cudawatch().args(["explain", "zzzzzz"]));
+    assert!(!out.stderr.contains("did you mean"), "{}", out.stderr);
+}

@@ -50,6 +50,13 @@ pub fn run(args: &ExplainArgs, styles: Styles) -> Result<i32, ExpectedError> {
         }
     }
     if answer.explanations.is_empty() {
+        if let Some(name) = knowledge().nearest_name(&query) {
+            render::stderr::line(&format!(
+                "did you mean {}? cudawatch explain {}",
+                render::untrusted::clean(&name),
+                render::untrusted::clean(&name)
+            ));
+        }
         render::stderr::line(
             "nothing matched: give a number (700), a name (cudaErrorIllegalAddress, CUBLAS_STATUS_EXECUTION_FAILED), a finding kind (invalid_access), or paste the message",
         );
