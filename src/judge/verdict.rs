@@ -302,8 +302,16 @@ fn root_cause(root: &Site, crash: Option<&Site>, report: &Report) -> String {
     if root.tool == Tool::Plain && super::consequences::is_sticky(root) {
         // Only a memcheck that ran can fail to reproduce it; without one
         // the error's first cause was never looked for.
+        let memcheck_stage = report.stages.iter().find(|s| s.tool == Tool::Memcheck);
         line.push_str(if memcheck_looked(report) {
             " (not reproduced under the sanitizers)"
+        } else if let Some(stage) = memcheck_stage {
+            // Asked for, but it could not look (not found, cut, crashed).
+            if stage.outcome == cudawatch_model::Outcome::Skipped {
+                " (memcheck was skipped: see its stage)"
+            } else {
+                " (memcheck could not run to the end to find where it started: see its stage)"
+            }
         } else {
             " (no memcheck ran to find where it started: cudawatch run --stages plain,memcheck)"
         });

@@ -332,3 +332,33 @@ fn a_saved_run_renders_the_dumps_finding_again() {
         again.stdout
     );
 }
+
+#[test]
+fn a_memcheck_asked_for_that_could_not_start_is_not_called_missing() {
+    // The verdict used to say "no memcheck ran ...: cudawatch run --stages
+    // plain,memcheck" to a user who had asked for memcheck.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let missing = tmp.path().join("no-such-compute-sanitizer");
+    let out = run(coredump_run_with(
+        "graph_wild_index",
+        &out_dir,
+        "plain,memcheck",
+        false,
+        &["--compute-sanitizer".as_ref(), missing.as_os_str()],
+    ));
+    let verdict = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("FINDINGS:"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        verdict.contains(
+            "(memcheck could not run to the end to find where it started: see its stage)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!verdict.contains("--stages plain,memcheck"), "{verdict}");
+}

@@ -388,3 +388,24 @@ fn an_ncu_page_with_a_launch_that_faulted_keeps_the_others_and_is_inconclusive()
         "{table}"
     );
 }
+
+#[test]
+fn pytorchs_out_of_memory_under_a_sanitizer_keeps_its_message() {
+    // With the caching allocator off, PyTorch names the error only in its
+    // "Search for `cudaErrorMemoryAllocation' in https://..." line.
+    let out = run(cudawatch()
+        .args(["parse", "--format", "json"])
+        .arg(sample("beyond/hog-800mib/memcheck.stderr")));
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let site = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["error"] == "cudaErrorMemoryAllocation")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        site["message"], "cudaErrorMemoryAllocation: out of memory",
+        "{site}"
+    );
+}

@@ -13,6 +13,16 @@ pub mod ranks;
 
 use crate::traceback::{self, Failure};
 
+/// The strings of errors too common to find a line by (`out of memory`
+/// is also PyTorch's own allocator's words), for the message of a line that
+/// names the error only: PyTorch's `Search for 'cudaErrorMemoryAllocation'
+/// in https://...`, under a sanitizer with the caching allocator off
+/// (`sample-reports/beyond/hog-800mib/memcheck.stderr`), gave an empty one.
+const NAMED_ONLY_STRINGS: [(&str, &str); 2] = [
+    ("cudaErrorMemoryAllocation", "out of memory"),
+    ("cudaErrorInvalidValue", "invalid argument"),
+];
+
 /// Runtime error strings, for messages that print the string but not the name.
 const CUDA_ERROR_STRINGS: [(&str, &str, i64); 14] = [
     (
@@ -452,7 +462,13 @@ fn cuda_errors(line: &str) -> Vec<Site> {
             .or_else(|| {
                 line.rsplit(": ")
                     .next()
-                    .filter(|m| !m.contains("cudaError"))
+                    .filter(|m| !m.contains("cudaError") && !m.trim().is_empty())
+            })
+            .or_else(|| {
+                NAMED_ONLY_STRINGS
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, s)| *s)
             })
             .unwrap_or("");
         let kind = match name.as_str() {
