@@ -526,6 +526,12 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
         "    {}",
         style.dim(&format!("explain: cudawatch explain {topic}"))
     );
+    // What `cudawatch suppress` takes, without a trip into the JSON.
+    let _ = writeln!(
+        out,
+        "    {}",
+        style.dim(&format!("id: {}", super::untrusted::clean(&site.id)))
+    );
     if let Some(frame) = &site.launch_frame {
         let _ = writeln!(out, "    host: {frame}{}", describe::seen_by_note(site));
     }
