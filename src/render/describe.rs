@@ -127,6 +127,59 @@ pub fn shorten(text: &str, max: usize) -> String {
     s
 }
 
+/// Each of `texts` shortened to `max` characters; those that would look
+/// the same once cut at the end (two ATen kernels, `at::<unnamed>::nl…`
+/// twice with different figures) keep their start and, after `…`, the
+/// part where they first differ: different names stay different where the
+/// width allows.
+pub fn shorten_distinct(texts: &[&str], max: usize) -> Vec<String> {
+    let cut: Vec<String> = texts.iter().map(|t| shorten(t, max)).collect();
+    texts
+        .iter()
+        .zip(&cut)
+        .map(|(text, short)| {
+            let differs_at = texts
+                .iter()
+                .zip(&cut)
+                .filter(|(other, other_short)| other != &text && *other_short == short)
+                .map(|(other, _)| first_difference(text, other))
+                .min();
+            match differs_at {
+                Some(at) => around(text, at, max),
+                None => short.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The character position where `a` and `b` first differ.
+fn first_difference(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+/// `head…part where it differs…` in `max` characters.
+fn around(text: &str, at: usize, max: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max || max < 8 {
+        return shorten(text, max);
+    }
+    let head = (max / 3).min(at);
+    let start = at.saturating_sub(3).max(head);
+    let room = max - head - 1;
+    let mut s: String = chars[..head].iter().collect();
+    if start > head {
+        s.push('…');
+    }
+    let end = (start + room - usize::from(start > head)).min(chars.len());
+    let window: String = chars[start..end].iter().collect();
+    if end < chars.len() {
+        s.push_str(&shorten(&format!("{window} "), window.chars().count()));
+    } else {
+        s.push_str(&window);
+    }
+    s
+}
+
 /// Why a finding gates at a level its tool did not give it, if it does.
 pub fn raised_severity(site: &Site) -> Option<String> {
     // A doubted read was lowered because of its doubt, which is shown.
@@ -174,6 +227,24 @@ pub fn pcs_line(pcs: &[String]) -> String {
         pcs.len(),
         shown.join(", ")
     )
+}
+
+#[cfg(test)]
+mod distinct_tests {
+    use super::*;
+
+    #[test]
+    fn names_that_look_the_same_cut_at_the_end_keep_their_ends() {
+        let a = "at::<unnamed>::nll_loss_forward_kernel<float>";
+        let b = "at::<unnamed>::nll_loss_backward_kernel<double>";
+        let c = "scatter";
+        let short = shorten_distinct(&[a, b, c], 20);
+        assert_ne!(short[0], short[1], "{short:?}");
+        assert!(short[0].contains("forw"), "{short:?}");
+        assert!(short[1].contains("back"), "{short:?}");
+        assert!(short.iter().all(|s| s.chars().count() <= 20), "{short:?}");
+        assert_eq!(short[2], "scatter");
+    }
 }
 
 #[cfg(test)]

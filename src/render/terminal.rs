@@ -593,12 +593,19 @@ fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> Strin
     } else {
         usize::MAX
     };
-    for k in sorted.iter().take(shown) {
-        let kernel = if narrow {
-            shorten(cudawatch_parsers::site::simple_kernel_name(&k.kernel), 18)
-        } else {
-            shorten(&k.kernel, CELL)
-        };
+    let rows: Vec<&&KernelCoalescing> = sorted.iter().take(shown).collect();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|k| {
+            if narrow {
+                cudawatch_parsers::site::simple_kernel_name(&k.kernel)
+            } else {
+                k.kernel.as_str()
+            }
+        })
+        .collect();
+    let cells = describe::shorten_distinct(&names, if narrow { 18 } else { CELL });
+    for (k, kernel) in rows.into_iter().zip(cells) {
         let mut row = vec![
             kernel,
             if !k.shape_known() {
@@ -670,13 +677,16 @@ fn lines_table(report: &Report, width: Option<usize>) -> String {
         "access",
         "source",
     ]);
-    for l in report.wasteful_lines.iter().take(10) {
+    let lines: Vec<_> = report.wasteful_lines.iter().take(10).collect();
+    let kernels: Vec<&str> = lines.iter().map(|l| l.kernel.as_str()).collect();
+    let kernel_cells = describe::shorten_distinct(&kernels, 32);
+    for (l, kernel) in lines.into_iter().zip(kernel_cells) {
         let share = l
             .excessive_pct()
             .map_or_else(|| "-".into(), |p| format!("{p:.0}%"));
         t.row([
             short_path(&l.location.file, l.location.line),
-            shorten(&l.kernel, 32),
+            kernel,
             format!("{:.0}", l.excessive_sectors),
             share,
             l.access.clone(),
