@@ -1118,3 +1118,53 @@ fn a_budget_of_zero_is_refused_before_anything_runs() {
     assert!(o.stderr.contains("would start no target"), "{}", o.stderr);
     assert!(!out.exists(), "nothing was made");
 }
+
+#[test]
+fn a_missing_tool_is_warned_about_only_for_the_targets_that_use_it() {
+    // Every target runs `plain` alone: a missing compute-sanitizer or ncu
+    // costs them nothing, and the warning was noise.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\"]",
+        &[T("a", "clean", "exit 0", ""), T("b", "clean", "exit 0", "")],
+    );
+    let mut cmd = sweep_cmd(&file, &tmp.path().join("out"), &[]);
+    cmd.env_remove("CUDAWATCH_COMPUTE_SANITIZER")
+        .env_remove("CUDAWATCH_NCU")
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CUDA_HOME");
+    let out = run(cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("will be inconclusive"),
+        "{}",
+        out.stderr
+    );
+    // One target of two needs ncu: said for it alone.
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\"]",
+        &[
+            T("a", "clean", "exit 0", ""),
+            T("b", "clean", "exit 0", "stages = [\"plain\", \"ncu\"]"),
+        ],
+    );
+    let mut cmd = sweep_cmd(&file, &tmp.path().join("out2"), &[]);
+    cmd.env_remove("CUDAWATCH_COMPUTE_SANITIZER")
+        .env_remove("CUDAWATCH_NCU")
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CUDA_HOME");
+    let out = run(cmd);
+    assert!(
+        out.stderr
+            .contains("1 target's ncu stage will be inconclusive"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("memcheck, racecheck"),
+        "{}",
+        out.stderr
+    );
+}

@@ -33,7 +33,7 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
     render::check_targets(&output)?;
     let (baseline, history) = earlier(&args.gate, args.history.as_deref())?;
     let gpus = settings::gpus(Some(&args.gpus));
-    warn_missing_tools();
+    warn_missing_tools(&file);
     let dir = SweepDir::open(&args.sweep_dir, &file)?;
     let exe = std::env::current_exe().map_err(|e| {
         ExpectedError::Setup(format!(
@@ -99,22 +99,41 @@ pub fn sweep(args: &SweepArgs, styles: Styles) -> Result<i32, ExpectedError> {
 
 /// A tool the targets' `cudawatch run` will not find is said before the
 /// night is spent, with its remedy: otherwise every target ends "exit 3"
-/// and the cause is only in `targets/*/attempt-1.err`.
-fn warn_missing_tools() {
+/// and the cause is only in `targets/*/attempt-1.err`. Said only for the
+/// targets whose stages use it (a sweep of `stages = ["plain", "ncu"]`
+/// targets needs no compute-sanitizer).
+fn warn_missing_tools(file: &SweepFile) {
     let given = |name: &str| std::env::var_os(name).map(PathBuf::from);
     let tools = crate::tools::ToolPaths::resolve(
         given("CUDAWATCH_COMPUTE_SANITIZER").as_deref(),
         given("CUDAWATCH_NCU").as_deref(),
     );
     for (name, why) in &tools.missing {
-        let stages = if name.as_os_str() == "ncu" {
-            "ncu stage"
+        let ncu = name.as_os_str() == "ncu";
+        let (stages, uses): (&str, &[&str]) = if ncu {
+            ("ncu stage", &["ncu"])
         } else {
-            "memcheck, racecheck, initcheck and synccheck stages"
+            (
+                "memcheck, racecheck, initcheck and synccheck stages",
+                &["memcheck", "racecheck", "initcheck", "synccheck"],
+            )
         };
-        render::stderr::warning(&format!(
-            "{why}: every target's {stages} will be inconclusive"
-        ));
+        let using = file
+            .targets
+            .iter()
+            .filter(|t| {
+                t.stages
+                    .as_ref()
+                    .is_none_or(|s| s.iter().any(|stage| uses.contains(&stage.as_str())))
+            })
+            .count();
+        let whose = match using {
+            0 => continue,
+            n if n == file.targets.len() => "every target's".to_string(),
+            1 => "1 target's".to_string(),
+            n => format!("{n} targets'"),
+        };
+        render::stderr::warning(&format!("{why}: {whose} {stages} will be inconclusive"));
     }
 }
 
