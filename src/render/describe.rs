@@ -65,6 +65,9 @@ pub fn launched_from(site: &Site) -> Option<Frame> {
 /// but where ncu saw the same kernel launched (`Site::launch_seen_by`).
 pub fn seen_by_note(site: &Site) -> &'static str {
     match site.launch_seen_by {
+        // The core dump's fault: the plain run's error surfaced at the
+        // call that ran the kernel (`graph.replay()`).
+        Some(cudawatch_model::Tool::Plain) => " (where the plain run's error surfaced)",
         Some(_) => " (where ncu saw this kernel launched)",
         None => "",
     }
@@ -125,6 +128,29 @@ pub fn shorten(text: &str, max: usize) -> String {
     let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
     s.push('…');
     s
+}
+
+/// `path` relative to the working directory when it lies under it, as a
+/// compiler or ripgrep shows it (`tests/gpu/oob.cu`, not
+/// `/home/me/proj/tests/gpu/oob.cu`); else as it is. The human report only:
+/// the JSON, SARIF and HTML keep what they were given.
+pub fn from_here(path: &str) -> String {
+    let Ok(cwd) = std::env::current_dir() else {
+        return path.to_string();
+    };
+    match std::path::Path::new(path).strip_prefix(&cwd) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        _ => path.to_string(),
+    }
+}
+
+/// A frame as the human report shows it: its file from here.
+pub fn frame_from_here(frame: &cudawatch_model::Frame) -> String {
+    let mut frame = frame.clone();
+    if let Some(file) = &frame.file {
+        frame.file = Some(from_here(file));
+    }
+    frame.to_string()
 }
 
 /// Each of `texts` shortened to `max` characters; those that would look

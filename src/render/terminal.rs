@@ -470,7 +470,12 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
             .as_deref()
             .map(|k| format!(" in {}", shorten(k, 60)))
             .unwrap_or_default();
-        let _ = writeln!(out, "    at {location}{kernel}");
+        let _ = writeln!(
+            out,
+            "    at {}:{}{kernel}",
+            describe::from_here(&location.file),
+            location.line
+        );
         if let Some(tmp) = &site.runtime_source {
             let _ = writeln!(
                 out,
@@ -512,7 +517,12 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
         }
     }
     if let Some(frame) = &site.python_frame {
-        let _ = writeln!(out, "    python: {frame}{}", describe::seen_by_note(site));
+        let _ = writeln!(
+            out,
+            "    python: {}{}",
+            describe::frame_from_here(frame),
+            describe::seen_by_note(site)
+        );
     }
     if let Some(processes) = describe::processes_line(site) {
         let _ = writeln!(out, "    in: {processes}");

@@ -635,3 +635,35 @@ fn sarif_carries_the_checklist_and_an_inconclusive_stage_is_not_a_successful_exe
     assert_eq!(racecheck["executionSuccessful"], true);
     assert_eq!(racecheck["exitCode"], 0);
 }
+
+#[test]
+fn the_terminal_shows_a_source_path_from_the_working_directory_and_the_json_keeps_it_whole() {
+    // A compiler or ripgrep shows `tests/gpu/oob_write.cu` to a user in
+    // their checkout, not the absolute path.
+    let tmp = tempfile::tempdir().unwrap();
+    let checkout = tmp.path().join("proj");
+    std::fs::create_dir_all(&checkout).unwrap();
+    let text = std::fs::read_to_string(root().join("docs/examples/oob_write.report.json"))
+        .unwrap()
+        .replace("/work/main/", &format!("{}/", checkout.display()));
+    let report = tmp.path().join("r.json");
+    std::fs::write(&report, text).unwrap();
+    let out = run(cudawatch()
+        .arg("report")
+        .arg(&report)
+        .current_dir(&checkout));
+    assert!(
+        out.stdout.contains("    at tests/gpu/oob_write.cu:6"),
+        "{}",
+        out.stdout
+    );
+    let json = run(cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(&report)
+        .current_dir(&checkout));
+    assert!(
+        json.stdout
+            .contains(&format!("{}/tests/gpu/oob_write.cu", checkout.display())),
+        "the JSON keeps the whole path"
+    );
+}

@@ -913,10 +913,11 @@ fn a_race_in_a_users_extension_kernel_names_the_python_line_ncu_saw_launch_it() 
     ));
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
-        out.stderr.contains(
-            "python: main in /work/main/tests/gpu/real/user_kernel_race.py:31 \
-             (where ncu saw this kernel launched)"
-        ),
+        // The path as captured, or relative where the checkout is there.
+        out.stderr.contains("python: main in ")
+            && out.stderr.contains(
+                "tests/gpu/real/user_kernel_race.py:31 (where ncu saw this kernel launched)"
+            ),
         "{}",
         out.stderr
     );
