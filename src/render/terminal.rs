@@ -326,8 +326,26 @@ impl Notes {
     }
 }
 
+/// Below this width the stages are a list, as the findings are below
+/// `NARROW`: at 60 columns the table's "why" was 11 characters wide and
+/// each stage took 5 to 7 lines.
+const LIST_BELOW: usize = 80;
+
+/// The stages as a list, for a narrow terminal: `plain: clean (exit 0,
+/// 0.3s)` and its reason under it.
+/// A reason cut to the table's cell is whole here: the list wraps it.
+fn stages_list(rows: &[([String; 5], String)]) -> String {
+    let mut out = String::new();
+    for ([stage, outcome, cell, exit, time], whole) in rows {
+        let why = if cell.ends_with(']') { cell } else { whole };
+        let _ = writeln!(out, "  {stage}: {outcome} ({exit}, {time})");
+        let _ = writeln!(out, "    {why}");
+    }
+    out
+}
+
 fn stages_table(report: &Report, width: Option<usize>, notes: &mut Notes) -> String {
-    let mut t = Table::new(["stage", "outcome", "why", "exit", "time"]);
+    let mut rows: Vec<([String; 5], String)> = Vec::new();
     // The remedy is usually the reason's second half ("install the CUDA
     // toolkit or pass --compute-sanitizer"): never cut off, but said once.
     let mut noted: Vec<(usize, Vec<&str>)> = Vec::new();
@@ -344,18 +362,29 @@ fn stages_table(report: &Report, width: Option<usize>, notes: &mut Notes) -> Str
             } else {
                 shorten(&why, REASON)
             };
-        t.row([
-            stage.tool.name().to_string(),
-            stage.shown_outcome().to_string(),
-            cell,
-            stage.end.map(|e| e.to_string()).unwrap_or_default(),
-            stage
-                .seconds
-                .map(|s| format!("{s:.1}s"))
-                .unwrap_or_default(),
-        ]);
+        rows.push((
+            [
+                stage.tool.name().to_string(),
+                stage.shown_outcome().to_string(),
+                cell,
+                stage.end.map(|e| e.to_string()).unwrap_or_default(),
+                stage
+                    .seconds
+                    .map(|s| format!("{s:.1}s"))
+                    .unwrap_or_default(),
+            ],
+            why,
+        ));
     }
-    let mut out = t.render(width);
+    let mut out = if width.is_some_and(|w| w < LIST_BELOW) {
+        stages_list(&rows)
+    } else {
+        let mut t = Table::new(["stage", "outcome", "why", "exit", "time"]);
+        for (row, _) in rows {
+            t.row(row);
+        }
+        t.render(width)
+    };
     for stage in report.stages.iter().filter(|s| !s.stderr_tail.is_empty()) {
         let _ = writeln!(
             out,

@@ -533,3 +533,23 @@ fn a_closed_stderr_is_never_a_panic() {
         assert_eq!(status.code(), Some(3), "{args:?}: {status}");
     }
 }
+
+#[test]
+fn at_60_columns_the_stages_are_a_list_that_fits() {
+    // The stages table kept its five columns at 60: "why" was 11
+    // characters wide and each stage took 5 to 7 lines.
+    let out = run(cudawatch()
+        .env("COLUMNS", "60")
+        .arg("report")
+        .arg(root().join("docs/examples/oob_write.report.json")));
+    assert_fits("report at 60 columns", &out.stdout, 60);
+    assert!(
+        out.stdout
+            .contains("  memcheck: findings (exit 86, 11.6s)\n    24 errors reported"),
+        "{}",
+        out.stdout
+    );
+    let stages = &out.stdout
+        [out.stdout.find("Stages").unwrap()..out.stdout.find("Findings by site").unwrap()];
+    assert!(stages.lines().count() <= 30, "{stages}");
+}
