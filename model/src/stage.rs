@@ -132,6 +132,11 @@ pub struct Attempt {
 /// How the reason of a stage that nothing called for begins.
 pub const NOT_NEEDED: &str = "not needed:";
 
+/// Whether a stage's reason says nothing called for it.
+pub fn is_not_needed(reason: &str) -> bool {
+    reason.starts_with(NOT_NEEDED)
+}
+
 impl StageReport {
     /// The outcome as shown: `blocked` when a finding stopped the stage.
     pub fn shown_outcome(&self) -> &'static str {
@@ -146,7 +151,7 @@ impl StageReport {
     /// dump after a plain run that met no device exception): it checks
     /// nothing a run lacks without it, so the terminal leaves it out.
     pub fn not_needed(&self) -> bool {
-        self.outcome == crate::Outcome::Skipped && self.reason.starts_with(NOT_NEEDED)
+        self.outcome == crate::Outcome::Skipped && is_not_needed(&self.reason)
     }
 
     /// The reason as shown: what blocked the stage, then the stage's own.

@@ -152,8 +152,11 @@ pub fn reader_argv(reader: &Path, dump: &Path) -> Vec<OsString> {
     ]
 }
 
+/// What the reader of one dump writes: `read-PID.txt` (and `.err`).
+const READ_PREFIX: &str = "read-";
+
 fn read_name(pid: u32) -> String {
-    format!("read-{pid}")
+    format!("{READ_PREFIX}{pid}")
 }
 
 /// The dumps in the stage's folder, by the pid that wrote each.
@@ -193,31 +196,43 @@ fn reads(stage_dir: &Path) -> Vec<u32> {
     pids
 }
 
-/// One site per dump the driver wrote: what cuda-gdb read from it, else
-/// what the driver's progress said (the exception and the mangled kernel,
-/// no line). Returns the sites and how many dumps no reader could read.
+/// One site per dump: what cuda-gdb read from it, else what the driver's
+/// progress lines said of it (the exception and the mangled kernel, no
+/// line). A dump read with no progress line (a program that closed or
+/// redirected its stderr) counts too. Returns the sites and how many dumps
+/// no reader could read.
 fn sites_of(files: &StageFiles, text: &str) -> (Vec<Site>, usize) {
-    let progress = read_progress(text);
     let asserts: Vec<Site> = cudawatch_parsers::program::parse(text.as_bytes())
         .into_iter()
         .filter(|s| s.kind == FindingKind::DeviceAssert)
         .collect();
     let read = reads(files.dir());
+    // Each dump by its pid, with what the progress lines said of it.
+    let mut dumps: Vec<(Option<u32>, Option<Fault>)> = read_progress(text)
+        .into_iter()
+        .map(|(fault, path)| (path.as_deref().and_then(pid_of_dump), Some(fault)))
+        .collect();
+    for pid in &read {
+        if !dumps.iter().any(|(p, _)| *p == Some(*pid)) {
+            dumps.push((Some(*pid), None));
+        }
+    }
     let mut sites = Vec::new();
     let mut unread = 0;
-    for (fault, path) in &progress {
-        let pid = path.as_deref().and_then(pid_of_dump);
+    for (pid, progress) in dumps {
         let from_reader = pid.filter(|p| read.contains(p)).and_then(|p| {
             read_reader(&String::from_utf8_lossy(
-                &files.read(&format!("read-{p}.txt")),
+                &files.read(&format!("{}.txt", read_name(p))),
             ))
         });
         if from_reader.is_none() {
             unread += 1;
         }
-        let fault = from_reader.unwrap_or_else(|| fault.clone());
-        let dump = path.as_deref().map_or("", |p| name_only(p));
-        let mut site = site(&fault, dump);
+        let Some(fault) = from_reader.or(progress) else {
+            continue;
+        };
+        let dump = pid.map(|p| format!("{DUMP_PREFIX}{p}")).unwrap_or_default();
+        let mut site = site(&fault, &dump);
         with_assert_line(&mut site, &fault, &asserts);
         if let Some(pid) = pid {
             site.processes.push(ProcessRef {

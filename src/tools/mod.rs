@@ -187,7 +187,7 @@ impl StageCommand {
     pub fn not_needed(&self) -> bool {
         self.not_applicable
             .as_deref()
-            .is_some_and(|why| why.starts_with(cudawatch_model::NOT_NEEDED))
+            .is_some_and(cudawatch_model::is_not_needed)
     }
 
     /// An external tool's argv around the program; it cannot start when

@@ -362,3 +362,19 @@ fn a_memcheck_asked_for_that_could_not_start_is_not_called_missing() {
     );
     assert!(!verdict.contains("--stages plain,memcheck"), "{verdict}");
 }
+
+#[test]
+fn a_dump_read_without_the_drivers_progress_lines_is_still_a_finding() {
+    // The progress lines go to the program's stderr; a program that closes
+    // or redirects it leaves none, and the dump alone must still count.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let mut cmd = coredump_run("graph_wild_index", &out_dir, "plain,coredump", true);
+    cmd.env("FAKE_NO_PROGRESS", "1");
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = judged(&out.stdout);
+    let dump = site_of(&sites(&report), "coredump").clone();
+    assert_eq!(dump["kernel"], "scatter", "{dump}");
+    assert_eq!(dump["location"]["line"], 15, "{dump}");
+}

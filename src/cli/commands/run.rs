@@ -172,7 +172,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             let quiet = record
                 .not_applicable
                 .as_deref()
-                .is_some_and(|why| why.starts_with(cudawatch_model::NOT_NEEDED));
+                .is_some_and(cudawatch_model::is_not_needed);
             if !quiet {
                 progress.finished(index, total, record.tool, outcome, record.seconds);
             }
