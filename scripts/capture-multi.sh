@@ -9,7 +9,8 @@
 #           tree (pids, groups and sessions of torchrun's workers),
 #           fr (the collective mismatch with the flight recorder on),
 #           ncu (ncu over torchrun, NCCL's kernels left out, and not),
-#           memcheck (compute-sanitizer over torchrun)
+#           memcheck (compute-sanitizer over torchrun),
+#           ranks (one compute-sanitizer per rank: torchrun's PYTHON_EXEC)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: capture-multi.sh OUTDIR}" && cd "$1" && pwd)
 shift
@@ -94,6 +95,37 @@ phase_memcheck() {
   RUN_TIMEOUT=300 record memcheck oob_kernel_rank1 -- env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
     compute-sanitizer --tool memcheck --xml --save "$OUTDIR/oob_kernel_rank1/memcheck.%p.xml" --print-limit 0 \
     --error-exitcode 86 --target-processes all "${TR[@]}" oob_kernel_rank1.py &
+  wait
+}
+
+# One compute-sanitizer per rank, as cudawatch's sanitizer stages run a
+# torchrun program: torchrun starts each worker as `$PYTHON_EXEC -u
+# CASE.py`, here a script that runs the worker's Python under its own
+# frontend; `%q{RANK}` names each rank's XML and text log. RUN names say
+# the tool, and `-exit86` a frontend given `--error-exitcode 86` (which
+# cudawatch's stages left out after this capture: see README.md).
+phase_ranks() {
+  local wrapper=$OUTDIR/rank-wrapper.sh c
+  cat >"$wrapper" <<'SH'
+#!/bin/sh
+compute-sanitizer --tool "$CAPTURE_TOOL" --xml --save "$CAPTURE_DIR/$CAPTURE_TOOL.rank%q{RANK}.xml" \
+  --log-file "$CAPTURE_DIR/$CAPTURE_TOOL.rank%q{RANK}.log" --print-limit 0 $CAPTURE_EXITCODE \
+  --target-processes all "$(command -v python3)" "$@"
+status=$?
+echo "$status" >"$CAPTURE_DIR/$CAPTURE_TOOL.rank$RANK.exit"
+exit "$status"
+SH
+  chmod +x "$wrapper"
+  for c in oob_kernel_rank1:memcheck: ddp_step:memcheck: ddp_step:initcheck: ddp_step:memcheck:86; do
+    local case=${c%%:*} rest=${c#*:}
+    local tool=${rest%%:*} code=${rest#*:} run flag=
+    run=ranks-$tool
+    [ -n "$code" ] && run=$run-exit$code flag="--error-exitcode $code"
+    mkdir -p "$OUTDIR/$case/$run"
+    RUN_TIMEOUT=300 record "$run" "$case" -- env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+      PYTHON_EXEC="$wrapper" CAPTURE_TOOL="$tool" CAPTURE_DIR="$OUTDIR/$case/$run" \
+      CAPTURE_EXITCODE="$flag" "${TR[@]}" "$case.py" &
+  done
   wait
 }
 

@@ -5,17 +5,22 @@
 # run directory, then the table of docs/examples/multi/README.md.
 #
 # Usage: scripts/gpu-multi.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
+#   TABLE_ONLY=1   no runs: the table of OUTDIR's earlier runs, each report
+#                  judged again by this binary beside the run's own exit
 #   STAGE_TIMEOUT  per tool stage, seconds (default 200)
-#   PARALLEL       programs at once (default: all)
+#   PARALLEL       programs at once (default 2: with all eight at once on two
+#                  H200s, most ranks' compute-sanitizers never attached within
+#                  their launch timeout and the workers hung; with three, a
+#                  plain run took 139 s where it took 32 s with two)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: gpu-multi.sh OUTDIR}" && cd "$1" && pwd)
 shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CW=$ROOT/target/release/cudawatch
+CW=${CW:-$ROOT/target/release/cudawatch}
 SRC=$ROOT/tests/gpu/multi
 export PATH=$PATH:/usr/local/cuda/bin
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(ddp_step ddp_amp_step bad_label_rank1 oob_kernel_rank1 oom_rank1 stream_race_rank1 collective_mismatch)
+[ ${#cases[@]} -eq 0 ] && cases=(ddp_step ddp_amp_step fsdp_step bad_label_rank1 oob_kernel_rank1 oom_rank1 stream_race_rank1 collective_mismatch)
 
 # load_inline's build, once, so that no stage's limit is spent in nvcc.
 (cd "$SRC" && timeout 300 python3 -c 'src = open("oob_kernel_rank1.py").read(); exec(src[:src.index("rank, world")])' \
@@ -34,27 +39,29 @@ one() {
 }
 export -f one
 export CW SRC OUTDIR
-printf '%s\n' "${cases[@]}" | xargs -P "${PARALLEL:-${#cases[@]}}" -I{} bash -c 'one {}'
+[ "${TABLE_ONLY:-}" = 1 ] || printf '%s\n' "${cases[@]}" | xargs -P "${PARALLEL:-2}" -I{} bash -c 'one {}'
 sort "$OUTDIR/exits.txt"
-# The table: each program, its exit code, the check's wall time and the
-# verdict's first line, from the JSON reports.
-python3 - "$OUTDIR" >"$OUTDIR/README.md" <<'PY'
-import json, os, sys
-out = sys.argv[1]
+# The table: each program, its exit code in the run, the exit of its JSON
+# report judged again by this binary (the same unless judging changed
+# since), the check's wall time and the verdict's first line as judged now.
+python3 - "$OUTDIR" "$CW" >"$OUTDIR/README.md" <<'PY'
+import json, os, subprocess, sys
+out, cw = sys.argv[1], sys.argv[2]
 rows = {}
 for line in open(os.path.join(out, "exits.txt")):
     case, code, secs = line.split()
     rows[case] = (int(code), int(secs))
-print("| program | exit | check (s) | verdict |")
-print("| --- | --- | --- | --- |")
+print("| program | exit | judged now | check (s) | verdict |")
+print("| --- | --- | --- | --- | --- |")
 for case in sorted(rows):
     code, secs = rows[case]
+    now = subprocess.run([cw, "--color", "never", "report", os.path.join(out, case + ".json"),
+                          "--format", "json"], capture_output=True, text=True)
     try:
-        doc = json.load(open(os.path.join(out, case + ".json")))
-        verdict = doc["verdict"][0]
+        verdict = json.loads(now.stdout)["verdict"][0]
         text = verdict["label"].upper() + ": " + verdict["text"]
     except Exception as error:
-        text = f"(no JSON report: {error})"
-    print(f"| `{case}` | {code} | {secs} | {text.replace('|', '/')} |")
+        text = f"(no report: {error})"
+    print(f"| `{case}` | {code} | {now.returncode} | {secs} | {text.replace('|', '/')} |")
 PY
 cat "$OUTDIR/README.md"

@@ -110,6 +110,19 @@ impl ReportBuilder {
         xml: Option<(&str, R)>,
         text: Option<Named<'_>>,
     ) -> SanitizerEvidence {
+        self.sanitizer_of(tool, xml, text, None)
+    }
+
+    /// [`Self::sanitizer`] for the output of one process's own
+    /// compute-sanitizer (a rank of a launcher, run under a frontend of its
+    /// own): every site it holds names `process`.
+    pub fn sanitizer_of<R: BufRead>(
+        &mut self,
+        tool: Tool,
+        xml: Option<(&str, R)>,
+        text: Option<Named<'_>>,
+        process: Option<&crate::model::ProcessRef>,
+    ) -> SanitizerEvidence {
         let mut evidence = SanitizerEvidence::default();
         let mut text_records: Vec<Record> = Vec::new();
         if let Some((name, bytes)) = text {
@@ -248,7 +261,10 @@ impl ReportBuilder {
                 format!("ERROR SUMMARY says {errors} errors but the XML holds {records} records"),
             );
         }
-        for site in stage.finish() {
+        for mut site in stage.finish() {
+            if let Some(process) = process {
+                site.processes = vec![process.clone()];
+            }
             self.folder.add_site(site);
         }
         evidence

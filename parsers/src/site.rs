@@ -378,6 +378,13 @@ impl Folder {
                 for pc in site.pc.iter().chain(&site.pcs) {
                     note_pc(existing, Some(pc));
                 }
+                // The same site seen by several ranks (each under its own
+                // sanitizer) names them all.
+                for process in site.processes {
+                    if !existing.processes.contains(&process) {
+                        existing.processes.push(process);
+                    }
+                }
             }
             None => {
                 self.by_id.insert(key, self.sites.len());

@@ -449,7 +449,7 @@ fn coalescing(
     let kernels: Vec<_> = report
         .coalescing
         .iter()
-        .filter(|k| policy.kernel_in_scope(&k.kernel))
+        .filter(|k| policy.kernel_in_scope(&k.kernel, report))
         .collect();
     if kernels.is_empty() {
         return (
@@ -483,7 +483,7 @@ fn coalescing(
         let worst_line = report
             .wasteful_lines
             .iter()
-            .filter(|l| policy.kernel_in_scope(&l.kernel))
+            .filter(|l| policy.kernel_in_scope(&l.kernel, report))
             .filter_map(|l| Some((l, l.excessive_pct()?)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         checks.push(match worst_line {

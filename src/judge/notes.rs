@@ -47,23 +47,53 @@ pub fn xla_under_tools() -> Warning {
     }
 }
 
-/// The notes of a program started by a launcher of several processes
-/// (`plan::for_several_processes`): the plain run without
-/// `CUDA_LAUNCH_BLOCKING`, ncu without NCCL's kernels.
-pub fn several_processes(launcher: &str, plain_ran: bool, ncu_left_out_nccl: bool) -> Vec<Warning> {
+/// What a launcher of several processes changed in the stages that ran
+/// (`plan::for_several_processes`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LauncherChanges {
+    /// The plain run ran, without `CUDA_LAUNCH_BLOCKING`.
+    pub plain_ran: bool,
+    /// ncu ran without NCCL's kernels.
+    pub ncu_left_out_nccl: bool,
+    /// A sanitizer stage ran each rank under its own compute-sanitizer.
+    pub sanitizers_per_rank: bool,
+}
+
+/// The notes of a program started by a launcher of several processes: the
+/// plain run without `CUDA_LAUNCH_BLOCKING`, ncu without NCCL's kernels,
+/// one compute-sanitizer per rank.
+pub fn several_processes(launcher: &str, changes: LauncherChanges) -> Vec<Warning> {
     let mut notes = Vec::new();
-    if plain_ran {
+    if changes.plain_ran {
         notes.push(Warning {
             source: launcher.into(),
             message: format!(
-                "the plain run left CUDA_LAUNCH_BLOCKING unset for {launcher}'s workers: with it,                  a two-rank NCCL program whose ranks disagree on a collective hung past 200 s                  where without it NCCL's watchdog ended it at the process group's timeout                  (measured on two H100s), so an asynchronous CUDA error may surface at a later                  call than the one that caused it (memcheck's stage places it)"
+                "the plain run left CUDA_LAUNCH_BLOCKING unset for {launcher}'s workers: with it, \
+                 a two-rank NCCL program whose ranks disagree on a collective hung past 200 s \
+                 where without it NCCL's watchdog ended it at the process group's timeout \
+                 (measured on two H100s), so an asynchronous CUDA error may surface at a later \
+                 call than the one that caused it (memcheck's stage places it)"
             ),
         });
     }
-    if ncu_left_out_nccl {
+    if changes.sanitizers_per_rank {
+        notes.push(Warning {
+            source: "sanitizers".into(),
+            message: format!(
+                "each of {launcher}'s workers ran under a compute-sanitizer of its own \
+                 ({launcher} started it through a script in the stage's folder, as its \
+                 PYTHON_EXEC), so every record names its rank; the launcher itself was not \
+                 checked"
+            ),
+        });
+    }
+    if changes.ncu_left_out_nccl {
         notes.push(Warning {
             source: "ncu".into(),
-            message: "ncu left NCCL's kernels out: it serializes kernel launches across the                       program's processes, and a collective's kernel waits for its peers', so                       profiling them hangs; communication kernels were not checked for                       coalescing"
+            message: "ncu left NCCL's kernels out: it serializes kernel launches across the \
+                      program's processes, and a collective's kernel waits for its peers', so \
+                      profiling them hangs; communication kernels were not checked for \
+                      coalescing"
                 .into(),
         });
     }

@@ -195,7 +195,8 @@ pub fn of(site: &Site) -> Ownership {
         .and_then(by_kernel)
         .or_else(|| site.kernel.as_deref().and_then(by_kernel))
         .or_else(|| site.location.as_ref().and_then(|l| by_file(&l.file)))
-        .or(found_module);
+        .or(found_module)
+        .or_else(|| launching_python(&site.host_frames));
     let (owner, component, because) = found.unwrap_or((
         Owner::User,
         "user".to_string(),
@@ -339,6 +340,28 @@ fn launching_module(frames: &[Frame]) -> Option<(Owner, String, String)> {
                 format!("launched from {base}"),
             )
         })
+}
+
+/// The framework whose Python code launched the kernel, when ncu's call
+/// stack holds only Python frames and the innermost is the framework's:
+/// FSDP's all-gather copy-out (`split_with_sizes_copy_out_contiguous_no_cast_kernel`,
+/// which ncu names `detail::...` without ATen's namespace) launched from
+/// `torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py` under the
+/// user's forward call (two H200s, 2026-11-26). The user's line above it
+/// stays the launching line.
+fn launching_python(frames: &[Frame]) -> Option<(Owner, String, String)> {
+    let innermost = frames.iter().find(|f| f.is_python())?;
+    let file = innermost.file.as_deref()?;
+    let (owner, component) = PACKAGES
+        .iter()
+        .find(|(dir, _, _)| file.contains(dir))
+        .map(|(_, owner, component)| (*owner, *component))?;
+    let short = file.rsplit("site-packages/").next().unwrap_or(file);
+    Some((
+        owner,
+        component.to_string(),
+        format!("launched from {short}"),
+    ))
 }
 
 /// Package directories of frameworks' and libraries' extension modules.
@@ -513,6 +536,43 @@ mod tests {
         ] {
             assert_eq!(of_kernel(name), Owner::User, "{name}");
         }
+    }
+
+    #[test]
+    fn a_kernel_launched_from_a_frameworks_python_is_the_frameworks() {
+        // FSDP's all-gather copy-out as ncu named it on two H200s: no
+        // namespace of ATen's, only Python frames, the innermost FSDP's.
+        let python = |file: &str, line: u32| Frame {
+            file: Some(file.into()),
+            line: Some(line),
+            ..Frame::default()
+        };
+        let mut site = cudawatch_parsers::site::new_site(
+            Tool::Ncu,
+            FindingKind::UncoalescedAccess,
+            cudawatch_model::Severity::Warning,
+            "uncoalesced".into(),
+        );
+        site.kernel = Some(
+            "detail::split_with_sizes_copy_out_contiguous_no_cast_kernel(char **, char **, \
+             long *, long *, long *, long, long)"
+                .into(),
+        );
+        site.host_frames = vec![
+            python(
+                "/venv/lib/python3.12/site-packages/torch/distributed/fsdp/_fully_shard/\
+                 _fsdp_collectives.py",
+                210,
+            ),
+            python("/home/u/fsdp_step.py", 20),
+        ];
+        let owned = of(&site);
+        assert_eq!(owned.owner, Owner::Framework, "{}", owned.because);
+        assert_eq!(owned.component, "PyTorch");
+        // The user's own kernel called from the user's line stays theirs.
+        site.kernel = Some("scale_rows(float *, int, float)".into());
+        site.host_frames = vec![python("/home/u/train.py", 36)];
+        assert_eq!(of(&site).owner, Owner::User);
     }
 
     #[test]

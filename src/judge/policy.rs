@@ -165,8 +165,17 @@ impl Policy {
 
     /// Whether a kernel's coalescing counts against the thresholds: the
     /// user's kernels, or every kernel under `--gate-scope all`.
-    pub fn kernel_in_scope(&self, kernel: &str) -> bool {
-        self.scope == GateScope::All || super::owner::of_kernel(kernel) == Owner::User
+    /// A kernel whose site in `report` is a framework's or library's (its
+    /// launching module or Python package said so) is theirs too.
+    pub fn kernel_in_scope(&self, kernel: &str, report: &cudawatch_model::Report) -> bool {
+        if self.scope == GateScope::All {
+            return true;
+        }
+        let owned_elsewhere = report.findings.iter().any(|s| {
+            s.kernel.as_deref() == Some(kernel)
+                && s.owner.as_ref().is_some_and(|o| o.owner != Owner::User)
+        });
+        super::owner::of_kernel(kernel) == Owner::User && !owned_elsewhere
     }
 }
 

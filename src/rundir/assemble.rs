@@ -385,12 +385,20 @@ fn launcher_notes(stages: &[StageReport]) -> Vec<Warning> {
     else {
         return Vec::new();
     };
-    let plain_ran = stages.iter().filter(ran).any(|s| s.tool == Tool::Plain);
-    let ncu_left_out = stages
-        .iter()
-        .filter(ran)
-        .any(|s| s.tool == Tool::Ncu && s.command.iter().any(|a| a == crate::tools::ncu::NOT_NCCL));
-    crate::judge::notes::several_processes(launcher, plain_ran, ncu_left_out)
+    let script = crate::tools::sanitizer::per_rank::SCRIPT;
+    let changes = crate::judge::notes::LauncherChanges {
+        plain_ran: stages.iter().filter(ran).any(|s| s.tool == Tool::Plain),
+        ncu_left_out_nccl: stages.iter().filter(ran).any(|s| {
+            s.tool == Tool::Ncu && s.command.iter().any(|a| a == crate::tools::ncu::NOT_NCCL)
+        }),
+        sanitizers_per_rank: stages.iter().filter(ran).any(|s| {
+            Tool::SANITIZERS.contains(&s.tool)
+                && s.env
+                    .iter()
+                    .any(|e| e.starts_with("PYTHON_EXEC=") && e.ends_with(script))
+        }),
+    };
+    crate::judge::notes::several_processes(launcher, changes)
 }
 
 /// Whether a stage's process started: only then did its settings change

@@ -165,11 +165,17 @@ pub(super) fn create_stage_dir(stage: &Stage) -> Result<(), ExpectedError> {
         message: e.to_string(),
     };
     std::fs::create_dir_all(&stage.dir).map_err(|e| failed(&stage.dir, e))?;
-    for (path, contents) in &stage.command.files {
+    for file in &stage.command.files {
+        let path = &file.path;
         if let Some(folder) = path.parent() {
             std::fs::create_dir_all(folder).map_err(|e| failed(folder, e))?;
         }
-        std::fs::write(path, contents).map_err(|e| failed(path, e))?;
+        std::fs::write(path, &file.contents).map_err(|e| failed(path, e))?;
+        if file.executable {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| failed(path, e))?;
+        }
     }
     Ok(())
 }

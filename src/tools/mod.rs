@@ -167,9 +167,10 @@ pub struct StageCommand {
     /// the plain run's out-of-memory error blocks it (never run, never
     /// clean; the stage is skipped, saying this).
     pub not_applicable: Option<String>,
-    /// Files the stage reads, written before it starts: (path, contents).
-    /// ncu's section file, which must be a file in a folder.
-    pub files: Vec<(PathBuf, &'static str)>,
+    /// Files the stage reads, written before it starts: ncu's section
+    /// file (which must be a file in a folder), the sanitizers' script that
+    /// runs each rank of a launcher under its own compute-sanitizer.
+    pub files: Vec<StageFile>,
 }
 
 impl StageCommand {
@@ -203,6 +204,17 @@ impl StageCommand {
             ..StageCommand::program(ctx)
         }
     }
+}
+
+/// A file a stage's command needs in its folder.
+#[derive(Debug, Clone)]
+pub struct StageFile {
+    /// Where it goes.
+    pub path: PathBuf,
+    /// What it holds.
+    pub contents: String,
+    /// Whether it is a script the program runs (mode 0755).
+    pub executable: bool,
 }
 
 /// What a follow-up is planned from: the stage as it ran.

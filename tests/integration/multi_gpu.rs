@@ -212,3 +212,215 @@ fn torchrun_with_two_ranks_keeps_both_gpus_in_every_stage() {
         out.stderr
     );
 }
+
+/// A fake torchrun that starts its workers as torchrun does,
+/// `$PYTHON_EXEC -u SCRIPT` with `RANK`, `LOCAL_RANK` and `WORLD_SIZE`,
+/// each in a session of its own; the ranks in `FAKE_TORCHRUN_RANKS`
+/// (default both of two). Without `PYTHON_EXEC` (the plain run) each
+/// worker is a sleep named `worker-MARKER`.
+fn fake_torchrun_exec(dir: &Path, marker: &str) -> std::path::PathBuf {
+    let path = dir.join("torchrun");
+    let script = format!(
+        r#"#!/usr/bin/env bash
+for r in ${{FAKE_TORCHRUN_RANKS:-0 1}}; do
+  if [ -n "${{PYTHON_EXEC:-}}" ]; then
+    RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 setsid "$PYTHON_EXEC" -u {marker}.py &
+  else
+    RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 setsid bash -c 'exec -a "worker-{marker}" sleep 2' &
+  fi
+done
+fail=0
+for job in $(jobs -p); do wait "$job" || fail=1; done
+exit $fail
+"#
+    );
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `cudawatch run --stages plain,memcheck -- torchrun --nproc_per_node=2`
+/// over the PYTHON_EXEC-honouring fake, each rank's compute-sanitizer
+/// replaying `rank_cases` (rank, capture); the run's folder and output.
+fn run_per_rank(
+    tmp: &Path,
+    rank_cases: &[(u32, &str)],
+    only_ranks: Option<&str>,
+) -> (std::path::PathBuf, std::process::Output) {
+    let marker = format!("cudawatch-test-perrank-{}", std::process::id());
+    let torchrun = fake_torchrun_exec(tmp, &marker);
+    let out_dir = tmp.join("run");
+    let path = format!(
+        "{}:{}:{}",
+        tmp.display(),
+        root().join("tests/fakes").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = cudawatch();
+    command
+        .env("PATH", path)
+        .env("FAKE_CASE", sample("clean"))
+        .env("FAKE_SLEEP", "1.5")
+        .env("FAKE_SMI_FREE", "0, GPU-a, 79000\n1, GPU-b, 79000")
+        .env("FAKE_SMI_RANKS", format!("{marker}=900"));
+    for (rank, case) in rank_cases {
+        command.env(format!("FAKE_CASE_RANK{rank}"), sample(case));
+    }
+    if let Some(ranks) = only_ranks {
+        command.env("FAKE_TORCHRUN_RANKS", ranks);
+    }
+    let out = command
+        .args(["run", "--grace", "0.5", "--stages", "plain,memcheck"])
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .arg("--")
+        .arg(&torchrun)
+        .args(["--nproc_per_node=2", "train.py"])
+        .output()
+        .unwrap();
+    (out_dir, out)
+}
+
+#[test]
+fn each_rank_runs_under_its_own_sanitizer_and_its_findings_name_it() {
+    // One compute-sanitizer around torchrun wrote one XML for both ranks,
+    // its records without a process: an out-of-bounds write on rank 1
+    // only was found without its rank.
+    // Each rank replays its own frontend's capture from two H200s: rank 0
+    // a correct DDP step (NCCL's kernel-image probe only), rank 1 the
+    // extension's out-of-bounds read, then its abort.
+    let tmp = tempfile::tempdir().unwrap();
+    let (out_dir, out) = run_per_rank(
+        tmp.path(),
+        &[
+            (0, "multi/ddp_step/ranks-memcheck"),
+            (1, "multi/oob_kernel_rank1/ranks-memcheck"),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let memcheck = out_dir.join("memcheck");
+    for rank in 0..2 {
+        for file in ["xml", "log", "exit"] {
+            let name = format!("memcheck.rank{rank}.{file}");
+            assert!(memcheck.join(&name).is_file(), "{name}\n{stderr}");
+        }
+    }
+    let record = read_json(&memcheck.join("stage.json"));
+    let env = record["env"].to_string();
+    assert!(env.contains("PYTHON_EXEC="), "{env}");
+    assert!(
+        !record["command"].to_string().contains("compute-sanitizer"),
+        "the stage runs torchrun, each rank its own frontend: {record}"
+    );
+    let report = crate::helpers::judged(&out_dir);
+    let stage = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "memcheck")
+        .unwrap();
+    // Rank 1's program aborted under the tool after its read: checked up
+    // to there, so the stage cannot vouch; its finding gates all the same.
+    assert_eq!(stage["outcome"], "inconclusive", "{stage}");
+    let reason = stage["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("rank 0 (pid") && reason.contains("rank 1 (pid"),
+        "each rank judged: {reason}"
+    );
+    let read = crate::helpers::site_of_kind(&report, "invalid_access");
+    let processes = read["processes"].as_array().unwrap();
+    assert_eq!(processes.len(), 1, "rank 1's alone: {read}");
+    assert_eq!(processes[0]["rank"], 1);
+    assert_eq!(processes[0]["gpu"], "GPU-b", "{read}");
+    assert_eq!(read["location"]["line"], 8, "{read}");
+    assert!(
+        stderr.contains("root cause: rank 1 failed first: memcheck invalid_access at cuda.cu:8"),
+        "{stderr}"
+    );
+    // NCCL's probe on both ranks is one site naming both, and no gate.
+    let probe = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "api_error" && s.to_string().contains("NoKernelImage"))
+        .expect("NCCL's probe");
+    assert_eq!(probe["processes"].as_array().unwrap().len(), 2, "{probe}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+}
+
+#[test]
+fn a_rank_that_left_no_sanitizer_output_keeps_the_stage_from_clean() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Both ranks of a correct DDP step, each under its own frontend (the
+    // capture without `--error-exitcode`): every stage's rank checked.
+    let step = "multi/ddp_step/ranks-memcheck";
+    let (out_dir, out) = run_per_rank(tmp.path(), &[(0, step), (1, step)], None);
+    let report = crate::helpers::judged(&out_dir);
+    let stage = |report: &serde_json::Value| {
+        report["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["tool"] == "memcheck")
+            .cloned()
+            .unwrap()
+    };
+    let memcheck = stage(&report);
+    assert_eq!(
+        memcheck["outcome"],
+        "findings",
+        "NCCL's probe, not gating: {memcheck}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Rank 1 of two never ran under the tool: not clean, and said.
+    let tmp = tempfile::tempdir().unwrap();
+    let (out_dir, out) = run_per_rank(tmp.path(), &[(0, step)], Some("0"));
+    let report = crate::helpers::judged(&out_dir);
+    let memcheck = stage(&report);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(memcheck["outcome"], "inconclusive", "{memcheck}\n{stderr}");
+    assert!(
+        memcheck["reason"]
+            .as_str()
+            .unwrap()
+            .contains("rank 1: left no memcheck output"),
+        "{memcheck}"
+    );
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_correct_fsdp_step_is_clean_though_ncu_names_its_copy_out_kernel_without_aten() {
+    // Two H200s: the coalescing check held FSDP's all-gather copy-out
+    // (`detail::split_with_sizes_copy_out_...`, launched from
+    // torch/distributed/fsdp) to the user's thresholds: FAILED, exit 1.
+    let report = root().join("docs/examples/multi/fsdp_step.report.json");
+    let out = run(cudawatch()
+        .args(["report", "--format", "json"])
+        .arg(&report));
+    let judged = json(&out);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let item = crate::helpers::checklist_item(&judged, "coalescing_within_thresholds");
+    assert_eq!(item["status"], "pass", "{item}");
+    let copy_out = judged["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["kernel"]
+                .to_string()
+                .contains("split_with_sizes_copy_out")
+        })
+        .expect("the copy-out's site");
+    assert_eq!(copy_out["owner"]["component"], "PyTorch", "{copy_out}");
+}

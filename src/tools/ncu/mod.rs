@@ -46,7 +46,11 @@ impl super::StageKind for Ncu {
         );
         let section = sections.join(format!("{}.section", argv::SECTION_NAME));
         let mut command = StageCommand {
-            files: vec![(section, argv::SECTION)],
+            files: vec![super::StageFile {
+                path: section,
+                contents: argv::SECTION.to_string(),
+                executable: false,
+            }],
             ..StageCommand::tool(ctx, argv)
         };
         if ctx.mps_pipe.is_some() {

@@ -7,6 +7,7 @@ mod allocator;
 mod argv;
 mod host_stacks;
 mod launches;
+pub mod per_rank;
 mod rules;
 pub use rules::cut_records;
 
@@ -74,6 +75,9 @@ impl StageKind for Sanitizer {
         files: &StageFiles,
         record: &StageRecord,
     ) -> StageJudged {
+        if per_rank::ran_per_rank(files) {
+            return per_rank::read(builder, files, record);
+        }
         let tool = record.tool;
         let (evidence, text) = read_output(builder, files, tool, &xml_file(tool), "stdout");
         let filled = host_stacks::fill(builder, files, tool);
@@ -111,13 +115,27 @@ fn read_output(
     xml_file: &str,
     text_file: &str,
 ) -> (SanitizerEvidence, Vec<u8>) {
+    read_output_of(builder, files, tool, xml_file, text_file, None)
+}
+
+/// [`read_output`] of one process's own compute-sanitizer, whose sites name
+/// `process`.
+fn read_output_of(
+    builder: &mut ReportBuilder,
+    files: &StageFiles,
+    tool: Tool,
+    xml_file: &str,
+    text_file: &str,
+    process: Option<&cudawatch_model::ProcessRef>,
+) -> (SanitizerEvidence, Vec<u8>) {
     let text = files.read(text_file);
     let xml = files.open(xml_file);
     let xml_name = files.rel(xml_file);
-    let evidence = builder.sanitizer(
+    let evidence = builder.sanitizer_of(
         tool,
         xml.map(|r| (xml_name.as_str(), r)),
         Some((files.rel(text_file).as_str(), text.as_slice())),
+        process,
     );
     (evidence, text)
 }

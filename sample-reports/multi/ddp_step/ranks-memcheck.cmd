@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 PYTHON_EXEC=/tmp/cap/rank-wrapper.sh CAPTURE_TOOL=memcheck CAPTURE_DIR=/tmp/cap/ddp_step/ranks-memcheck CAPTURE_EXITCODE= torchrun --standalone --nproc_per_node=2 ddp_step.py 
