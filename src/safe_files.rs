@@ -76,6 +76,30 @@ pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A regular file's first `head` and last `tail` bytes, with a line saying
+/// how many bytes between them were left out, and that count (0: the whole
+/// file was read). A program's own output is read so: what it printed last
+/// (the error that ended it) and first are kept, and a program that prints
+/// gigabytes costs cudawatch a bounded amount of memory.
+pub fn read_ends(path: &Path, head: u64, tail: u64) -> io::Result<(Vec<u8>, u64)> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = open(path)?;
+    let len = file.metadata()?.len();
+    let whole = head.saturating_add(tail);
+    if len <= whole {
+        let mut bytes = Vec::with_capacity(len as usize);
+        file.take(whole).read_to_end(&mut bytes)?;
+        return Ok((bytes, 0));
+    }
+    let cut = len - whole;
+    let mut bytes = Vec::with_capacity(whole as usize + 64);
+    (&mut file).take(head).read_to_end(&mut bytes)?;
+    bytes.extend_from_slice(format!("\n[cudawatch: {cut} bytes left out here]\n").as_bytes());
+    file.seek(SeekFrom::Start(len - tail))?;
+    file.take(tail).read_to_end(&mut bytes)?;
+    Ok((bytes, cut))
+}
+
 /// Creates (or truncates) a file to write, never through a symlink.
 pub fn create(path: &Path) -> io::Result<File> {
     OpenOptions::new()
@@ -112,6 +136,27 @@ fn nonblock() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_output_keeps_its_first_and_last_bytes_and_says_how_much_went() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stdout");
+        let mut text = b"first line\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 1000));
+        text.extend(b"\nRuntimeError: CUDA error: an illegal memory access was encountered\n");
+        std::fs::write(&path, &text).unwrap();
+        let (bytes, cut) = read_ends(&path, 11, 70).unwrap();
+        let shown = String::from_utf8(bytes).unwrap();
+        assert_eq!(cut, text.len() as u64 - 81);
+        assert!(shown.starts_with("first line\n"), "{shown}");
+        assert!(
+            shown.ends_with("an illegal memory access was encountered\n"),
+            "{shown}"
+        );
+        assert!(shown.contains(&format!("[cudawatch: {cut} bytes left out here]")));
+        let (whole, none) = read_ends(&path, 4096, 4096).unwrap();
+        assert_eq!((whole, none), (text, 0));
+    }
 
     #[test]
     fn symlinks_fifos_and_devices_are_refused_and_creation_does_not_follow_a_link() {

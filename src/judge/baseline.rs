@@ -10,7 +10,7 @@ use crate::errors::ExpectedError;
 
 /// Reads a JSON report written by cudawatch (`report.json`, `--format json`).
 pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ExpectedError::Input {
+    let text = read_bounded(path).map_err(|e| ExpectedError::Input {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
@@ -22,6 +22,39 @@ pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
     super::notes::moved_out_of_warnings(&mut report);
     shares_read_again(&mut report);
     Ok(report)
+}
+
+/// The most cudawatch reads of a JSON report. Its sites are folded and
+/// their samples capped, so a real one is small (the ViT step's, every
+/// stage and 30 coalescing rows: under 1 MB); parsed, a report takes about
+/// 15 times its size (a 684 MB one took 10.6 GB), so a larger file is
+/// refused before it is read.
+pub const MAX_REPORT_BYTES: u64 = 64 << 20;
+
+/// `path`'s text, if it is at most [`MAX_REPORT_BYTES`] (a FIFO or device
+/// is read up to the bound, then refused).
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "more than the {} MiB cudawatch reads of a report (a real report is a few MB: \
+                 is this one?)",
+                MAX_REPORT_BYTES >> 20
+            ),
+        )
+    };
+    let file = std::fs::File::open(path)?;
+    if file.metadata()?.len() > MAX_REPORT_BYTES {
+        return Err(too_large());
+    }
+    let mut text = String::new();
+    file.take(MAX_REPORT_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_REPORT_BYTES {
+        return Err(too_large());
+    }
+    Ok(text)
 }
 
 /// A report of a schema this cudawatch does not know is refused, never

@@ -244,7 +244,7 @@ fn read_stage(
         blocked_by: None,
         attempts: Vec::new(),
         stderr_tail: if tool == Tool::Plain && record.end != ProcessEnd::Exited(0) {
-            tail(&files.read("stderr"))
+            tail(&files.read_program("stderr"))
         } else {
             Vec::new()
         },

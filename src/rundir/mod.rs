@@ -61,10 +61,12 @@ pub fn claim(dir: &Path, run: &RunRecord) -> Result<(), ExpectedError> {
 
 /// Reads a JSON file of the run directory.
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ExpectedError> {
-    let bytes = crate::safe_files::read(path).map_err(|e| ExpectedError::RunDir {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let limit = crate::judge::baseline::MAX_REPORT_BYTES;
+    let bytes =
+        crate::safe_files::read_at_most(path, limit).map_err(|e| ExpectedError::RunDir {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
     serde_json::from_slice(&bytes).map_err(|e| ExpectedError::RunDir {
         path: path.display().to_string(),
         message: format!("not a cudawatch record: {e}"),

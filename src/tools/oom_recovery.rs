@@ -35,7 +35,7 @@ impl StageKind for OomRecovery {
         record: &StageRecord,
     ) -> StageJudged {
         let (hook, ooms) = memory::hook_artifacts(files.dir());
-        let stderr = String::from_utf8_lossy(&files.read("stderr")).into_owned();
+        let stderr = String::from_utf8_lossy(&files.read_program("stderr")).into_owned();
         let ended_by_oom = !matches!(record.end, ProcessEnd::Exited(0) | ProcessEnd::NotStarted)
             && stderr.contains("OutOfMemoryError");
         let seen = builder.oom_recovery(

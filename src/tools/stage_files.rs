@@ -11,6 +11,11 @@ use std::path::{Path, PathBuf};
 
 use cudawatch_model::Tool;
 
+/// Bytes read from the start of a program's output stream.
+pub const PROGRAM_HEAD: u64 = 32 << 20;
+/// Bytes read from its end, where the error that ended it is.
+pub const PROGRAM_TAIL: u64 = 96 << 20;
+
 /// The files of one stage's folder.
 pub struct StageFiles {
     dir: PathBuf,
@@ -52,9 +57,34 @@ impl StageFiles {
     /// What the stage's program printed, stderr then stdout (the plain
     /// run's, CSAN's, the core dump's): one text to read for errors.
     pub fn program_output(&self) -> Vec<u8> {
-        let mut output = self.read("stderr");
-        output.extend(self.read("stdout"));
+        let mut output = self.read_program("stderr");
+        output.extend(self.read_program("stdout"));
         output
+    }
+
+    /// A stream the program printed, bounded: past [`PROGRAM_HEAD`] +
+    /// [`PROGRAM_TAIL`] bytes only its first and last are read (a program
+    /// that printed 3 GB made cudawatch die of its memory limit, with no
+    /// report), and the stage cannot vouch for what it did not read.
+    pub fn read_program(&self, name: &str) -> Vec<u8> {
+        match crate::safe_files::read_ends(&self.dir.join(name), PROGRAM_HEAD, PROGRAM_TAIL) {
+            Ok((bytes, 0)) => bytes,
+            Ok((bytes, cut)) => {
+                self.unread.borrow_mut().push(format!(
+                    "all of {} (the program printed {} bytes: its first {} MiB and last {} MiB \
+                     were read, {cut} bytes between them not)",
+                    self.rel(name),
+                    cut + PROGRAM_HEAD + PROGRAM_TAIL,
+                    PROGRAM_HEAD >> 20,
+                    PROGRAM_TAIL >> 20
+                ));
+                bytes
+            }
+            Err(e) => {
+                self.note(name, &e);
+                Vec::new()
+            }
+        }
     }
 
     /// `name` as the report names it: `memcheck/memcheck.xml`.

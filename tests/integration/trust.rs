@@ -802,3 +802,78 @@ fn a_stage_folder_that_is_a_symlink_to_a_clean_run_is_not_read() {
         out.stdout
     );
 }
+
+#[test]
+fn a_report_larger_than_any_real_one_is_refused_before_it_is_read() {
+    // A 684 MB foreign report took 10.6 GB and 41 s to read in `report`.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("huge.report.json");
+    std::fs::write(&path, "{\"schema_version\": 1, \"findings\": [").unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(700 << 20).unwrap();
+    for command in ["report", "diff"] {
+        let mut cmd = crate::helpers::cudawatch();
+        cmd.arg(command);
+        if command == "diff" {
+            cmd.arg(crate::helpers::root().join("docs/examples/oob_write.report.json"));
+        }
+        let out = crate::helpers::run(cmd.arg(&path));
+        assert_eq!(out.code, 4, "{command}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr
+                .contains("more than the 64 MiB cudawatch reads of a report"),
+            "{command}: {}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    }
+}
+
+#[test]
+fn a_program_that_prints_more_than_cudawatch_reads_is_judged_from_both_ends() {
+    // A program that printed 3 GB made cudawatch, which read its output
+    // whole, die of its memory limit with no report. Its first and last
+    // bytes are read now (the error that ended it is at the end), and the
+    // stage says what it did not read.
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("chatty.sh");
+    std::fs::write(
+        &program,
+        "#!/bin/sh\necho starting\nhead -c 140000000 /dev/zero | tr '\\0' 'x' | fold -w 100\n\
+         echo\necho 'RuntimeError: CUDA error: an illegal memory access was encountered' >&2\n\
+         exit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out_dir = tmp.path().join("run");
+    let out = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .env("PATH", crate::helpers::fake_smi_path(tmp.path()).1)
+            .args(["--color", "never", "run", "--stages", "plain", "--out-dir"])
+            .arg(&out_dir)
+            .arg("--")
+            .arg(&program),
+    );
+    assert!(
+        out.stderr
+            .contains("root cause: plain cuda_error: cudaErrorIllegalAddress"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("could not read all of plain/stdout")
+            && out
+                .stderr
+                .contains("its first 32 MiB and last 96 MiB were read"),
+        "{}",
+        out.stderr
+    );
+    // What it found gates; what it did not read keeps the plain run from
+    // vouching.
+    assert!(
+        out.stderr
+            .contains("INCONCLUSIVE: plain could not really check")
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+}

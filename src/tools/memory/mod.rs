@@ -91,7 +91,7 @@ impl StageKind for Memory {
         let (hook, ooms) = hook_artifacts(files.dir());
         let steps = files.read("steps.jsonl");
         let peaks = files.read("peaks.jsonl");
-        let stderr = files.read("stderr");
+        let stderr = files.read_program("stderr");
         let found = hook.is_some() || !ooms.is_empty();
         let memory = found.then(|| {
             let expandable = expandable_outcome(files.dir(), record);

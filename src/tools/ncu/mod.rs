@@ -140,8 +140,8 @@ impl super::StageKind for Ncu {
     ) -> StageJudged {
         let raw = files.read("raw.csv");
         let details = files.read("details.csv");
-        let mut log = files.read("stdout");
-        log.extend(files.read("stderr"));
+        let mut log = files.read_program("stdout");
+        log.extend(files.read_program("stderr"));
         let sources: Vec<(String, Vec<u8>)> = files
             .names("source-", ".csv")
             .iter()

@@ -189,7 +189,7 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
         .split('\0')
         .map(str::to_string)
         .collect();
-    let stage_text = files.read("stdout");
+    let stage_text = files.read_program("stdout");
     let usage = String::from_utf8_lossy(&stage_text).contains("Usage: compute-sanitizer");
     let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &stage_text);
     let mut judged: Vec<RankJudged> = Vec::new();
