@@ -103,7 +103,7 @@ impl SweepProgress {
             }
             SweepEvent::Changed { name, attempt } => {
                 self.line(format!(
-                    "again {}: its command or files changed since attempt {attempt} checked it",
+                    "again {}: its command or files changed since attempt {attempt} checked it, or its report did",
                     clean(name)
                 ));
             }

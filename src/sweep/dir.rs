@@ -63,6 +63,11 @@ pub struct Attempt {
     pub setup_error: Option<String>,
     /// Hash of the files its command names.
     pub checksum: Option<String>,
+    /// Hash of the `report.json` its run left, taken when the run ended: a
+    /// report that differs later (rewritten, swapped for another run's, a
+    /// stale copy) is not the one this attempt's exit code came from.
+    #[serde(default)]
+    pub report_digest: Option<String>,
 }
 
 impl Attempt {
@@ -289,6 +294,27 @@ impl SweepDir {
     /// The report of attempt `k`, if its run got that far.
     pub fn report(&self, name: &str, k: u32) -> Option<Report> {
         rundir::read_json(&self.attempt_dir(name, k).join("report.json")).ok()
+    }
+
+    /// The digest of attempt `k`'s `report.json` as it is now.
+    pub fn report_digest(&self, name: &str, k: u32) -> Option<String> {
+        let path = self.attempt_dir(name, k).join("report.json");
+        let bytes =
+            crate::safe_files::read_at_most(&path, crate::judge::baseline::MAX_REPORT_BYTES)
+                .ok()?;
+        let mut hash = cudawatch_parsers::site::Fnv::default();
+        hash.write(&bytes);
+        Some(format!("{:016x}", hash.finish()))
+    }
+
+    /// Whether attempt `k`'s report is no longer the one its run left
+    /// (`Attempt::report_digest`); a record without a digest (an older
+    /// sweep's) is trusted as before.
+    pub fn report_changed(&self, name: &str, k: u32, record: Option<&Attempt>) -> bool {
+        match record.and_then(|r| r.report_digest.as_ref()) {
+            Some(then) => self.report_digest(name, k).as_ref() != Some(then),
+            None => false,
+        }
     }
 }
 

@@ -316,6 +316,13 @@ fn target(
         .strip_prefix(&dir.path)
         .ok()
         .map(|p| p.display().to_string());
+    if dir.report_changed(&info.name, k, record.as_ref()) {
+        result.state = TargetState::Incomplete;
+        result.summary = "its report.json is not the one its run left (changed or replaced \
+                          since the sweep recorded it): not trusted; a resume runs it again"
+            .into();
+        return (result, None);
+    }
     let Some(mut report) = dir.report(&info.name, k) else {
         result.state = TargetState::Incomplete;
         result.summary = match &record {

@@ -224,6 +224,7 @@ pub fn run_shard(
                     interrupted: end.interrupted,
                     setup_error,
                     checksum: sum.clone(),
+                    report_digest: dir.report_digest(&target.name, *attempt),
                 };
                 // The record is what makes a resume skip the target: a
                 // failure to write it is said, and the sweep goes on.
@@ -315,6 +316,10 @@ fn resume(dir: &SweepDir, target: &Target) -> Resume {
     let Some((attempt, record)) = dir.scan(&target.name).finished else {
         return Resume::Run;
     };
+    // Its report is not the one its run left: what it found is unknown.
+    if dir.report_changed(&target.name, attempt, record.as_ref()) {
+        return Resume::Changed(attempt);
+    }
     let recorded = record.and_then(|r| r.checksum);
     match (recorded, checksum(target)) {
         (Some(then), Some(now)) if then != now => Resume::Changed(attempt),

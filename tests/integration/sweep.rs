@@ -1168,3 +1168,59 @@ fn a_missing_tool_is_warned_about_only_for_the_targets_that_use_it() {
         out.stderr
     );
 }
+
+#[test]
+fn a_report_swapped_after_its_run_is_not_trusted_by_merge_and_a_resume_checks_again() {
+    // The run of `bad` found an illegal access (its attempt exited 1);
+    // its report.json, replaced by the clean report of `good`, made the
+    // merged sweep CLEAN: the recorded exit code was never compared with
+    // the report.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\"]",
+        &[
+            T("good", "clean", "exit 0", ""),
+            T(
+                "bad",
+                "clean",
+                "echo RuntimeError: CUDA error: an illegal memory access was encountered >&2; exit 1",
+                "",
+            ),
+        ],
+    );
+    let out = tmp.path().join("night");
+    let first = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    std::fs::copy(
+        out.join("targets/good/attempt-1/report.json"),
+        out.join("targets/bad/attempt-1/report.json"),
+    )
+    .unwrap();
+    let mut cmd = cudawatch();
+    cmd.args(["merge", "--format", "json"]).arg(&out);
+    let merged = run(cmd);
+    assert_ne!(merged.code, 0, "{}", merged.stderr);
+    let report: Value = serde_json::from_str(&merged.stdout).unwrap();
+    let bad = target(&report, "bad");
+    assert_eq!(bad["state"], "incomplete", "{bad}");
+    assert!(
+        bad["summary"]
+            .as_str()
+            .unwrap()
+            .contains("not the one its run left"),
+        "{bad}"
+    );
+    // A resume runs it again; `good`, untouched, is not.
+    let again = run(sweep_cmd(&file, &out, &[]));
+    assert!(
+        again.stderr.contains("again bad:") && !again.stderr.contains("again good:"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        again.code, 1,
+        "the new run's finding counts: {}",
+        again.stderr
+    );
+}
