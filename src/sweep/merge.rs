@@ -337,6 +337,16 @@ fn target(
         };
         return (result, None);
     };
+    // A report of another program (another target's, copied in with its
+    // record gone) says nothing of this one.
+    if !report.target.is_empty() && report.target != info.command {
+        result.state = TargetState::Incomplete;
+        result.summary = format!(
+            "its report.json is of another program ({}): not trusted; a resume runs it again",
+            report.target.join(" ")
+        );
+        return (result, None);
+    }
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);
     result.warnings = report

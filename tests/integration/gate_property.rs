@@ -12,6 +12,9 @@
 //! CLEAN; and a clean run whose evidence was taken away (a summary line, an
 //! XML's end, a record of its end) must not stay clean.
 //!
+//! A sweep's saved state is damaged the same way (records and reports of
+//! its attempts) and its merged verdict must never improve either.
+//!
 //! A fixed seed in CI; `CUDAWATCH_GATE_CASES=20000` (and
 //! `CUDAWATCH_GATE_SEED`) runs it as a longer fuzz.
 
@@ -439,4 +442,94 @@ fn damage_never_improves_a_verdict() {
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// The same property over a sweep's saved state: a sweep of a clean
+/// target and one whose run found an illegal access, its attempts'
+/// records and reports damaged (a report swapped for the other target's,
+/// with or without its record; a recorded exit code, checksum or report
+/// digest changed; a report cut or removed), must never merge better than
+/// the original.
+#[test]
+fn damage_to_a_sweeps_state_never_improves_its_merged_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+         [[target]]\nname = \"good\"\ncommand = [\"sh\", \"-c\", \"exit 0\"]\n\n\
+         [[target]]\nname = \"bad\"\ncommand = [\"sh\", \"-c\", \"echo RuntimeError: CUDA \
+         error: an illegal memory access was encountered >&2; exit 1\"]\n",
+    )
+    .unwrap();
+    let base = tmp.path().join("base");
+    run(cudawatch()
+        .arg("sweep")
+        .arg(&file)
+        .arg("--out-dir")
+        .arg(&base));
+    let merged = |dir: &Path| run(cudawatch().arg("merge").arg(dir)).code;
+    let before = merged(&base);
+    assert_eq!(before, 1, "the bad target's finding gates");
+    type Damage = (&'static str, fn(&Path));
+    let damages: [Damage; 8] = [
+        ("report swapped for the clean target's", |d| {
+            std::fs::copy(report(d, "good"), report(d, "bad")).unwrap();
+        }),
+        ("report swapped and its record removed", |d| {
+            std::fs::copy(report(d, "good"), report(d, "bad")).unwrap();
+            std::fs::remove_file(record(d, "bad")).unwrap();
+        }),
+        ("recorded exit code 0", |d| {
+            edit_record(d, "exit_code", 0.into())
+        }),
+        ("recorded checksum changed", |d| {
+            edit_record(d, "checksum", "0000000000000000".into());
+        }),
+        ("recorded report digest changed", |d| {
+            edit_record(d, "report_digest", "0000000000000000".into());
+        }),
+        ("report cut in half", |d| {
+            let bytes = std::fs::read(report(d, "bad")).unwrap();
+            std::fs::write(report(d, "bad"), &bytes[..bytes.len() / 2]).unwrap();
+        }),
+        ("report removed", |d| {
+            std::fs::remove_file(report(d, "bad")).unwrap();
+        }),
+        ("record removed", |d| {
+            std::fs::remove_file(record(d, "bad")).unwrap();
+        }),
+    ];
+    let mut failures = Vec::new();
+    for (n, (what, damage)) in damages.iter().enumerate() {
+        let copy = tmp.path().join(format!("case-{n}"));
+        copy_dir(&base, &copy);
+        damage(&copy);
+        let after = merged(&copy);
+        if rank(after) < rank(before) {
+            failures.push(format!("{what}: {before} -> {after}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "damaged sweeps merged better than their original:\n{}",
+        failures.join("\n")
+    );
+}
+
+fn record(dir: &Path, target: &str) -> PathBuf {
+    dir.join(format!("targets/{target}/attempt-1.json"))
+}
+
+fn report(dir: &Path, target: &str) -> PathBuf {
+    dir.join(format!("targets/{target}/attempt-1/report.json"))
+}
+
+/// Sets `key` of the bad target's attempt record.
+fn edit_record(dir: &Path, key: &str, value: serde_json::Value) {
+    let path = record(dir, "bad");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    json[key] = value;
+    std::fs::write(&path, json.to_string()).unwrap();
 }
