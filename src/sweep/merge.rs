@@ -279,6 +279,25 @@ fn row(info: &Target, state: TargetState, summary: String, shard: u32) -> Target
 
 type Judged = (cudawatch_model::Report, cudawatch_model::Judgement);
 
+/// Why attempt `k`'s report says nothing of the target: it is not the one
+/// its run left (its digest changed since the sweep recorded it), or it is
+/// of another program (another target's, copied in with its record gone).
+fn untrusted(
+    dir: &SweepDir,
+    info: &Target,
+    k: u32,
+    record: Option<&crate::sweep::dir::Attempt>,
+    report: &cudawatch_model::Report,
+) -> Option<String> {
+    if dir.report_changed(&info.name, k, record) {
+        return Some(
+            "is not the one its run left (changed or replaced since the sweep recorded it)".into(),
+        );
+    }
+    (!report.target.is_empty() && report.target != info.command)
+        .then(|| format!("is of another program ({})", report.target.join(" ")))
+}
+
 /// One target's row, and its judged report when it has one.
 fn target(
     dir: &SweepDir,
@@ -316,13 +335,6 @@ fn target(
         .strip_prefix(&dir.path)
         .ok()
         .map(|p| p.display().to_string());
-    if dir.report_changed(&info.name, k, record.as_ref()) {
-        result.state = TargetState::Incomplete;
-        result.summary = "its report.json is not the one its run left (changed or replaced \
-                          since the sweep recorded it): not trusted; a resume runs it again"
-            .into();
-        return (result, None);
-    }
     let Some(mut report) = dir.report(&info.name, k) else {
         result.state = TargetState::Incomplete;
         result.summary = match &record {
@@ -337,14 +349,9 @@ fn target(
         };
         return (result, None);
     };
-    // A report of another program (another target's, copied in with its
-    // record gone) says nothing of this one.
-    if !report.target.is_empty() && report.target != info.command {
+    if let Some(why) = untrusted(dir, info, k, record.as_ref(), &report) {
         result.state = TargetState::Incomplete;
-        result.summary = format!(
-            "its report.json is of another program ({}): not trusted; a resume runs it again",
-            report.target.join(" ")
-        );
+        result.summary = format!("its report.json {why}: not trusted; a resume runs it again");
         return (result, None);
     }
     judge::accept(&mut report, policy);
