@@ -136,6 +136,11 @@ pub struct OutputSettings {
     /// Whether doctor's problems were already said above the report (a
     /// live run warns before its stages): the report then names them only.
     pub environment_said: bool,
+    /// Only the verdict on stderr: `report` and `parse` whose machine
+    /// output is on stdout (`cudawatch report r.json --format json | jq`),
+    /// where the whole human report would bury the terminal; a run keeps
+    /// its human report beside its progress lines.
+    pub human_brief: bool,
 }
 
 impl OutputSettings {
@@ -166,7 +171,15 @@ impl OutputSettings {
             reports: specs,
             human_on_stdout: false,
             environment_said: false,
+            human_brief: false,
         })
+    }
+
+    /// Only the verdict on stderr when a machine format is on stdout
+    /// (`report`, `parse`: their product is the machine report then).
+    pub fn brief_beside_machine_output(mut self) -> OutputSettings {
+        self.human_brief = self.reports.iter().any(|s| s.target == Destination::Stdout);
+        self
     }
 
     /// The human report on stdout, unless a machine format is there.
@@ -176,7 +189,8 @@ impl OutputSettings {
     }
 }
 
-/// Renders the report: tables on stderr always, then every export.
+/// Renders the report: the human report (or its verdict alone, beside a
+/// machine report on stdout from `report` or `parse`), then every export.
 pub fn render(
     report: &Report,
     judgement: &Judgement,
@@ -184,7 +198,11 @@ pub fn render(
     styles: style::Styles,
 ) -> Result<(), ExpectedError> {
     write_human(output, styles, |style, width| {
-        terminal::render(report, judgement, style, width, output.environment_said)
+        if output.human_brief {
+            terminal::verdict(&untrusted::walk(judgement), style)
+        } else {
+            terminal::render(report, judgement, style, width, output.environment_said)
+        }
     })?;
     let doc = Judged { report, judgement };
     write_exports(output, |format| format.exporter().render(&doc))

@@ -735,7 +735,9 @@ fn lines_table(report: &Report, width: Option<usize>) -> String {
     t.render(width)
 }
 
-fn verdict(judgement: &Judgement, style: Style) -> String {
+/// The verdict's lines, labelled: the whole human report's last lines, and
+/// all of it beside a machine report on stdout.
+pub fn verdict(judgement: &Judgement, style: Style) -> String {
     let mut out = String::new();
     for line in &judgement.verdict {
         let heading = line.label.heading();

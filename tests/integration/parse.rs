@@ -120,10 +120,19 @@ fn ncu_pages_give_sectors_per_request_and_the_wasteful_line() {
             .unwrap()
             .contains("3670016 excessive sectors (78%")
     );
+    let human = run(cudawatch()
+        .arg("parse")
+        .arg(dir.join("ncu-raw.stdout"))
+        .arg(dir.join("ncu-details.stdout"))
+        .arg(dir.join("ncu-source-1.stdout"))
+        .arg(dir.join("ncu.stdout")));
     assert!(
-        out.stderr.contains("gather_strided"),
+        human.stdout.contains("gather_strided"),
         "table names the kernel"
     );
+    // Beside the JSON on stdout, stderr holds the verdict alone.
+    assert!(!out.stderr.contains("gather_strided"), "{}", out.stderr);
+    assert!(out.stderr.contains("FAILED:"), "{}", out.stderr);
 }
 
 #[test]
@@ -378,8 +387,8 @@ fn an_ncu_page_with_a_launch_that_faulted_keeps_the_others_and_is_inconclusive()
     assert!(!warnings.contains("could not read"), "{warnings}");
     // ncu gives the faulted launch a grid and block of (0, 0, 0): shown as
     // unknown, not as a launch of no threads.
-    let table = out
-        .stderr
+    let human = run(cudawatch().arg("parse").arg(&page)).stdout;
+    let table = human
         .lines()
         .find(|l| l.contains("vectorized_gather"))
         .unwrap();

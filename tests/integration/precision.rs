@@ -81,14 +81,25 @@ fn every_human_format_says_when_cudawatch_raised_the_tools_level() {
 }
 
 /// `cudawatch parse` of files in sample-reports/beyond/<case>/, as JSON.
+/// `parse --format json` of the captures, and its JSON report; the
+/// returned stderr ends with the human report of the same command (which
+/// beside JSON on stdout prints only its verdict), for the tests that read
+/// what a person sees.
 fn parse_json(files: &[&str], extra: &[&str]) -> (crate::helpers::Output, serde_json::Value) {
-    let mut cmd = crate::helpers::cudawatch();
-    cmd.args(["parse", "--format", "json"]).args(extra);
-    for f in files {
-        cmd.arg(crate::helpers::sample(&format!("beyond/{f}")));
-    }
-    let out = run(cmd);
+    let command = |json: bool| {
+        let mut cmd = crate::helpers::cudawatch();
+        cmd.arg("parse").args(extra);
+        if json {
+            cmd.args(["--format", "json"]);
+        }
+        for f in files {
+            cmd.arg(crate::helpers::sample(&format!("beyond/{f}")));
+        }
+        run(cmd)
+    };
+    let mut out = command(true);
     let report = crate::helpers::json(&out);
+    out.stderr.push_str(&command(false).stdout);
     (out, report)
 }
 

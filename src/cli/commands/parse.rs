@@ -21,7 +21,9 @@ use crate::render::style::Styles;
 /// others would read as the whole story.
 pub fn run(args: &ParseArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
-    let output = settings::output(&args.output)?.human_on_stdout();
+    let output = settings::output(&args.output)?
+        .human_on_stdout()
+        .brief_beside_machine_output();
     let inputs = classify_all(&expand(&args.files)?)?;
     let report = parse_classified(&inputs);
     if args.explain_detection {

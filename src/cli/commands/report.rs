@@ -72,7 +72,9 @@ fn is_sweep_report(path: &std::path::Path) -> bool {
 /// Runs `cudawatch report`; returns the exit code.
 pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let policy = settings::policy(&args.output)?;
-    let output = settings::output(&args.output)?.human_on_stdout();
+    let output = settings::output(&args.output)?
+        .human_on_stdout()
+        .brief_beside_machine_output();
     // A JSON report from someone else is rendered as it is: it names files,
     // and nothing it names is read.
     let report = match what_it_is(&args.dir) {
