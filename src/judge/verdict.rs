@@ -11,6 +11,7 @@ use super::policy::{FailOn, Policy};
 use crate::words::plural;
 
 /// The verdict lines of `facts`, worst news first.
+// Over 100 lines on purpose: the verdict's lines in the order they are printed.
 pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<VerdictLine> {
     let mut lines = Vec::new();
     let mut push = |label: VerdictLabel, text: String| lines.push(VerdictLine { label, text });

@@ -154,6 +154,8 @@ fn groups(gpus: usize, width: Option<usize>) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The slots for `stages` (the tool stages left after the plain run).
+// Over 100 lines on purpose: the schedule's decisions in order, each said in
+// its reason.
 pub fn schedule(
     allowed: &Concurrency,
     stages: &[Tool],

@@ -23,6 +23,8 @@ const NARROW: usize = 110;
 
 /// The whole human report as a string, its tables fitted to `width`
 /// columns (unlimited when `None`: a file or a pipe).
+// Over 100 lines on purpose: the report's sections in printed order, each a
+// call.
 pub fn render(
     report: &Report,
     judgement: &Judgement,
@@ -485,6 +487,7 @@ fn short_frame(frame: &Frame) -> String {
     }
 }
 
+// Over 100 lines on purpose: one site's lines in printed order.
 fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> String {
     let mut out = String::new();
     let label = match site.severity {
@@ -593,6 +596,8 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
 /// JSON and HTML reports have them all.
 const LAUNCHES_SHOWN: usize = 20;
 
+// Over 100 lines on purpose: one table: its columns, their widths and its
+// footnote.
 fn coalescing_table(kernels: &[KernelCoalescing], width: Option<usize>) -> String {
     // On a narrow terminal: short headers, no time column, the kernel's
     // simple name (templates kept, parameters dropped), which still tells

@@ -225,6 +225,8 @@ impl Sink {
 }
 
 /// Runs one child to completion under `spec`'s rules.
+// Over 100 lines on purpose: one select! loop per child, as nextest has it: its
+// arms share the child's state (output, deadline, signals).
 pub async fn supervise(
     spec: &ChildSpec,
     signals: &mut Signals,

@@ -127,6 +127,8 @@ fn assumed_plain() -> StageRecord {
 /// stages of `batch` beside it; returns when the plain run has ended (run
 /// again alone if it ran out of memory beside them). Its Finished event
 /// is the caller's to send.
+// Over 100 lines on purpose: one select! loop over the plain run and the stages
+// beside it, which share its state.
 pub async fn run(
     plan: &Plan,
     plain_index: usize,

@@ -51,6 +51,8 @@ pub fn run_plan(
     tokio::task::LocalSet::new().block_on(&runtime, run_stages(plan, on_event))
 }
 
+// Over 100 lines on purpose: one loop over the stages' events, which share its
+// state.
 async fn run_stages(
     plan: &Plan,
     on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
@@ -241,6 +243,8 @@ async fn decide(
 /// GPU memory beside others (and not in the plain run), or whose
 /// compute-sanitizer died of a fault (`starved::tool_crashed`), is run again
 /// alone before its end is reported.
+// Over 100 lines on purpose: one select! loop over a batch of stages, which
+// share its state.
 async fn run_batch(
     plan: &Plan,
     range: std::ops::Range<usize>,

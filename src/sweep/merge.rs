@@ -33,6 +33,8 @@ pub struct Sources {
 }
 
 /// Reads the shards in `dirs`, refusing foreign and duplicated shards.
+// Over 100 lines on purpose: each shard's checks in order, each refusal with
+// its own message.
 pub fn sources(dirs: &[PathBuf]) -> Result<Sources, ExpectedError> {
     let mut sweep: Option<(String, PathBuf, String)> = None;
     let mut by_index: BTreeMap<u32, (PathBuf, Manifest, SweepDir)> = BTreeMap::new();

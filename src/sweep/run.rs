@@ -99,6 +99,8 @@ pub struct ShardRun {
 }
 
 /// Runs shard `shard` of `file` into `dir`.
+// Over 100 lines on purpose: the shard's pool loop: its events share the
+// sweep's state.
 pub fn run_shard(
     file: &SweepFile,
     dir: &SweepDir,

@@ -16,6 +16,9 @@ use crate::rundir::{self, Assembler, RunRecord};
 use crate::supervisor::{self, StageEvent};
 
 /// Runs `cudawatch run`; returns the exit code.
+// Over 100 lines on purpose: the command's steps in the order they happen
+// (settings, plan, doctor, the supervisor, the report, the exit), each a call
+// into its part; split, they would only pass their shared locals around.
 pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     if args.program.is_empty() {
         return Err(ExpectedError::NoProgram);

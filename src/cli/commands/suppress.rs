@@ -13,6 +13,8 @@ use crate::judge::suppress::{is_date, load, matches};
 
 /// `cudawatch suppress`: appends a rule matching one site of a report
 /// (its tool, kind, kernel and file) to the rules file.
+// Over 100 lines on purpose: the command's steps in order (read the report,
+// pick the site, write the rule), each short.
 pub fn run(args: &SuppressArgs) -> Result<i32, ExpectedError> {
     let report = baseline::read_report(&args.report)?;
     let Some(site) = report.findings.iter().find(|s| s.id == args.site) else {

@@ -13,6 +13,7 @@ use crate::render::text::Table;
 const SITES_SHOWN: usize = 25;
 
 /// The human report.
+// Over 100 lines on purpose: the sweep report's sections in printed order.
 pub fn render(report: &SweepReport, style: Style, width: Option<usize>) -> String {
     let mut out = String::new();
     let _ = writeln!(

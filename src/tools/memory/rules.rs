@@ -13,6 +13,8 @@ use crate::words::plural;
 /// PyTorch's allocator. It vouches only when the hook reported at exit
 /// with the allocator's history on; an out-of-memory error or memory that
 /// grows step over step are its findings.
+// Over 100 lines on purpose: the memory stage's rules in priority order, the
+// first that applies deciding.
 pub fn rule(
     record: &StageRecord,
     hook: Option<&HookFacts>,

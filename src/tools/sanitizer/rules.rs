@@ -15,6 +15,9 @@ pub const MISSING: &str =
     "; install the CUDA toolkit or pass --compute-sanitizer / CUDAWATCH_COMPUTE_SANITIZER";
 
 /// A compute-sanitizer stage.
+// Over 100 lines on purpose: the stage's rules in priority order, the first
+// that applies deciding; kept in one place so that the order can be read and
+// checked.
 pub fn rule(
     record: &StageRecord,
     evidence: &SanitizerEvidence,
