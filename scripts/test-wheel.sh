@@ -19,6 +19,15 @@ export PATH="$WORK/venv/bin:/usr/bin:/bin"
 [ "$(command -v cudawatch)" = "$WORK/venv/bin/cudawatch" ] ||
   { echo "test-wheel: cudawatch is not the venv's: $(command -v cudawatch)" >&2; exit 1; }
 cudawatch --version
+# No path of the builder's machine in the binary: its home, the cargo
+# registry's sources, the checkout (scripts/build-wheel.sh remaps them).
+BIN=$WORK/venv/bin/cudawatch
+for path in "${CARGO_HOME:-$HOME/.cargo}/registry" "$HOME/" "$ROOT/"; do
+  if LC_ALL=C grep -q -F -- "$path" "$BIN"; then
+    echo "test-wheel: the binary names $path $(LC_ALL=C grep -c -F -a -- "$path" "$BIN") times" >&2
+    exit 1
+  fi
+done
 # The README's first command, after its `cargo build --release &&`, with
 # the installed binary instead of ./target/release/cudawatch.
 COMMAND=$(grep -m1 '^cargo build --release && ./target/release/cudawatch ' "$ROOT/README.md" |
