@@ -262,23 +262,35 @@ pub fn write_exports(
 }
 
 /// The columns of a terminal stream, or `$COLUMNS` when it is not a
-/// terminal and that is set; `None` (no limit) for a file or a pipe.
+/// terminal and that is set; for a pipe while stderr is a terminal
+/// (`cudawatch report r.json | less`), the terminal's: the pager shows it
+/// there. `None` (no limit) for a file, or a pipe with no terminal.
 pub fn width_of<S: std::io::IsTerminal + std::os::fd::AsFd>(stream: &S) -> Option<usize> {
+    use std::io::IsTerminal;
+    use std::os::fd::AsFd;
     let from_env = || {
         std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.trim().parse::<usize>().ok())
             .filter(|c| *c >= 40)
     };
-    if stream.is_terminal() {
-        rustix::termios::tcgetwinsize(stream)
+    let columns = |terminal: rustix::fd::BorrowedFd<'_>| {
+        rustix::termios::tcgetwinsize(terminal)
             .ok()
             .map(|w| usize::from(w.ws_col))
             .filter(|c| *c >= 40)
-            .or_else(from_env)
-    } else {
-        from_env()
+    };
+    if stream.is_terminal() {
+        return columns(stream.as_fd()).or_else(from_env);
     }
+    let piped = rustix::fs::fstat(stream).is_ok_and(|st| {
+        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo
+    });
+    let stderr = std::io::stderr();
+    if piped && stderr.is_terminal() {
+        return from_env().or_else(|| columns(stderr.as_fd()));
+    }
+    from_env()
 }
 
 /// Checks before a long run that every file target can be written: its

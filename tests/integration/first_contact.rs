@@ -367,3 +367,49 @@ fn a_script_named_without_its_interpreter_gets_the_command_to_run() {
         1
     );
 }
+
+#[test]
+fn a_report_piped_into_a_pager_fits_the_terminal_it_is_shown_in() {
+    // `cudawatch report r.json | less` in a 60-column terminal: stdout is
+    // a pipe, so the report was not fitted and the pager showed lines of
+    // 400 columns. `script` gives the command a terminal (its stderr).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: util-linux's `script` is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let paged = tmp.path().join("paged.txt");
+    let binary = assert_cmd_path();
+    let example = crate::helpers::root().join("docs/examples/oob_write.report.json");
+    let line = format!(
+        "stty cols 60; '{}' --color never report '{}' | cat > '{}'",
+        binary.display(),
+        example.display(),
+        paged.display()
+    );
+    let status = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env_remove("COLUMNS")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success() || status.code() == Some(1), "{status:?}");
+    let text = std::fs::read_to_string(&paged).unwrap();
+    assert!(text.contains("FINDINGS:"), "{text}");
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 60, "a line of {widest} columns:\n{text}");
+    // Into a file, nothing is cut to a terminal's width.
+    let plain = run(cudawatch()
+        .args(["--color", "never", "report"])
+        .arg(&example));
+    assert!(plain.stdout.lines().any(|l| l.chars().count() > 60));
+}
+
+/// The cudawatch binary the tests run.
+fn assert_cmd_path() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_BIN_EXE_cudawatch"))
+}
