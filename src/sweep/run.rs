@@ -188,71 +188,96 @@ pub fn run_shard(
         total: mine.len(),
         done_before,
     });
-    let slots: Vec<Slot> = options.gpus.iter().cloned().map(Some).collect();
     let deadline = options.budget.map(|b| started + b);
     let mut write_error = None;
-    let end = pool::run_children(jobs, slots, deadline, |event| {
-        match event {
-            PoolEvent::Started { index, slot, .. } => {
-                let (target, attempt, _) = &planned[index];
-                on_event(SweepEvent::Started {
-                    name: &target.name,
-                    attempt: *attempt,
-                    gpu: slot.as_deref(),
-                });
-            }
-            PoolEvent::Finished {
-                index,
-                slot,
-                end,
-                by_budget,
-            } => {
-                let (target, attempt, sum) = &planned[index];
-                let exit_code = match end.end {
-                    cudawatch_model::ProcessEnd::Exited(code) => Some(code),
-                    _ => None,
-                };
-                let setup_error = end.spawn_error.clone().or_else(|| {
-                    matches!(exit_code, Some(exit_codes::SETUP_ERROR | exit_codes::USAGE))
-                        .then(|| last_error_line(&dir.attempt_files(&target.name, *attempt).2))
-                });
-                let record = Attempt {
-                    attempt: *attempt,
-                    gpu: slot.clone(),
-                    exit_code,
-                    seconds: end.seconds,
-                    timed_out: end.timed_out && !by_budget,
-                    by_budget,
-                    interrupted: end.interrupted,
-                    setup_error,
-                    checksum: sum.clone(),
-                    report_digest: dir.report_digest(&target.name, *attempt),
-                };
-                // The record is what makes a resume skip the target: a
-                // failure to write it is said, and the sweep goes on.
-                if let Err(e) = dir.write_attempt(&target.name, &record) {
-                    write_error.get_or_insert(e);
+    // What the pool says of job `index` of a batch whose jobs are
+    // `planned[at(index)]`.
+    let mut handle =
+        |at: &dyn Fn(usize) -> usize, event: PoolEvent<'_>| -> Result<(), ExpectedError> {
+            match event {
+                PoolEvent::Started { index, slot, .. } => {
+                    let (target, attempt, _) = &planned[at(index)];
+                    on_event(SweepEvent::Started {
+                        name: &target.name,
+                        attempt: *attempt,
+                        gpu: slot.as_deref(),
+                    });
                 }
-                let as_expected = crate::judge::sweep::as_expected(target.expect, exit_code);
-                on_event(SweepEvent::Finished {
-                    name: &target.name,
-                    attempt: &record,
-                    as_expected,
-                });
+                PoolEvent::Finished {
+                    index,
+                    slot,
+                    end,
+                    by_budget,
+                } => {
+                    let (target, attempt, sum) = &planned[at(index)];
+                    let exit_code = match end.end {
+                        cudawatch_model::ProcessEnd::Exited(code) => Some(code),
+                        _ => None,
+                    };
+                    let setup_error = end.spawn_error.clone().or_else(|| {
+                        matches!(exit_code, Some(exit_codes::SETUP_ERROR | exit_codes::USAGE))
+                            .then(|| last_error_line(&dir.attempt_files(&target.name, *attempt).2))
+                    });
+                    let record = Attempt {
+                        attempt: *attempt,
+                        gpu: slot.clone(),
+                        exit_code,
+                        seconds: end.seconds,
+                        timed_out: end.timed_out && !by_budget,
+                        by_budget,
+                        interrupted: end.interrupted,
+                        setup_error,
+                        checksum: sum.clone(),
+                        report_digest: dir.report_digest(&target.name, *attempt),
+                    };
+                    // The record is what makes a resume skip the target: a
+                    // failure to write it is said, and the sweep goes on.
+                    if let Err(e) = dir.write_attempt(&target.name, &record) {
+                        write_error.get_or_insert(e);
+                    }
+                    let as_expected = crate::judge::sweep::as_expected(target.expect, exit_code);
+                    on_event(SweepEvent::Finished {
+                        name: &target.name,
+                        attempt: &record,
+                        as_expected,
+                    });
+                }
+                PoolEvent::NotStarted { index, why } => {
+                    let (target, attempt, _) = &planned[at(index)];
+                    // Its reserved number is given back: nothing was started.
+                    let (_, out, err) = dir.attempt_files(&target.name, *attempt);
+                    let _ = (std::fs::remove_file(out), std::fs::remove_file(err));
+                    on_event(SweepEvent::NotStarted {
+                        name: &target.name,
+                        why,
+                    });
+                }
             }
-            PoolEvent::NotStarted { index, why } => {
-                let (target, attempt, _) = &planned[index];
-                // Its reserved number is given back: nothing was started.
-                let (_, out, err) = dir.attempt_files(&target.name, *attempt);
-                let _ = (std::fs::remove_file(out), std::fs::remove_file(err));
-                on_event(SweepEvent::NotStarted {
-                    name: &target.name,
-                    why,
-                });
-            }
-        }
-        Ok(())
+            Ok(())
+        };
+    let (narrow, wide) = split_by_width(jobs, &planned, &options.gpus);
+    // The one-GPU targets over every GPU, one per GPU at once.
+    let slots: Vec<Slot> = options.gpus.iter().cloned().map(Some).collect();
+    let (narrow_at, narrow_jobs): (Vec<usize>, Vec<ChildSpec>) = narrow.into_iter().unzip();
+    let mut end = pool::run_children(narrow_jobs, slots, deadline, |event| {
+        handle(&|i| narrow_at[i], event)
     })?;
+    // Then each target of several GPUs (a launcher of several processes),
+    // alone, with the GPUs it needs: pinned to one, its ranks failed to
+    // find theirs (`docs/distributed.md`).
+    for (at, job, gpus) in wide {
+        if end != PoolEnd::Completed {
+            let why = match end {
+                PoolEnd::Interrupted => pool::NotStartedWhy::Interrupted,
+                _ => pool::NotStartedWhy::Budget,
+            };
+            handle(&|_| at, PoolEvent::NotStarted { index: 0, why })?;
+            continue;
+        }
+        end = pool::run_children(vec![job], vec![gpus], deadline, |event| {
+            handle(&|_| at, event)
+        })?;
+    }
     if let Some(e) = write_error {
         crate::render::stderr::warning(&format!("{e}; a resume will run that target again"));
     }
@@ -297,6 +322,38 @@ fn last_error_line(stderr: &Path) -> String {
         .find_map(|l| l.strip_prefix("error: "))
         .map(str::to_string)
         .unwrap_or_else(|| "cudawatch run could not start the target (see its .err file)".into())
+}
+
+/// A job of several GPUs: its place in `planned`, the job, its GPUs.
+type WideJob = (usize, ChildSpec, Slot);
+
+/// The jobs of one GPU (with their place in `planned`), and those of a
+/// launcher of several processes (torchrun `--nproc_per_node=N`,
+/// accelerate, deepspeed) with the GPUs each gets: the first N of
+/// `gpus`, every one when it does not say how many, unpinned when no GPU
+/// is known.
+fn split_by_width(
+    jobs: Vec<ChildSpec>,
+    planned: &[(&Target, u32, Option<String>)],
+    gpus: &[String],
+) -> (Vec<(usize, ChildSpec)>, Vec<WideJob>) {
+    let mut narrow = Vec::new();
+    let mut wide = Vec::new();
+    for (at, job) in jobs.into_iter().enumerate() {
+        let command: Vec<std::ffi::OsString> =
+            planned[at].0.command.iter().map(Into::into).collect();
+        let several = crate::plan::launcher::multi_process(&command).filter(|l| l.several());
+        match several {
+            Some(launcher) if !gpus.is_empty() => {
+                let n = launcher.per_node.map_or(gpus.len(), |n| n as usize);
+                let slot = Some(gpus[..n.clamp(1, gpus.len())].join(","));
+                wide.push((at, job, slot));
+            }
+            Some(_) => wide.push((at, job, None)),
+            None => narrow.push((at, job)),
+        }
+    }
+    (narrow, wide)
 }
 
 /// What a resume does with a target.

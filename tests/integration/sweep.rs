@@ -1224,3 +1224,52 @@ fn a_report_swapped_after_its_run_is_not_trusted_by_merge_and_a_resume_checks_ag
         again.stderr
     );
 }
+
+#[test]
+fn a_target_of_several_gpus_gets_them_and_one_gpu_targets_keep_one_each() {
+    // A sweep pinned every target to one GPU, so a torchrun target's rank
+    // 1 found no GPU of its own (cudaErrorInvalidDevice on the H100s).
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let seen = tmp.path().join("seen");
+    let torchrun = bin.join("torchrun");
+    std::fs::write(
+        &torchrun,
+        format!(
+            "#!/bin/sh\necho \"torchrun $CUDA_VISIBLE_DEVICES\" >> '{}'\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&torchrun, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+             [[target]]\nname = \"ddp\"\ncommand = [\"torchrun\", \"--nproc_per_node=2\", \"t.py\"]\n\n\
+             [[target]]\nname = \"a\"\ncommand = [\"sh\", \"-c\", \"echo a $CUDA_VISIBLE_DEVICES >> '{seen}'\"]\n\n\
+             [[target]]\nname = \"b\"\ncommand = [\"sh\", \"-c\", \"echo b $CUDA_VISIBLE_DEVICES >> '{seen}'\"]\n",
+            seen = seen.display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("night");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = run(sweep_cmd(&file, &out, &["--gpus", "0,1"]).env("PATH", path));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(target(&report, "ddp")["gpu"], "0,1", "{report}");
+    for one in ["a", "b"] {
+        let gpu = target(&report, one)["gpu"].as_str().unwrap().to_string();
+        assert!(gpu == "0" || gpu == "1", "{one}: {gpu}");
+    }
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert!(seen.contains("torchrun 0,1"), "{seen}");
+}
