@@ -44,4 +44,15 @@ if [ "$code" != 1 ] || ! grep -q '^FINDINGS: ' "$WORK/out.txt" || [ ! -s "$WORK/
   cat "$WORK/out.txt" >&2
   exit 1
 fi
-echo "test-wheel: ok: $(basename "$WHEEL") installs with pip and runs the README's first command"
+# Without a clone: the real run bundled in the binary.
+mkdir "$WORK/empty"
+set +e
+(cd "$WORK/empty" && cudawatch --color never report --example >"$WORK/example.txt" 2>&1)
+code=$?
+set -e
+if [ "$code" != 1 ] || ! grep -q '^FINDINGS: root cause: memcheck invalid_access' "$WORK/example.txt"; then
+  echo "test-wheel: cudawatch report --example gave exit $code:" >&2
+  cat "$WORK/example.txt" >&2
+  exit 1
+fi
+echo "test-wheel: ok: $(basename "$WHEEL") installs with pip and runs the README's first command and report --example"

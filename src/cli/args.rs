@@ -229,8 +229,13 @@ pub struct DiffArgs {
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// A run directory written by `cudawatch run`, or a cudawatch JSON report.
-    #[arg(value_name = "DIR|REPORT.json")]
-    pub dir: PathBuf,
+    #[arg(value_name = "DIR|REPORT.json", required_unless_present = "example")]
+    pub dir: Option<PathBuf>,
+    /// Render a real run bundled in cudawatch instead: memcheck finding an
+    /// out-of-bounds write on an H100 (docs/examples/oob_write), to try
+    /// cudawatch where there is no GPU.
+    #[arg(long, conflicts_with = "dir")]
+    pub example: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

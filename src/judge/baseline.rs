@@ -14,8 +14,14 @@ pub fn read_report(path: &Path) -> Result<Report, ExpectedError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    refuse_newer_schema(path, &text)?;
-    let mut report: Report = serde_json::from_str(&text).map_err(|e| ExpectedError::Input {
+    report_from_text(path, &text)
+}
+
+/// A JSON report's text, named `path` in errors, read as [`read_report`]
+/// reads a file (the example `report --example` renders is built in).
+pub fn report_from_text(path: &Path, text: &str) -> Result<Report, ExpectedError> {
+    refuse_newer_schema(path, text)?;
+    let mut report: Report = serde_json::from_str(text).map_err(|e| ExpectedError::Input {
         path: path.display().to_string(),
         message: format!("not a cudawatch JSON report: {e}"),
     })?;

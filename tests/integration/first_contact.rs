@@ -413,3 +413,29 @@ fn a_report_piped_into_a_pager_fits_the_terminal_it_is_shown_in() {
 fn assert_cmd_path() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_cudawatch"))
 }
+
+#[test]
+fn a_user_without_a_gpu_or_a_clone_can_render_the_bundled_real_run() {
+    // `pip install cudawatch` gave no example: the README's first command
+    // reads docs/examples/, which only a clone has.
+    let tmp = tempfile::tempdir().unwrap();
+    let out =
+        run(cudawatch()
+            .current_dir(tmp.path())
+            .args(["--color", "never", "report", "--example"]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("FINDINGS: root cause: memcheck invalid_access at oob_write.cu:6"),
+        "{}",
+        out.stdout
+    );
+    let json =
+        run(cudawatch()
+            .current_dir(tmp.path())
+            .args(["report", "--example", "--format", "json"]));
+    assert_eq!(
+        crate::helpers::json(&json)["findings"][0]["kind"],
+        "invalid_access"
+    );
+}

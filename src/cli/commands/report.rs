@@ -9,6 +9,13 @@ use crate::judge::baseline;
 use crate::render::style::Styles;
 use crate::rundir;
 
+/// The real run `report --example` renders: the H100's memcheck of
+/// tests/gpu/oob_write.cu, built into the binary so that a `pip install`
+/// user without a GPU (or a clone) has something to try.
+const EXAMPLE: &str = include_str!("../../../docs/examples/oob_write.report.json");
+/// How errors name it.
+const EXAMPLE_NAME: &str = "the built-in example (docs/examples/oob_write.report.json)";
+
 /// What `cudawatch report` was given.
 enum Input {
     /// A JSON report.
@@ -75,28 +82,31 @@ pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
     let output = settings::output(&args.output)?
         .human_on_stdout()
         .brief_beside_machine_output();
+    let Some(dir) = args.dir.as_deref() else {
+        let example = baseline::report_from_text(std::path::Path::new(EXAMPLE_NAME), EXAMPLE)?;
+        return Ok(super::judge_and_render(
+            example, &policy, &output, styles, None,
+        ));
+    };
     // A JSON report from someone else is rendered as it is: it names files,
     // and nothing it names is read.
-    let report = match what_it_is(&args.dir) {
-        Input::Report => baseline::read_report(&args.dir).map_err(|e| match e {
-            ExpectedError::Input { path, .. } if is_sweep_report(&args.dir) => {
-                ExpectedError::Input {
-                    path,
-                    message: format!(
-                        "a sweep's report, not a run's: cudawatch merge {} renders it",
-                        args.dir
-                            .parent()
-                            .filter(|p| !p.as_os_str().is_empty())
-                            .map_or_else(|| ".".to_string(), |p| p.display().to_string())
-                    ),
-                }
-            }
+    let report = match what_it_is(dir) {
+        Input::Report => baseline::read_report(dir).map_err(|e| match e {
+            ExpectedError::Input { path, .. } if is_sweep_report(dir) => ExpectedError::Input {
+                path,
+                message: format!(
+                    "a sweep's report, not a run's: cudawatch merge {} renders it",
+                    dir.parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map_or_else(|| ".".to_string(), |p| p.display().to_string())
+                ),
+            },
             other => other,
         })?,
-        Input::RunDir => rundir::assemble(&args.dir, &settings::source_root(&args.output))?,
+        Input::RunDir => rundir::assemble(dir, &settings::source_root(&args.output))?,
         Input::Wrong(why) => {
             return Err(ExpectedError::Input {
-                path: args.dir.display().to_string(),
+                path: dir.display().to_string(),
                 message: why,
             });
         }
