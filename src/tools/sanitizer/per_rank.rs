@@ -120,8 +120,10 @@ fn quoted(word: &str) -> String {
 fn script_text(tool: Tool, frontend: &[String], dir: &str, user_python: Option<&str>) -> String {
     let python = match user_python {
         Some(p) => format!("python={}", quoted(p)),
+        // A parent that is not a Python (a launcher between torchrun and
+        // its workers) gives `python3` from PATH instead.
         None => "python=$(tr '\\000' '\\n' <\"/proc/$PPID/cmdline\" 2>/dev/null | head -n 1)\n\
-                 [ -n \"$python\" ] || python=python3"
+                 case \"${python##*/}\" in python*) ;; *) python=python3 ;; esac"
             .to_string(),
     };
     let frontend: Vec<String> = frontend.iter().map(|w| quoted(w)).collect();
