@@ -49,14 +49,17 @@ pub fn xla_under_tools() -> Warning {
 
 /// What a launcher of several processes changed in the stages that ran
 /// (`plan::for_several_processes`).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LauncherChanges {
     /// The plain run ran, without `CUDA_LAUNCH_BLOCKING`.
     pub plain_ran: bool,
     /// ncu ran without NCCL's kernels.
     pub ncu_left_out_nccl: bool,
-    /// A sanitizer stage ran each rank under its own compute-sanitizer.
-    pub sanitizers_per_rank: bool,
+    /// The sanitizer stages that ran each rank under its own
+    /// compute-sanitizer.
+    pub per_rank: Vec<&'static str>,
+    /// Those that ran one around the launcher.
+    pub around_launcher: Vec<&'static str>,
 }
 
 /// The notes of a program started by a launcher of several processes: the
@@ -76,14 +79,23 @@ pub fn several_processes(launcher: &str, changes: LauncherChanges) -> Vec<Warnin
             ),
         });
     }
-    if changes.sanitizers_per_rank {
+    if !changes.per_rank.is_empty() {
+        let around = if changes.around_launcher.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} ran one around the launcher (they flood on library kernels, and only \
+                 then is a flood stopped early), so their records name no rank",
+                changes.around_launcher.join(" and ")
+            )
+        };
         notes.push(Warning {
             source: "sanitizers".into(),
             message: format!(
-                "each of {launcher}'s workers ran under a compute-sanitizer of its own \
+                "{} ran each of {launcher}'s workers under a compute-sanitizer of its own \
                  ({launcher} started it through a script in the stage's folder, as its \
-                 PYTHON_EXEC), so every record names its rank; the launcher itself was not \
-                 checked"
+                 PYTHON_EXEC), so their records name their rank{around}",
+                changes.per_rank.join(" and ")
             ),
         });
     }

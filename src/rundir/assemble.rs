@@ -386,17 +386,30 @@ fn launcher_notes(stages: &[StageReport]) -> Vec<Warning> {
         return Vec::new();
     };
     let script = crate::tools::sanitizer::per_rank::SCRIPT;
+    let per_rank = |s: &StageReport| {
+        s.env
+            .iter()
+            .any(|e| e.starts_with("PYTHON_EXEC=") && e.ends_with(script))
+    };
+    let sanitizers = || {
+        stages
+            .iter()
+            .filter(ran)
+            .filter(|s| Tool::SANITIZERS.contains(&s.tool))
+    };
     let changes = crate::judge::notes::LauncherChanges {
         plain_ran: stages.iter().filter(ran).any(|s| s.tool == Tool::Plain),
         ncu_left_out_nccl: stages.iter().filter(ran).any(|s| {
             s.tool == Tool::Ncu && s.command.iter().any(|a| a == crate::tools::ncu::NOT_NCCL)
         }),
-        sanitizers_per_rank: stages.iter().filter(ran).any(|s| {
-            Tool::SANITIZERS.contains(&s.tool)
-                && s.env
-                    .iter()
-                    .any(|e| e.starts_with("PYTHON_EXEC=") && e.ends_with(script))
-        }),
+        per_rank: sanitizers()
+            .filter(|s| per_rank(s))
+            .map(|s| s.tool.name())
+            .collect(),
+        around_launcher: sanitizers()
+            .filter(|s| !per_rank(s))
+            .map(|s| s.tool.name())
+            .collect(),
     };
     crate::judge::notes::several_processes(launcher, changes)
 }

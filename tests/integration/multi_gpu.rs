@@ -341,6 +341,13 @@ fn each_rank_runs_under_its_own_sanitizer_and_its_findings_name_it() {
         stderr.contains("root cause: rank 1 failed first: memcheck invalid_access at cuda.cu:8"),
         "{stderr}"
     );
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains(
+            "memcheck ran each of torchrun's workers under a compute-sanitizer of its own"
+        ),
+        "{notes}"
+    );
     // NCCL's probe on both ranks is one site naming both, and no gate.
     let probe = report["findings"]
         .as_array()

@@ -27,16 +27,19 @@ pub const SCRIPT: &str = "rank-under-sanitizer.sh";
 /// read the stage's command (launch selection, leak check).
 const ARGV_FILE: &str = "rank-sanitizer.argv";
 
-/// Whether `tool`'s stage runs a frontend per rank. Not initcheck: under
-/// a frontend of its own, each rank's initcheck saw the data NCCL wrote
-/// into it from the peer GPU as never written (initcheck does not follow
-/// IPC allocations, its release notes say): on two H200s, 19,584
-/// "Uninitialized __global__ memory read" records per rank in ATen's copy
-/// kernel of a correct DDP-with-AMP step, and as many in an FSDP step,
-/// until the stage's limit; one frontend around torchrun found the AMP
-/// step clean (docs/distributed.md).
+/// Whether `tool`'s stage runs a frontend per rank: memcheck and racecheck.
+/// Not the tools whose stages flood on library kernels, because the flood
+/// watch (which stops a flood and runs the stage again without call
+/// stacks) reads the stage's own output, where a rank's records are not:
+/// initcheck, which per rank on a DDP-with-AMP step and an FSDP step
+/// printed about 20,000 uninitialised-read records per rank in ATen's
+/// kernels and ran to the stage's 200 s limit (two H200s; one frontend
+/// around torchrun: 120 s, the flood answered), and synccheck, which
+/// floods on cuDNN's flash attention backward (460,352 records on
+/// ViT-tiny, docs/tool-surprises.md). racecheck sums its hazards itself
+/// and never floods; memcheck's records are each a bug's.
 pub fn applies(tool: Tool) -> bool {
-    matches!(tool, Tool::Memcheck | Tool::Racecheck | Tool::Synccheck)
+    matches!(tool, Tool::Memcheck | Tool::Racecheck)
 }
 
 /// Turns `command`, compute-sanitizer's argv around `program`, into the
