@@ -105,6 +105,8 @@ pub enum Command {
     /// a JSON report written earlier.
     ///
     /// Example: cudawatch report cudawatch-runs/<run> --report html=run.html
+    ///
+    /// No run yet: cudawatch report --example renders a real one, built in.
     Report(ReportArgs),
     /// Compare two cudawatch JSON reports: new, fixed and unchanged sites.
     ///
