@@ -19,10 +19,12 @@ export PATH="$WORK/venv/bin:/usr/bin:/bin"
 [ "$(command -v cudawatch)" = "$WORK/venv/bin/cudawatch" ] ||
   { echo "test-wheel: cudawatch is not the venv's: $(command -v cudawatch)" >&2; exit 1; }
 cudawatch --version
-# No path of the builder's machine in the binary: its home, the cargo
-# registry's sources, the checkout (scripts/build-wheel.sh remaps them).
+# No path of the builder's machine in the binary: its cargo and rustup
+# homes, the checkout (scripts/build-wheel.sh remaps them). Not the home
+# folder as such: the built-in example report holds the GPU host's paths
+# (/root/out/...), which are data, whoever builds.
 BIN=$WORK/venv/bin/cudawatch
-for path in "${CARGO_HOME:-$HOME/.cargo}/registry" "$HOME/" "$ROOT/"; do
+for path in "${CARGO_HOME:-$HOME/.cargo}/" "${RUSTUP_HOME:-$HOME/.rustup}/" "$ROOT/"; do
   if LC_ALL=C grep -q -F -- "$path" "$BIN"; then
     echo "test-wheel: the binary names $path $(LC_ALL=C grep -c -F -a -- "$path" "$BIN") times" >&2
     exit 1
