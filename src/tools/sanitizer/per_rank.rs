@@ -361,9 +361,20 @@ fn combine(tool: Tool, mut judged: Vec<RankJudged>, record: &StageRecord) -> Sta
     let reason = if judged.len() > 1 && judged.iter().all(|j| &j.reason == first) {
         format!("every rank ({}): {first}", judged.len())
     } else {
-        judged
+        // The ranks that decided the stage's outcome first (the stage table
+        // shows the reason's start), then the others with something to
+        // say, each by its rank alone: the sites carry the pid and GPU.
+        let mut order: Vec<&RankJudged> = judged.iter().collect();
+        order.sort_by_key(|j| (j.outcome != outcome, j.outcome == Outcome::Clean));
+        order
             .iter()
-            .map(|j| format!("{}: {}", j.who.describe(), j.reason))
+            .map(|j| {
+                let who = j
+                    .who
+                    .rank
+                    .map_or_else(|| j.who.describe(), |r| format!("rank {r}"));
+                format!("{who}: {}", j.reason)
+            })
             .collect::<Vec<_>>()
             .join("; ")
     };
