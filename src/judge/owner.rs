@@ -342,25 +342,23 @@ fn launching_module(frames: &[Frame]) -> Option<(Owner, String, String)> {
         })
 }
 
-/// The framework whose Python code launched the kernel, when ncu's call
-/// stack holds only Python frames and the innermost is the framework's:
-/// FSDP's all-gather copy-out (`split_with_sizes_copy_out_contiguous_no_cast_kernel`,
-/// which ncu names `detail::...` without ATen's namespace) launched from
+/// PyTorch, when its own Python code launched the kernel: ncu's call stack
+/// holds only Python frames and the innermost is torch's. FSDP's all-gather
+/// copy-out (`split_with_sizes_copy_out_contiguous_no_cast_kernel`, which
+/// ncu names `detail::...` without ATen's namespace) is launched from
 /// `torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py` under the
-/// user's forward call (two H200s, 2026-11-26). The user's line above it
-/// stays the launching line.
+/// user's forward call (two H200s, 2026-11-26). Only torch's: Triton's and
+/// CuPy's Python launch the user's own kernels (`triton/backends/nvidia/
+/// driver.py` is the innermost frame of every `@triton.jit` launch), which
+/// stay the user's.
 fn launching_python(frames: &[Frame]) -> Option<(Owner, String, String)> {
     let innermost = frames.iter().find(|f| f.is_python())?;
     let file = innermost.file.as_deref()?;
-    let (owner, component) = PACKAGES
-        .iter()
-        .find(|(dir, _, _)| file.contains(dir))
-        .map(|(_, owner, component)| (*owner, *component))?;
-    let short = file.rsplit("site-packages/").next().unwrap_or(file);
+    let short = file.split_once("site-packages/torch/")?.1;
     Some((
-        owner,
-        component.to_string(),
-        format!("launched from {short}"),
+        Owner::Framework,
+        "PyTorch".to_string(),
+        format!("launched from torch/{short}"),
     ))
 }
 
@@ -569,9 +567,19 @@ mod tests {
         let owned = of(&site);
         assert_eq!(owned.owner, Owner::Framework, "{}", owned.because);
         assert_eq!(owned.component, "PyTorch");
-        // The user's own kernel called from the user's line stays theirs.
+        // The user's own kernel called from the user's line stays theirs,
+        // and so does a user's Triton kernel, which Triton's Python launches.
         site.kernel = Some("scale_rows(float *, int, float)".into());
         site.host_frames = vec![python("/home/u/train.py", 36)];
+        assert_eq!(of(&site).owner, Owner::User);
+        site.kernel = Some("fill".into());
+        site.host_frames = vec![
+            python(
+                "/venv/lib/python3.12/site-packages/triton/backends/nvidia/driver.py",
+                529,
+            ),
+            python("/home/u/triton_hidden_oob.py", 19),
+        ];
         assert_eq!(of(&site).owner, Owner::User);
     }
 
