@@ -56,7 +56,17 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Reads a whole regular file of at most `limit` bytes.
 pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let file = open(path)?;
+    read_bounded(open(path)?, limit)
+}
+
+/// Reads a file the user named on the command line (a report to render
+/// or compare, which may be a link they made), at most `limit` bytes.
+pub fn read_named_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_bounded(File::open(path)?, limit)
+}
+
+/// `file` whole, refused when it is or grows over `limit` bytes.
+fn read_bounded(file: File, limit: u64) -> io::Result<Vec<u8>> {
     let too_large = |len: u64| {
         io::Error::new(
             io::ErrorKind::FileTooLarge,

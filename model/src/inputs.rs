@@ -62,6 +62,31 @@ impl ToolSummary {
     pub fn has_closing_line(&self) -> bool {
         self.errors.is_some() || self.racecheck.is_some()
     }
+
+    /// Adds `other`'s totals to these (the ranks of one stage, each under
+    /// its own compute-sanitizer): counts summed where either has them,
+    /// failures listed, a failed target kept.
+    pub fn add(&mut self, other: &ToolSummary) {
+        fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(x + y),
+                (x, y) => x.or(y),
+            }
+        }
+        self.errors = sum(self.errors, other.errors);
+        self.not_printed = sum(self.not_printed, other.not_printed);
+        self.skipped = sum(self.skipped, other.skipped);
+        self.racecheck = match (self.racecheck, other.racecheck) {
+            (Some((a, b, c)), Some((x, y, z))) => Some((a + x, b + y, c + z)),
+            (x, y) => x.or(y),
+        };
+        self.leaked = match (self.leaked, other.leaked) {
+            (Some((a, b)), Some((x, y))) => Some((a + x, b + y)),
+            (x, y) => x.or(y),
+        };
+        self.failures.extend(other.failures.iter().cloned());
+        self.target_failed |= other.target_failed;
+    }
 }
 
 /// One input that went into the report.

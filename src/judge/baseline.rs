@@ -37,30 +37,24 @@ pub fn report_from_text(path: &Path, text: &str) -> Result<Report, ExpectedError
 /// refused before it is read.
 pub const MAX_REPORT_BYTES: u64 = 64 << 20;
 
-/// `path`'s text, if it is at most [`MAX_REPORT_BYTES`] (a FIFO or device
-/// is read up to the bound, then refused).
+/// `path`'s text, if it is at most [`MAX_REPORT_BYTES`].
 fn read_bounded(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let too_large = || {
-        std::io::Error::new(
-            std::io::ErrorKind::FileTooLarge,
-            format!(
-                "more than the {} MiB cudawatch reads of a report (a real report is a few MB: \
-                 is this one?)",
-                MAX_REPORT_BYTES >> 20
-            ),
-        )
-    };
-    let file = std::fs::File::open(path)?;
-    if file.metadata()?.len() > MAX_REPORT_BYTES {
-        return Err(too_large());
-    }
-    let mut text = String::new();
-    file.take(MAX_REPORT_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_REPORT_BYTES {
-        return Err(too_large());
-    }
-    Ok(text)
+    let bytes = crate::safe_files::read_named_at_most(path, MAX_REPORT_BYTES).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "more than the {} MiB cudawatch reads of a report (a real report is a \
+                     few MB: is this one?)",
+                    MAX_REPORT_BYTES >> 20
+                ),
+            )
+        } else {
+            e
+        }
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()))
 }
 
 /// A report of a schema this cudawatch does not know is refused, never

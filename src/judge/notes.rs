@@ -84,8 +84,8 @@ pub fn several_processes(launcher: &str, changes: LauncherChanges) -> Vec<Warnin
             String::new()
         } else {
             format!(
-                "; {} ran one around the launcher (they flood on library kernels, and only \
-                 then is a flood stopped early), so their records name no rank",
+                "; {} ran one around the launcher, where the flood watch can stop their \
+                 floods of library records early, so their records name no rank",
                 changes.around_launcher.join(" and ")
             )
         };

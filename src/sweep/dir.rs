@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use cudawatch_model::Report;
 use serde::{Deserialize, Serialize};
 
-use super::file::SweepFile;
+use super::file::{SweepFile, Target};
 use super::shard::Shard;
 use crate::errors::ExpectedError;
 use crate::rundir::{self, RunRecord};
@@ -307,14 +307,30 @@ impl SweepDir {
         Some(format!("{:016x}", hash.finish()))
     }
 
-    /// Whether attempt `k`'s report is no longer the one its run left
-    /// (`Attempt::report_digest`); a record without a digest (an older
-    /// sweep's) is trusted as before.
-    pub fn report_changed(&self, name: &str, k: u32, record: Option<&Attempt>) -> bool {
-        match record.and_then(|r| r.report_digest.as_ref()) {
-            Some(then) => self.report_digest(name, k).as_ref() != Some(then),
-            None => false,
+    /// Why attempt `k` of `target` says nothing of it, if so: its report is
+    /// not the one its run left (its digest changed since the sweep
+    /// recorded it; a record without a digest, an older sweep's, is trusted
+    /// as before), or it is of another program (another target's, copied
+    /// in with its record gone). `merge` calls such a target incomplete,
+    /// and a resume runs it again.
+    pub fn untrusted_report(
+        &self,
+        target: &Target,
+        k: u32,
+        record: Option<&Attempt>,
+        report: Option<&Report>,
+    ) -> Option<String> {
+        if let Some(then) = record.and_then(|r| r.report_digest.as_ref())
+            && self.report_digest(&target.name, k).as_ref() != Some(then)
+        {
+            return Some(
+                "is not the one its run left (changed or replaced since the sweep recorded it)"
+                    .into(),
+            );
         }
+        report
+            .filter(|r| !r.target.is_empty() && r.target != target.command)
+            .map(|r| format!("is of another program ({})", r.target.join(" ")))
     }
 }
 

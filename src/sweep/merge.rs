@@ -281,25 +281,6 @@ fn row(info: &Target, state: TargetState, summary: String, shard: u32) -> Target
 
 type Judged = (cudawatch_model::Report, cudawatch_model::Judgement);
 
-/// Why attempt `k`'s report says nothing of the target: it is not the one
-/// its run left (its digest changed since the sweep recorded it), or it is
-/// of another program (another target's, copied in with its record gone).
-fn untrusted(
-    dir: &SweepDir,
-    info: &Target,
-    k: u32,
-    record: Option<&crate::sweep::dir::Attempt>,
-    report: &cudawatch_model::Report,
-) -> Option<String> {
-    if dir.report_changed(&info.name, k, record) {
-        return Some(
-            "is not the one its run left (changed or replaced since the sweep recorded it)".into(),
-        );
-    }
-    (!report.target.is_empty() && report.target != info.command)
-        .then(|| format!("is of another program ({})", report.target.join(" ")))
-}
-
 /// One target's row, and its judged report when it has one.
 fn target(
     dir: &SweepDir,
@@ -351,7 +332,7 @@ fn target(
         };
         return (result, None);
     };
-    if let Some(why) = untrusted(dir, info, k, record.as_ref(), &report) {
+    if let Some(why) = dir.untrusted_report(info, k, record.as_ref(), Some(&report)) {
         result.state = TargetState::Incomplete;
         result.summary = format!("its report.json {why}: not trusted; a resume runs it again");
         return (result, None);

@@ -375,12 +375,12 @@ fn resume(dir: &SweepDir, target: &Target) -> Resume {
     let Some((attempt, record)) = dir.scan(&target.name).finished else {
         return Resume::Run;
     };
-    // Its report is not the one its run left, or not of this program:
-    // what it found is unknown.
-    let of_another = dir
-        .report(&target.name, attempt)
-        .is_some_and(|r| !r.target.is_empty() && r.target != target.command);
-    if of_another || dir.report_changed(&target.name, attempt, record.as_ref()) {
+    // What its report found is unknown when it cannot be trusted.
+    let report = dir.report(&target.name, attempt);
+    if dir
+        .untrusted_report(target, attempt, record.as_ref(), report.as_ref())
+        .is_some()
+    {
         return Resume::Changed(attempt);
     }
     let recorded = record.and_then(|r| r.checksum);

@@ -80,15 +80,9 @@ fn place(site: &Site) -> String {
 /// The plain run's sites, read from its folder once it has ended (bounded:
 /// a flood of output is not read whole).
 pub fn sites_in(plain_dir: &std::path::Path) -> Vec<Site> {
-    // Each stream's first 4 MiB and last 12 MiB: the error that ended the
-    // program is at its end, however much it printed before.
-    let ends = |name: &str| {
-        crate::safe_files::read_ends(&plain_dir.join(name), 4 << 20, 12 << 20)
-            .map(|(bytes, _)| bytes)
-            .unwrap_or_default()
-    };
-    let mut output = ends("stderr");
-    output.extend(ends("stdout"));
+    // Read as the stage's own reading reads it, from both ends: the error
+    // that ended the program is at its end, however much it printed.
+    let output = StageFiles::new(plain_dir, cudawatch_model::Tool::Plain).program_output();
     cudawatch_parsers::program::parse(&output)
 }
 

@@ -11,28 +11,43 @@ use super::StageRecord;
 /// Completes the sites of a stage that reads the program's own output (the
 /// plain run, the core dump, CSAN) from `record`'s processes.
 pub fn attribute(sites: &mut [Site], record: &StageRecord) {
-    let seen: Vec<ProcessRef> = record.gpu_processes.iter().map(|p| p.reference()).collect();
     for site in sites
         .iter_mut()
         .filter(|s| matches!(s.tool, Tool::Plain | Tool::Coredump | Tool::Csan))
     {
         for process in &mut site.processes {
-            if let Some(known) = seen.iter().find(|s| same_process(s, process)) {
-                process.merge(known);
-            }
+            complete(process, record);
         }
     }
-    let world = record
-        .gpu_processes
-        .iter()
-        .filter_map(|p| p.ranks.world_size)
-        .max();
+    let world = world_size(record);
     for site in sites
         .iter_mut()
         .filter(|s| s.tool == Tool::Plain && s.kind == FindingKind::CollectiveTimeout)
     {
         name_the_missing(site, world);
     }
+}
+
+/// `process` with the pid, GPU and ranks the stage saw the same worker
+/// have (`StageRecord::gpu_processes`).
+pub fn complete(process: &mut ProcessRef, record: &StageRecord) {
+    if let Some(known) = record
+        .gpu_processes
+        .iter()
+        .map(|p| p.reference())
+        .find(|seen| same_process(seen, process))
+    {
+        process.merge(&known);
+    }
+}
+
+/// How many ranks the program's workers said the job has (`WORLD_SIZE`).
+pub fn world_size(record: &StageRecord) -> Option<u32> {
+    record
+        .gpu_processes
+        .iter()
+        .filter_map(|p| p.ranks.world_size)
+        .max()
 }
 
 /// The same worker: the same rank, or (no rank known) the same local rank

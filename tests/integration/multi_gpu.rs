@@ -326,6 +326,8 @@ fn each_rank_runs_under_its_own_sanitizer_and_its_findings_name_it() {
     // Rank 1's program aborted under the tool after its read: checked up
     // to there, so the stage cannot vouch; its finding gates all the same.
     assert_eq!(stage["outcome"], "inconclusive", "{stage}");
+    // The stage's totals are both ranks' ERROR SUMMARY lines added up.
+    assert_eq!(stage["summary"]["errors"], 8 + 13, "{stage}");
     let reason = stage["reason"].as_str().unwrap();
     assert!(
         reason.starts_with("rank 1: ") && reason.contains("; rank 0: "),

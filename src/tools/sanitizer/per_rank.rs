@@ -288,14 +288,7 @@ fn process_of(label: &str, record: &StageRecord) -> ProcessRef {
             ..ProcessRef::default()
         },
     };
-    if let Some(seen) = record
-        .gpu_processes
-        .iter()
-        .map(|p| p.reference())
-        .find(|p| who.rank.is_some() && p.rank == who.rank)
-    {
-        who.merge(&seen);
-    }
+    crate::tools::ranks::complete(&mut who, record);
     who
 }
 
@@ -314,12 +307,7 @@ fn exit_of(files: &StageFiles, stem: &str) -> Option<ProcessEnd> {
 /// there and clean; findings when every rank was checked to its end and
 /// some found any; otherwise the first rank that could not vouch decides.
 fn combine(tool: Tool, mut judged: Vec<RankJudged>, record: &StageRecord) -> StageJudged {
-    let world = record
-        .gpu_processes
-        .iter()
-        .filter_map(|p| p.ranks.world_size)
-        .max()
-        .unwrap_or(0);
+    let world = crate::tools::ranks::world_size(record).unwrap_or(0);
     let missing: Vec<u32> = (0..world)
         .filter(|r| !judged.iter().any(|j| j.who.rank == Some(*r)))
         .collect();
@@ -381,34 +369,11 @@ fn combine(tool: Tool, mut judged: Vec<RankJudged>, record: &StageRecord) -> Sta
     StageJudged {
         outcome,
         reason,
-        summary: summed(judged.iter().map(|j| &j.summary)),
+        summary: judged.iter().fold(ToolSummary::default(), |mut total, j| {
+            total.add(&j.summary);
+            total
+        }),
     }
-}
-
-/// The ranks' summaries as one: errors and hazards added up, failures
-/// listed.
-fn summed<'a>(summaries: impl Iterator<Item = &'a ToolSummary>) -> ToolSummary {
-    let mut total = ToolSummary::default();
-    let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (Some(x), Some(y)) => Some(x + y),
-        (x, y) => x.or(y),
-    };
-    for s in summaries {
-        total.errors = add(total.errors, s.errors);
-        total.not_printed = add(total.not_printed, s.not_printed);
-        total.skipped = add(total.skipped, s.skipped);
-        total.racecheck = match (total.racecheck, s.racecheck) {
-            (Some((a, b, c)), Some((x, y, z))) => Some((a + x, b + y, c + z)),
-            (x, y) => x.or(y),
-        };
-        total.leaked = match (total.leaked, s.leaked) {
-            (Some((a, b)), Some((x, y))) => Some((a + x, b + y)),
-            (x, y) => x.or(y),
-        };
-        total.failures.extend(s.failures.iter().cloned());
-        total.target_failed |= s.target_failed;
-    }
-    total
 }
 
 #[cfg(test)]
