@@ -14,7 +14,7 @@
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
-#           jax jax-cudawatch jax-trim jax-oom
+#           jax jax-cudawatch jax-trim jax-oom retry-loop
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -808,6 +808,32 @@ manual_graphs() {
   done
 }
 
+# A loop kernel-level recovery keeps alive (tests/gpu/beyond/retry_until_done.cu):
+# plainly; memcheck as a user runs it (the first error ends it) and with
+# kernel-level recovery for LOOP_LIMIT seconds (what the fake replays);
+# `cudawatch run --stages plain,memcheck` (the repeat watch).
+retry_loop() {
+  local d=$OUTDIR/retry_loop
+  mkdir -p "$d"
+  cp "$SRC/retry_until_done.cu" "$d/"
+  record build retry_loop -- nvcc -lineinfo -arch=sm_90 -o "$BIN/retry_until_done" "$SRC/retry_until_done.cu"
+  record plain retry_loop -- "$BIN/retry_until_done"
+  PROGRAM="$BIN/retry_until_done" sanitize retry_loop memcheck memcheck-user
+  RUN_TIMEOUT=${LOOP_LIMIT:-8} PROGRAM="$BIN/retry_until_done" \
+    sanitize retry_loop memcheck memcheck-recover --destroy-on-device-error kernel
+  # Only its first 500 records are kept, whole (the fake repeats them).
+  awk 'n < 500 { print } /^========= $/ { n++ }' "$d/memcheck-recover.stdout" \
+    >"$d/memcheck-recover.head" && mv "$d/memcheck-recover.head" "$d/memcheck-recover.stdout"
+  # Stopped by its limit, the tool leaves no XML.
+  rm -f "$d/memcheck-recover.xml"
+  [ -x "$CW" ] || { echo "retry-loop's cudawatch run needs $CW" >&2; return; }
+  cudawatch_run retry_loop cudawatch "$BIN" 200 --stages plain,memcheck --timeout 150 \
+    -- "$BIN/retry_until_done"
+  keep_tails "$d/run-cudawatch" "$d" "" 4000 plain memcheck
+  ls -R "$d/run-cudawatch" >"$d/run-cudawatch.txt"
+  rm -rf "$d/run-cudawatch"
+}
+
 # --steps: a training script of 2000 optimizer steps
 # (tests/gpu/beyond/long_training.py) plainly, under `cudawatch run`
 # with default settings and `--steps 3`, and under the plain run and
@@ -1100,6 +1126,7 @@ for p in "${phases[@]}"; do
     many-processes) many_processes ;;
     cudagraph-stacks) cudagraph_stacks ;;
     manual-graphs) manual_graphs ;;
+    retry-loop) retry_loop ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;

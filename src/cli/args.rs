@@ -401,16 +401,33 @@ pub struct RunArgs {
     /// records and counts the rest, so the stage ends in about a program
     /// run (ViT-tiny's initcheck: 33 million reads of what Hopper's GEMMs
     /// wrote, past 4 minutes with stacks, 46 s without) with every launch
-    /// that erred and the tool's total, its site counts lower bounds. 0:
+    /// that erred and the tool's total, its site counts lower bounds. At
+    /// 5,000 rather than 50,000 the restart comes seconds into a flood, not
+    /// a minute (ViT-tiny's full check on an H100: 88 s against 103 s). 0:
     /// never.
     #[arg(
         help_heading = "Stages",
         long,
-        default_value_t = 50_000,
+        default_value_t = 5_000,
         value_name = "RECORDS",
         env = "CUDAWATCH_FLOOD_RECORDS"
     )]
     pub flood_records: u64,
+    /// Seconds a memcheck stage under kernel-level recovery may print only
+    /// records it printed before (the same error, again and again) before
+    /// it is taken for a loop: the tool ends each faulting kernel and the
+    /// program, never told, may go on until the stage's limit (a solver
+    /// iterating until its faulting kernel converges). The stage is then
+    /// stopped, its records kept, and run again with the tool's default,
+    /// where the first error ends the checking. 0: never.
+    #[arg(
+        help_heading = "Stages",
+        long,
+        default_value_t = 10,
+        value_name = "SECONDS",
+        env = "CUDAWATCH_LOOP_SECONDS"
+    )]
+    pub loop_seconds: u64,
     /// End a Python program after its first N optimizer steps
     /// (`torch.optim`), in every stage: a training script that runs for
     /// hours is checked on its first steps, each stage on the same ones,

@@ -47,6 +47,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
             flood_records: args.flood_records,
+            loop_seconds: args.loop_seconds,
         },
         leak_check: match args.leak_check {
             LeakCheckArg::Auto => LeakCheck::Auto,

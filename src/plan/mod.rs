@@ -154,6 +154,9 @@ pub struct Plan {
     /// Records a sanitizer stage may print before it is run again without
     /// call stacks; 0: never.
     pub flood_records: u64,
+    /// Seconds of only repeated records before a memcheck stage under
+    /// kernel-level recovery is taken for a loop; 0: never.
+    pub loop_seconds: u64,
     /// Keep the GPU core dumps once read (`--keep-dumps`).
     pub keep_dumps: bool,
 }
@@ -173,6 +176,7 @@ pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
         tools: settings.tools.clone(),
         concurrency: settings.concurrency.clone(),
         flood_records: settings.sanitizer_launches.flood_records,
+        loop_seconds: settings.sanitizer_launches.loop_seconds,
         keep_dumps: settings.keep_dumps,
     }
 }

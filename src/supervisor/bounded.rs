@@ -75,6 +75,7 @@ pub fn capture<S: AsRef<OsStr>>(
         cwd: None,
         steer: None,
         flood: None,
+        repeats: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

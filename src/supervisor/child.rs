@@ -19,6 +19,7 @@ use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
 use super::group::{group_alive, kill_adopted, signal_group};
+use super::repeats::{RepeatCounter, RepeatWatch};
 use super::signals::{Shutdown, Signals};
 
 /// How long to wait for the pipes to close after the child exits before
@@ -51,6 +52,9 @@ pub struct ChildSpec {
     /// Stop the child once its stdout has said `marker` more than `limit`
     /// times (a sanitizer flooding records; `supervisor::stage`).
     pub flood: Option<FloodWatch>,
+    /// Stop the child once its sanitizer records only repeat themselves
+    /// (a loop under kernel-level recovery; `supervisor::repeats`).
+    pub repeats: Option<RepeatWatch>,
 }
 
 /// A limit on how many times a child's stdout may say one thing.
@@ -152,6 +156,8 @@ pub struct ChildEnd {
     pub cancelled: bool,
     /// Its [`FloodWatch`] stopped it.
     pub flooded: bool,
+    /// Its [`RepeatWatch`] stopped it.
+    pub repeating: bool,
 }
 
 impl ChildEnd {
@@ -170,6 +176,7 @@ impl ChildEnd {
             output_cut: false,
             cancelled: false,
             flooded: false,
+            repeating: false,
         }
     }
 }
@@ -308,8 +315,10 @@ pub async fn supervise(
         output_cut: false,
         cancelled: false,
         flooded: false,
+        repeating: false,
     };
     let mut flood = spec.flood.map(FloodCounter::new);
+    let mut repeats = spec.repeats.map(|w| RepeatCounter::new(w, started));
     // One loop for the whole life of the child: output is drained, the exit
     // awaited, the deadline and the signals watched, all at once. After the
     // exit the loop keeps draining until both pipes close, or until
@@ -322,11 +331,16 @@ pub async fn supervise(
             n = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
                 Some(n) => {
                     out_sink.write(&out_buf[..n]);
-                    if running
-                        && !result.flooded
-                        && flood.as_mut().is_some_and(|f| f.passed(&out_buf[..n]))
-                    {
-                        result.flooded = true;
+                    let stopping = result.flooded || result.repeating;
+                    if running && !stopping {
+                        let chunk = &out_buf[..n];
+                        result.flooded = flood.as_mut().is_some_and(|f| f.passed(chunk));
+                        result.repeating = !result.flooded
+                            && repeats
+                                .as_mut()
+                                .is_some_and(|r| r.looping(chunk, std::time::Instant::now()));
+                    }
+                    if !stopping && (result.flooded || result.repeating) {
                         signal_group(pgid, Signal::TERM);
                         kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
                     }

@@ -14,6 +14,7 @@ pub mod head_start;
 pub mod notices;
 pub mod pool;
 pub mod rendezvous;
+pub mod repeats;
 pub mod signals;
 pub mod stage;
 pub mod stage_loop;

@@ -13,6 +13,7 @@ use super::child::{ChildEnd, ChildSpec, FloodWatch, Output, Steer, supervise};
 use super::events::StageEvent;
 use super::gpu_memory::Sampler;
 use super::notices::Notices;
+use super::repeats::RepeatWatch;
 use super::signals::{Shutdown, Signals};
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
@@ -71,6 +72,7 @@ pub(super) async fn run_alone_or_again(
         beside_others: false,
         command: &stage.command,
         flooded: None,
+        looped: false,
         tried: &tried,
     };
     match crate::tools::kind(stage.tool).retry(&ended) {
@@ -230,6 +232,7 @@ pub(super) async fn run_stage_steered(
             beside_others: false,
             command: &current.command,
             flooded: end.flooded.then_some(plan.flood_records),
+            looped: end.repeating,
             tried: &tried,
         };
         let retry = wanted
@@ -313,6 +316,18 @@ fn flood_watch(plan: &Plan, stage: &Stage) -> Option<FloodWatch> {
     )
 }
 
+/// The stage's repeat watch, when its records may only repeat themselves
+/// in a loop its tool keeps alive (`tools::sanitizer::can_loop`) and the
+/// user did not turn it off.
+fn repeat_watch(plan: &Plan, stage: &Stage) -> Option<RepeatWatch> {
+    (plan.loop_seconds > 0 && sanitizer::can_loop(stage.tool, &stage.command.argv)).then(|| {
+        RepeatWatch {
+            quiet: Duration::from_secs(plan.loop_seconds),
+            ..RepeatWatch::default()
+        }
+    })
+}
+
 /// One run of the stage's command; its record and how its child ended.
 async fn run_once(
     plan: &Plan,
@@ -341,6 +356,7 @@ async fn run_once(
         cwd: None,
         steer: steer.clone(),
         flood,
+        repeats: repeat_watch(plan, stage),
     };
     // Every stage's peak GPU memory: the plain run's decides how many tool
     // stages fit at once; the tools' own show what each costs.
@@ -404,9 +420,10 @@ async fn run_once(
         gpu_processes: sampled.tree,
         earlier_tries: Vec::new(),
         out_of_memory_at: None,
+        collective_timeout_at: None,
         device_exception: None,
     };
-    if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded {
+    if end.end != ProcessEnd::NotStarted && !end.cancelled && !end.flooded && !end.repeating {
         record.imports = follow_ups(plan, stage, timeout, signals).await;
     }
     (record, end)
@@ -511,6 +528,7 @@ fn follow_up_spec(plan: &Plan, next: FollowUp, timeout: Duration) -> Option<Chil
         cwd: None,
         steer: None,
         flood: None,
+        repeats: None,
     })
 }
 

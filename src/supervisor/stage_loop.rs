@@ -159,10 +159,12 @@ async fn run_stages(
             }
         };
         if stage.tool == Tool::Plain {
-            // An out-of-memory error the tool stages would only meet again;
+            // An out-of-memory error or a collective's timeout the tool stages
+            // would only meet again;
             // a device exception the core dump can place.
             let sites = crate::tools::plain::sites_in(&stage.dir);
             record.out_of_memory_at = crate::tools::plain::out_of_memory_at(&sites);
+            record.collective_timeout_at = crate::tools::plain::collective_timeout_at(&sites);
             record.device_exception = crate::tools::plain::device_exception_at(&sites);
         }
         {
@@ -326,6 +328,7 @@ async fn run_batch(
                 beside_others: shared_gpu || beside_plain.contains(&index),
                 command: &stage.command,
                 flooded: None,
+                looped: false,
                 tried: &tried,
             };
             let retry = crate::tools::kind(stage.tool)

@@ -181,6 +181,7 @@ pub fn run_shard(
             cwd: Some(target.workdir.clone()),
             steer: None,
             flood: None,
+            repeats: None,
         });
         planned.push((target, attempt, checksum(target)));
     }

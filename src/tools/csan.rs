@@ -27,6 +27,7 @@ impl StageKind for Csan {
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
         super::hook::applies_if_python_ran(command, plain);
+        super::plain::blocked_by_hang(command, plain);
     }
 
     fn read(

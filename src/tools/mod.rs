@@ -312,6 +312,7 @@ mod tests {
             recover_kernels: false,
             initcheck_host_stacks: false,
             flood_records: 0,
+            loop_seconds: 0,
         };
         StageContext {
             tool,

@@ -59,6 +59,17 @@ pub fn out_of_memory_at(sites: &[Site]) -> Option<String> {
     Some(place(oom))
 }
 
+/// `common.py:34` when the plain run's `sites` hold a collective's timeout
+/// (a rank waited in a collective another rank never entered): under any
+/// tool the ranks would only wait in it again, each stage until its own
+/// limit, which is far longer than the process group's timeout.
+pub fn collective_timeout_at(sites: &[Site]) -> Option<String> {
+    let hang = sites
+        .iter()
+        .find(|s| s.kind == FindingKind::CollectiveTimeout)?;
+    Some(place(hang))
+}
+
 /// `cudaErrorIllegalAddress at train.py:14` when the plain run met a device
 /// exception (an invalid or misaligned address, an assert, an illegal
 /// instruction: what leaves the context unusable): the fault the core dump
@@ -86,17 +97,58 @@ pub fn sites_in(plain_dir: &std::path::Path) -> Vec<Site> {
     cudawatch_parsers::program::parse(&output)
 }
 
-/// What a tool stage says when the plain run's out-of-memory error blocks
-/// it (`StageRecord::out_of_memory_at`): it is not run.
-pub fn blocked_by_out_of_memory(command: &mut StageCommand, plain: &StageRecord) {
-    if let Some(at) = &plain.out_of_memory_at
-        && command.not_applicable.is_none()
-        && command.cannot_start.is_none()
-    {
-        command.not_applicable = Some(format!(
-            "blocked by the plain run's out-of-memory error at {at}: under the tool the program \
-             would only meet it again, slower (the memory stage says what held the memory)"
-        ));
+/// What a sanitizer or ncu stage says when the plain run's failure blocks
+/// it (`StageRecord::out_of_memory_at`, `collective_timeout_at`): it is
+/// not run.
+pub fn blocked_by_plain_failure(command: &mut StageCommand, plain: &StageRecord) {
+    if let Some(at) = &plain.out_of_memory_at {
+        block(
+            command,
+            format!(
+                "blocked by the plain run's out-of-memory error at {at}: under the tool the \
+                 program would only meet it again, slower (the memory stage says what held the \
+                 memory)"
+            ),
+        );
+    }
+    blocked_by_hang(command, plain);
+}
+
+/// What any tool stage says when the plain run's ranks hung in a
+/// collective until the process group's timeout: the memory and CSAN
+/// stages too, whose ranks would hang in it again.
+pub fn blocked_by_hang(command: &mut StageCommand, plain: &StageRecord) {
+    if let Some(at) = &plain.collective_timeout_at {
+        block(
+            command,
+            format!(
+                "blocked by the plain run's collective timeout at {at}: under the tool the ranks \
+                 would only wait in the same collective again, until the stage's own limit"
+            ),
+        );
+    }
+}
+
+/// What ncu says when the plain run met a device exception (an assert, an
+/// illegal address): it would profile the program up to the same fault,
+/// which the sanitizers and the core dump place; coalescing is worth its
+/// minutes once the program runs to its end (a bad label on rank 1 of two
+/// H200s: ncu 138 s of a 167 s check, for library kernels only).
+pub fn blocked_by_device_exception(command: &mut StageCommand, plain: &StageRecord) {
+    if let Some(what) = &plain.device_exception {
+        block(
+            command,
+            format!(
+                "blocked by the plain run's {what}: profiling would only run the program to \
+                 the same fault; coalescing is measured once it runs to its end"
+            ),
+        );
+    }
+}
+
+fn block(command: &mut StageCommand, why: String) {
+    if command.not_applicable.is_none() && command.cannot_start.is_none() {
+        command.not_applicable = Some(why);
     }
 }
 

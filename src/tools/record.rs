@@ -41,7 +41,7 @@ pub struct StageRecord {
     pub unfinished: bool,
     /// Why the stage was not run on purpose: it does not apply to this
     /// program (csan for a C++ program), or the plain run's failure blocks
-    /// it (`tools::plain::blocked_by_out_of_memory`). Skipped, never clean,
+    /// it (`tools::plain::blocked_by_plain_failure`). Skipped, never clean,
     /// never inconclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_applicable: Option<String>,
@@ -73,9 +73,15 @@ pub struct StageRecord {
     pub earlier_tries: Vec<EarlierTry>,
     /// The plain run ended in an out-of-memory error at this place
     /// (`file.py:15`): the sanitizers and ncu would only meet it again, so
-    /// they are not run (`tools::plain::blocked_by_out_of_memory`).
+    /// they are not run (`tools::plain::blocked_by_plain_failure`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub out_of_memory_at: Option<String>,
+    /// The plain run ended in a collective's timeout (one rank waited, a
+    /// rank never came) at this place: every tool stage would only hang in
+    /// the same collective until its own, longer limit, so none is run
+    /// (`tools::plain::blocked_by_plain_failure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective_timeout_at: Option<String>,
     /// The plain run met a device exception (`cudaErrorIllegalAddress at
     /// train.py:14`): the core dump stage runs to place it in its kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,6 +219,7 @@ impl StageRecord {
             gpu_processes: Vec::new(),
             earlier_tries: Vec::new(),
             out_of_memory_at: None,
+            collective_timeout_at: None,
             device_exception: None,
         }
     }

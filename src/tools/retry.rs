@@ -28,6 +28,9 @@ pub struct TryEnded<'a> {
     pub command: &'a StageCommand,
     /// The flood watch stopped it after this many records.
     pub flooded: Option<u64>,
+    /// The repeat watch stopped it: its records only repeated themselves
+    /// under kernel-level recovery (`supervisor::repeats`).
+    pub looped: bool,
     /// The folders of the stage's tries so far (`flooded`, `cudagraphs`):
     /// a reason a try was already run again for is not answered twice.
     pub tried: &'a [&'a str],
@@ -115,7 +118,8 @@ impl Retry {
 /// stage's or ncu's settings broke, at once without them; crowded out
 /// beside other stages, alone; a sanitizer's tool dead of a fault, alone.
 pub fn answer(end: &TryEnded<'_>) -> Option<Retry> {
-    flooded(end)
+    looped(end)
+        .or_else(|| flooded(end))
         .or_else(|| cuda_graphs(end))
         .or_else(|| crowded(end))
         .or_else(|| tool_crashed(end))
@@ -169,6 +173,41 @@ pub fn cuda_graphs(end: &TryEnded<'_>) -> Option<Retry> {
         note: Some(rerun.note()),
         kept_said: KeptSaid::Folder,
         command: Some(rerun.command),
+    })
+}
+
+/// A try the repeat watch stopped: under kernel-level recovery the tool
+/// ended each faulting kernel and the program, never told, kept going
+/// (a loop until its kernel succeeds), reporting the same errors until the
+/// stage's limit. At once again with the tool's default, where the first
+/// device error ends the checking as a plain compute-sanitizer's does; the
+/// records it printed stand.
+pub fn looped(end: &TryEnded<'_>) -> Option<Retry> {
+    if !end.looped || end.tried.contains(&"looped") {
+        return None;
+    }
+    let mut command = end.command.clone();
+    if !super::sanitizer::without_kernel_recovery(&mut command.argv) {
+        return None;
+    }
+    let seconds = end.record.seconds;
+    let what = "repeated the same errors under kernel-level recovery, nothing new among them";
+    Some(Retry {
+        reason: format!("it {what}"),
+        folder: "looped",
+        judged: true,
+        when: When::Now,
+        command: Some(command),
+        notice: Some(format!(
+            "{what} (the program never saw its kernels fail, and kept going): stopped after \
+             {seconds:.0}s, running again where the first error ends the checking"
+        )),
+        note: Some(format!(
+            "it {what} (the program never saw its kernels fail, and kept going) and was \
+             stopped after {seconds:.0}s, then run again with the tool's default \
+             (--destroy-on-device-error context: the first device error ends the checking)"
+        )),
+        kept_said: KeptSaid::Path,
     })
 }
 
@@ -227,6 +266,7 @@ mod tests {
             beside_others: false,
             command,
             flooded,
+            looped: false,
             tried,
         }
     }

@@ -35,6 +35,7 @@ fn record(tool: Tool, end: ProcessEnd) -> StageRecord {
         gpu_processes: Vec::new(),
         earlier_tries: Vec::new(),
         out_of_memory_at: None,
+        collective_timeout_at: None,
         device_exception: None,
     }
 }

@@ -99,7 +99,9 @@ pub fn plain_crowded(plain_dir: &Path) -> Option<String> {
 /// program's own cap (`set_per_process_memory_fraction`, a framework's
 /// preallocated pool), not for what the stages beside it took: alone it
 /// fails the same way, so it is not run again (measured on the H100: a
-/// GPT-2 step capped at 6 GB ran twice, 15 s each, for nothing).
+/// GPT-2 step capped at 6 GB ran twice, 15 s each, for nothing). Nor
+/// when it asked for more than the whole GPU holds (`oom_rank1` on two
+/// H200s: 200 GiB of 139.8, stopped 8 stages and ran again for nothing).
 fn under_its_own_cap(plain_dir: &Path) -> bool {
     const SPARE: u64 = 1 << 30;
     let text: String = ["stderr", "stdout"]
@@ -109,7 +111,13 @@ fn under_its_own_cap(plain_dir: &Path) -> bool {
     cudawatch_parsers::program::parse(text.as_bytes())
         .iter()
         .filter_map(|site| site.memory.as_ref())
-        .any(|m| matches!((m.free, m.tried), (Some(free), Some(tried)) if free >= tried.saturating_add(SPARE)))
+        .any(|m| {
+            let room_to_spare = matches!((m.free, m.tried),
+                (Some(free), Some(tried)) if free >= tried.saturating_add(SPARE));
+            let beyond_the_gpu =
+                matches!((m.capacity, m.tried), (Some(all), Some(tried)) if tried > all);
+            room_to_spare || beyond_the_gpu
+        })
 }
 
 /// Why a sanitizer stage that ran beside others is to be run again alone
@@ -125,6 +133,9 @@ pub fn crashed(
     plain_dir: Option<&Path>,
     plain_ok: bool,
 ) -> Option<String> {
+    if plain_ok && tool == Tool::Ncu {
+        return profile_failed(stage_dir);
+    }
     if !plain_ok
         || !matches!(
             tool,
@@ -145,6 +156,26 @@ pub fn crashed(
         "the program crashed under the tool before the end of its work (the plain run finished it)"
             .into(),
     )
+}
+
+/// Why an ncu stage that ran beside others is to be run again alone: ncu
+/// failed to profile a launch and shut the program down, where the plain
+/// run finished. Seen on two H200s with FSDP2's step (`fsdp_step`, its
+/// eight stages beside another program's): "Failed to profile
+/// \"split_with_sizes_copy_out_con...\"", exit 9, the same kernel
+/// profiled in the round before.
+fn profile_failed(stage_dir: &Path) -> Option<String> {
+    let stdout = tail(&stage_dir.join("stdout"))?;
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("==ERROR== Failed to profile"))?;
+    Some(format!(
+        "ncu shut the program down (\"{}\")",
+        line.trim_start_matches("==ERROR== ")
+            .chars()
+            .take(100)
+            .collect::<String>()
+    ))
 }
 
 /// Why a sanitizer stage is run once more though nothing crowded it:
@@ -233,6 +264,37 @@ mod tests {
             plain_crowded(dir.path()).as_deref(),
             Some("ran out of GPU memory (it printed \"out of memory\") with tool stages beside it")
         );
+    }
+
+    #[test]
+    fn a_plain_run_that_asked_for_more_than_the_gpu_holds_is_not_crowded() {
+        // oom_rank1 on two H100s: rank 1 asks for 200 GiB; beside stages or
+        // alone, it fails the same way.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/sample-reports/multi/oom_rank1/plain.stderr"
+            ),
+            dir.path().join("stderr"),
+        )
+        .unwrap();
+        assert_eq!(plain_crowded(dir.path()), None);
+    }
+
+    #[test]
+    fn ncu_that_failed_to_profile_beside_others_runs_again_alone() {
+        let dir = dir_with(
+            "==PROF== Profiling \"split_with_sizes_copy_out_contiguous\" - 40: 0%....\n\
+             ==ERROR== Failed to profile \"split_with_sizes_copy_out_con...\" in process 4794\n\
+             ==PROF== Trying to shutdown target application\n",
+        );
+        let why = crashed(Tool::Ncu, dir.path(), None, true).unwrap();
+        assert!(why.contains("Failed to profile"), "{why}");
+        // A program that failed plainly fails under ncu too: not crowded.
+        assert_eq!(crashed(Tool::Ncu, dir.path(), None, false), None);
+        let clean = dir_with("==PROF== Report: /r/ncu/profile.ncu-rep\n");
+        assert_eq!(crashed(Tool::Ncu, clean.path(), None, true), None);
     }
 
     fn dir_with(stdout: &str) -> tempfile::TempDir {

@@ -1241,3 +1241,50 @@ fn an_out_of_memory_plain_run_is_answered_without_the_slow_tools_meeting_it_agai
         out.stderr
     );
 }
+
+#[test]
+fn a_loop_kept_alive_by_kernel_level_recovery_is_stopped_and_checked_the_tools_way() {
+    // tests/gpu/beyond/retry_until_done.cu retries a pass until its kernel
+    // handles every item; the kernel reads past its buffer. Under
+    // kernel-level recovery the tool ends the kernel at each fault and the
+    // program, never told, retries forever (the stage ran to its limit);
+    // under the tool's default the first error ends it in a second. The
+    // repeat watch stops the loop and the stage runs again the tool's way.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let started = std::time::Instant::now();
+    let out = run(fake_run(
+        "beyond/retry_loop",
+        &out_dir,
+        "plain,memcheck",
+        &["--loop-seconds", "2", "--timeout", "120"],
+    )
+    .env("FAKE_MODE", "loop"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let report = read_json(&out_dir.join("report.json"));
+    let memcheck = stage(&report, "memcheck");
+    assert_eq!(memcheck["outcome"], "findings", "{memcheck}");
+    assert!(!memcheck["timed_out"].as_bool().unwrap_or(false));
+    // The second try ran without kernel-level recovery.
+    let command = memcheck["command"].to_string();
+    assert!(!command.contains("--destroy-on-device-error"), "{command}");
+    // The looping try is kept, and the warning says what happened.
+    assert!(out_dir.join("looped/memcheck/stage.json").exists());
+    assert!(
+        out.stderr
+            .contains("repeated the same errors under kernel-level recovery"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("root cause: memcheck invalid_access at retry_until_done.cu:17"),
+        "{}",
+        out.stderr
+    );
+}

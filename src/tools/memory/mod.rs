@@ -66,6 +66,7 @@ impl StageKind for Memory {
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
         super::hook::applies_if_python_ran(command, plain);
+        super::plain::blocked_by_hang(command, plain);
     }
 
     fn after_stage(&self, stage_dir: &Path) {

@@ -60,7 +60,8 @@ impl super::StageKind for Ncu {
     }
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
-        super::plain::blocked_by_out_of_memory(command, plain);
+        super::plain::blocked_by_plain_failure(command, plain);
+        super::plain::blocked_by_device_exception(command, plain);
         // Only when the plain run saw the program's own process alone on
         // the GPU: a program whose children use it (torchrun, a shell
         // script around the real program) keeps ncu following them.

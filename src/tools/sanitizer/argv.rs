@@ -52,6 +52,10 @@ pub struct SanitizerLaunches {
     /// Records a stage may print before it is stopped as a flood and run
     /// again without call stacks (`supervisor::stage`); 0: never.
     pub flood_records: u64,
+    /// Seconds of nothing but repeated records before a memcheck stage
+    /// under kernel-level recovery is taken for a loop
+    /// (`supervisor::repeats`); 0: never.
+    pub loop_seconds: u64,
 }
 
 /// The argv for `call` around `program`.
@@ -109,6 +113,30 @@ pub fn can_flood(tool: Tool, argv: &[OsString]) -> bool {
         && !argv
             .windows(2)
             .any(|w| w[0] == "--show-backtrace" && w[1] == "no")
+}
+
+/// Whether a sanitizer stage's records may only repeat themselves in a
+/// loop the tool keeps alive: memcheck ending each faulting kernel
+/// (`--destroy-on-device-error kernel`) while the program goes on, never
+/// told (`supervisor::repeats`).
+pub fn can_loop(tool: Tool, argv: &[OsString]) -> bool {
+    tool == Tool::Memcheck && kernel_recovery_at(argv).is_some()
+}
+
+fn kernel_recovery_at(argv: &[OsString]) -> Option<usize> {
+    argv.windows(2)
+        .position(|w| w[0] == "--destroy-on-device-error" && w[1] == "kernel")
+}
+
+/// Makes a sanitizer argv end its checking at the first device error (the
+/// tool's default, `--destroy-on-device-error context`) in place of
+/// kernel-level recovery; false when it had none.
+pub fn without_kernel_recovery(argv: &mut Vec<OsString>) -> bool {
+    let Some(at) = kernel_recovery_at(argv) else {
+        return false;
+    };
+    argv.drain(at..at + 2);
+    true
 }
 
 /// Makes a sanitizer argv unwind no call stack (`--show-backtrace no` in

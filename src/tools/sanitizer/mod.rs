@@ -21,8 +21,8 @@ use super::{
 
 pub use allocator::{OFF as ALLOCATOR_OFF_VARIABLE, allocator_off};
 pub use argv::{
-    RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, probe_argv, without_call_stacks,
-    without_host_stacks,
+    RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, can_loop, probe_argv,
+    without_call_stacks, without_host_stacks, without_kernel_recovery,
 };
 pub use launches::unchecked_before;
 pub use rules::{output_complete, rule};
@@ -54,7 +54,7 @@ impl StageKind for Sanitizer {
     }
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
-        super::plain::blocked_by_out_of_memory(command, plain);
+        super::plain::blocked_by_plain_failure(command, plain);
     }
 
     fn follow_ups(

@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=memcheck compute-sanitizer --tool memcheck --xml --save /root/out/cap/retry_loop/memcheck-recover.xml --print-limit 0 --error-exitcode 86 --target-processes all --destroy-on-device-error kernel /root/out/cap/.bin/retry_until_done 

@@ -1,0 +1,1 @@
+/root/out/cap/.bin/retry_until_done 
