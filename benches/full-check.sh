@@ -60,12 +60,17 @@ plain = statistics.median(float(p) for p in plains)
 checks = sorted((float(f.split("=")[1]), f.split("=")[0]) for f in fulls)
 full, median_run = checks[(len(checks) - 1) // 2]
 def stages_of(run):
-    return json.load(open(f"{runs}/{run}/report.json"))["stages"]
+    # The judged report cudawatch printed (the run directory's report.json
+    # is the unjudged one: no stage is marked blocked by a finding there).
+    try:
+        return json.load(open(f"{runs}/../{run}.json"))["stages"]
+    except (OSError, ValueError, KeyError):
+        return json.load(open(f"{runs}/{run}/report.json"))["stages"]
 report_stages = stages_of(median_run)
 record = json.load(open(f"{runs}/{median_run}/run.json"))
 stages = " ".join(f"{s['tool']}={s.get('seconds', 0):.0f}" for s in report_stages)
 odd = [f"{run}:{s['tool']}:{s['outcome']}" for _, run in checks for s in stages_of(run)
-       if s["outcome"] not in ("clean", "findings", "skipped")]
+       if s["outcome"] not in ("clean", "findings", "skipped") and not s.get("blocked_by")]
 # What the whole run took beyond its plain run and its longest tool stage:
 # the imports after a stage (ncu's CSV pages), reading and judging.
 seconds = {s["tool"]: s.get("seconds") or 0 for s in report_stages}

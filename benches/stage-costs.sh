@@ -101,6 +101,14 @@
 #           one run after another: plainly, racecheck as the stage runs it,
 #           with `--racecheck-detect-level error`, with eager module loading
 #           (CUDA_MODULE_LOADING=EAGER), and memcheck as its stage runs it.
+#           With NEW_SANITIZER (a compute-sanitizer of another release, e.g.
+#           2026.4 from the PyPI wheel nvidia-cuda-sanitizer-api, unpacked,
+#           never committed) also: `new` (racecheck as the stage runs it),
+#           `new-cluster0` (`--racecheck-filter-cluster-id 0`: only block or
+#           cluster 0 of each launch analysed, 2026.3+) and `new-nobarrier`
+#           (NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0).
+#           PHASE_PROGRAM: another program (ResNet-18's step): only its
+#           wall time then.
 #           Per run: the seconds at each phase's end (import torch, import
 #           timm, model on the GPU, forward, backward, optimizer step, a
 #           second step, exit) and the whole run's.
@@ -494,8 +502,10 @@ racecheck_levers() {
 
 racecheck_phases() {
   mkdir -p "$OUTDIR/phases"
-  local prog=$ROOT/benches/vit_phases.py
+  local prog=${PHASE_PROGRAM:-$ROOT/benches/vit_phases.py}
   local cs=(compute-sanitizer --error-exitcode 86 --target-processes all --print-limit 0)
+  local new=("${NEW_SANITIZER:-compute-sanitizer}" --error-exitcode 86 --target-processes all
+    --print-limit 0)
   local v variants
   read -ra variants <<<"${PHASE_VARIANTS:-plain racecheck error-level eager memcheck}"
   for v in "${variants[@]}"; do
@@ -509,6 +519,13 @@ racecheck_phases() {
         "${cs[@]}" --tool racecheck $PY "$prog" ;;
       memcheck) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${cs[@]}" \
         --tool memcheck $PY "$prog" ;;
+      new) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${new[@]}" \
+        --tool racecheck $PY "$prog" ;;
+      new-cluster0) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${new[@]}" \
+        --tool racecheck --racecheck-filter-cluster-id 0 $PY "$prog" ;;
+      new-nobarrier) timed_tool phases/$v env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+        NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0 "${new[@]}" \
+        --tool racecheck $PY "$prog" ;;
       *) echo "unknown phase variant $v" >&2; continue ;;
     esac
   done
