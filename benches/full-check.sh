@@ -91,6 +91,10 @@ PY
   fi
 done
 {
+  # The device each figure is from: ratios of different cards do not compare.
+  echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
+    paste -sd ';' -), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all}"
+  echo
   echo "| program | plain | full check | ratio | stages (s) | beyond the longest stage | all conclusive | schedule |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
   cat "$summary"

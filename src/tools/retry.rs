@@ -3,8 +3,9 @@
 //! beside it are done), with what command, where the try is kept and
 //! whether its findings stand (nextest's retries: the supervisor runs what
 //! the kind answers, and records each try as an `EarlierTry`). The answers
-//! are here, each saying itself which kinds it applies to (the sanitizers'
-//! flood, again without call stacks; the CUDA graphs a stage's settings
+//! are here, each saying itself which kinds it applies to (memcheck's
+//! loop under kernel-level recovery, again with the tool's default; the
+//! sanitizers' flood, again without call stacks; the CUDA graphs a stage's settings
 //! broke, `cuda_graphs`; crowded out; a tool that died of a fault); a kind
 //! with more to say adds its own in its `StageKind::retry`.
 
