@@ -15,8 +15,7 @@
 #   to 13.0 s between runs of one program), their ratio, and the stages
 #   of the median full check.
 #   CW: the cudawatch binary (target/release/cudawatch)
-#   (needs target/release/cudawatch; default programs: the small steps,
-#    ResNet-18 and ViT-tiny of tests/gpu/real and tests/gpu)
+#   (needs target/release/cudawatch; default programs: issue 47's, below)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: full-check.sh OUTDIR [PROGRAM.py ...]}" && cd "$1" && pwd)
 shift
@@ -24,11 +23,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CW=${CW:-$ROOT/target/release/cudawatch}
 export PATH=$PATH:/usr/local/cuda/bin
 programs=("$@")
+# Issue 47's set: the DataLoader and JAX steps, ResNet-18, ViT-tiny, and a
+# step that runs out of memory (on a two-GPU machine, ResNet-18 again sees
+# both: the device line says which cards each table is from).
 [ ${#programs[@]} -eq 0 ] && programs=(
-  "$ROOT/tests/gpu/torch_train_clean.py"
   "$ROOT/tests/gpu/real/dataloader_amp_step.py"
+  "$ROOT/tests/gpu/real/jax_step.py"
   "$ROOT/tests/gpu/real/resnet_step.py"
   "$ROOT/tests/gpu/real/vit_tiny_step.py"
+  "$ROOT/tests/gpu/real/gpt2_oom_step.py"
 )
 # seconds_of OUTFILE ERRFILE CMD...: runs CMD with its output in the
 # files, prints its wall time.
