@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::args::{
     ColorArg, ExportArgs, FailOnArg, GateArgs, GateScopeArg, HostStacksArg, LeakCheckArg,
-    OutputArgs, RacecheckWarningsArg, RecoveryArg, RunArgs, SweepGateArgs,
+    OutputArgs, RacecheckBlocksArg, RacecheckWarningsArg, RecoveryArg, RunArgs, SweepGateArgs,
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
@@ -45,6 +45,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             skip: args.sanitizer_launch_skip,
             kernel: args.sanitizer_kernel.clone(),
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
+            racecheck_first_block: args.racecheck_blocks == RacecheckBlocksArg::First,
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
             flood_records: args.flood_records,
             loop_seconds: args.loop_seconds,

@@ -157,6 +157,7 @@ impl Assembler {
             report.notes.extend(xla_note(&stages));
         }
         report.notes.extend(steps_note(&stages, self.hooks_saw));
+        report.notes.extend(first_block_note(&stages));
         report.notes.extend(launcher_notes(&stages));
         report.stages = stages;
         report.interrupted = self.run.interrupted;
@@ -333,6 +334,26 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
         .map(|_| Warning {
             source: crate::judge::notes::ALLOCATOR_OFF_SOURCE.into(),
             message: crate::judge::notes::ALLOCATOR_OFF.into(),
+        })
+}
+
+/// racecheck told to analyse block (cluster) 0 of each launch only
+/// (`--racecheck-blocks first`): a CLEAN verdict must say what it covered.
+fn first_block_note(stages: &[StageReport]) -> Option<Warning> {
+    let option = crate::tools::sanitizer::FIRST_BLOCK_OPTION;
+    stages
+        .iter()
+        .find(|s| {
+            s.tool == Tool::Racecheck
+                && really_ran(s)
+                && s.command.windows(2).any(|w| w[0] == option && w[1] == "0")
+        })
+        .map(|_| Warning {
+            source: "racecheck".into(),
+            message: format!(
+                "racecheck analysed block (cluster) 0 of each launch only ({option} 0, \
+                 --racecheck-blocks first): a race that shows only in other blocks was not seen"
+            ),
         })
 }
 

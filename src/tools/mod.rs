@@ -310,6 +310,7 @@ mod tests {
             skip: None,
             kernel: None,
             recover_kernels: false,
+            racecheck_first_block: false,
             initcheck_host_stacks: false,
             flood_records: 0,
             loop_seconds: 0,

@@ -655,6 +655,54 @@ fn the_sanitizers_cost_levers_are_passed_to_every_sanitizer_stage() {
 }
 
 #[test]
+fn racecheck_told_to_analyse_the_first_block_says_a_clean_stage_covered_only_that() {
+    // --racecheck-blocks first: compute-sanitizer 2026.4's racecheck on
+    // ResNet-18's step took 29 s instead of 64 s (the H100, this option
+    // passed by hand); a clean stage must not read as a full check.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out = run(fake_run(
+        "clean",
+        &tmp.path().join("run"),
+        "memcheck,racecheck",
+        &["--racecheck-blocks", "first"],
+    )
+    .env("FAKE_LOG", &log));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    // racecheck's option, for racecheck only.
+    assert_eq!(
+        logged.matches("--racecheck-filter-cluster-id 0").count(),
+        1,
+        "{logged}"
+    );
+    let report = read_json(&tmp.path().join("run/report.json"));
+    let racecheck = stage(&report, "racecheck");
+    assert_eq!(racecheck["outcome"], "clean", "{racecheck}");
+    assert!(
+        racecheck["reason"]
+            .as_str()
+            .unwrap()
+            .contains("only block (cluster) 0 of each launch analysed"),
+        "{racecheck}"
+    );
+    assert!(
+        !stage(&report, "memcheck")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("block"),
+        "memcheck checked every block"
+    );
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("racecheck analysed block (cluster) 0 of each launch only"),
+        "{}",
+        report["notes"]
+    );
+}
+
+#[test]
 fn racecheck_crashing_in_launches_it_was_told_to_skip_says_to_check_every_launch() {
     // The real H100 capture: ResNet-18's step under racecheck with
     // --launch-skip; cuDNN's unchecked kernels faulted, the tool could not

@@ -3,6 +3,10 @@
 //! The stage rules name them when such a run crashes; the report keeps
 //! those that hide stores from initcheck (`StageReport::unchecked_launches`).
 
+/// racecheck's option that analyses one block (or cluster) of each launch
+/// (`--racecheck-blocks first`): every launch checked, not every block.
+pub const FIRST_BLOCK_OPTION: &str = "--racecheck-filter-cluster-id";
+
 /// The options of a sanitizer command that leave launches unchecked
 /// (`--launch-count 5`, `--launch-skip 2`, a kernel filter), read from the
 /// options only: the program's own arguments after them are not the tool's.

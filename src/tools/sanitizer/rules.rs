@@ -350,10 +350,24 @@ pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
 /// narrowed the check: a clean stage then vouches for those launches only.
 fn selected_launches(command: &[String]) -> String {
     let flags = launch_selection(command);
-    if flags.is_empty() {
+    let blocks = command
+        .windows(2)
+        .any(|w| w[0] == super::launches::FIRST_BLOCK_OPTION && w[1] == "0");
+    let launches =
+        (!flags.is_empty()).then(|| format!("only the launches selected by {}", flags.join(" ")));
+    // racecheck told to analyse one block of each launch (--racecheck-blocks
+    // first): a race in the other blocks is not seen.
+    let blocks = blocks.then(|| {
+        format!(
+            "only block (cluster) 0 of each launch analysed: {} 0",
+            super::launches::FIRST_BLOCK_OPTION
+        )
+    });
+    let said: Vec<String> = launches.into_iter().chain(blocks).collect();
+    if said.is_empty() {
         String::new()
     } else {
-        format!(" (only the launches selected by {})", flags.join(" "))
+        format!(" ({})", said.join("; "))
     }
 }
 
