@@ -108,7 +108,9 @@
 #           cluster 0 of each launch analysed, 2026.3+) and `new-nobarrier`
 #           (NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0).
 #           PHASE_PROGRAM: another program (ResNet-18's step): only its
-#           wall time then.
+#           wall time then. With NEW_SANITIZER, user_race-cluster0.txt:
+#           the planted race of tests/gpu/real/user_kernel_race.py under
+#           the newer racecheck with `--racecheck-filter-cluster-id 0`.
 #           Per run: the seconds at each phase's end (import torch, import
 #           timm, model on the GPU, forward, backward, optimizer step, a
 #           second step, exit) and the whole run's.
@@ -529,6 +531,13 @@ racecheck_phases() {
       *) echo "unknown phase variant $v" >&2; continue ;;
     esac
   done
+  # With a newer sanitizer: does block 0 alone still find a race the user's
+  # kernel has in every block (tests/gpu/real/user_kernel_race.py)?
+  if [ -n "${NEW_SANITIZER:-}" ]; then
+    (cd "$ROOT/tests/gpu/real" && timeout 90 env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "$NEW_SANITIZER" \
+      --tool racecheck --racecheck-filter-cluster-id 0 --print-limit 0 $PY user_kernel_race.py \
+      >"$OUTDIR/user_race-cluster0.txt" 2>&1; echo "exit $?" >>"$OUTDIR/user_race-cluster0.txt")
+  fi
   {
     printf '%-12s' variant
     for p in import-torch import-timm model-on-gpu forward backward optimizer-step second-step exit; do

@@ -137,7 +137,8 @@ pub fn crowded(end: &TryEnded<'_>) -> Option<Retry> {
     let tool = end.record.tool;
     let starved = super::starved::of_memory(tool, end.stage_dir, end.plain_dir)
         .or_else(|| super::starved::of_port(tool, end.stage_dir, end.plain_dir))
-        .or_else(|| super::starved::crashed(tool, end.stage_dir, end.plain_dir, end.plain_ok))?;
+        .or_else(|| super::starved::crashed(tool, end.stage_dir, end.plain_dir, end.plain_ok))
+        .or_else(|| super::starved::profile_failed(tool, end.stage_dir, end.plain_ok))?;
     Some(Retry::alone(
         format!("{starved} beside other stages"),
         "crowded",

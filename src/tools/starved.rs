@@ -133,9 +133,6 @@ pub fn crashed(
     plain_dir: Option<&Path>,
     plain_ok: bool,
 ) -> Option<String> {
-    if plain_ok && tool == Tool::Ncu {
-        return profile_failed(stage_dir);
-    }
     if !plain_ok
         || !matches!(
             tool,
@@ -164,7 +161,10 @@ pub fn crashed(
 /// eight stages beside another program's): "Failed to profile
 /// \"split_with_sizes_copy_out_con...\"", exit 9, the same kernel
 /// profiled in the round before.
-fn profile_failed(stage_dir: &Path) -> Option<String> {
+pub fn profile_failed(tool: Tool, stage_dir: &Path, plain_ok: bool) -> Option<String> {
+    if tool != Tool::Ncu || !plain_ok {
+        return None;
+    }
     let stdout = tail(&stage_dir.join("stdout"))?;
     let line = stdout
         .lines()
@@ -289,12 +289,12 @@ mod tests {
              ==ERROR== Failed to profile \"split_with_sizes_copy_out_con...\" in process 4794\n\
              ==PROF== Trying to shutdown target application\n",
         );
-        let why = crashed(Tool::Ncu, dir.path(), None, true).unwrap();
+        let why = profile_failed(Tool::Ncu, dir.path(), true).unwrap();
         assert!(why.contains("Failed to profile"), "{why}");
         // A program that failed plainly fails under ncu too: not crowded.
-        assert_eq!(crashed(Tool::Ncu, dir.path(), None, false), None);
+        assert_eq!(profile_failed(Tool::Ncu, dir.path(), false), None);
         let clean = dir_with("==PROF== Report: /r/ncu/profile.ncu-rep\n");
-        assert_eq!(crashed(Tool::Ncu, clean.path(), None, true), None);
+        assert_eq!(profile_failed(Tool::Ncu, clean.path(), true), None);
     }
 
     fn dir_with(stdout: &str) -> tempfile::TempDir {
