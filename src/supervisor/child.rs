@@ -384,7 +384,14 @@ pub async fn supervise(
                 }
                 Some(Steer::Cancel) => {
                     result.cancelled = true;
-                    signal_group(pgid, Signal::TERM);
+                    // A cancel caused by the user's own signal (the plain run
+                    // it stopped ended first) leaves that signal to the
+                    // signals arm, ready in this same loop: the stage gets
+                    // the SIGINT the user sent, not a SIGTERM (select! picks
+                    // among ready arms at random).
+                    if signals.shutdown() == Shutdown::None {
+                        signal_group(pgid, Signal::TERM);
+                    }
                     kill_at.get_or_insert(tokio::time::Instant::now() + spec.grace);
                 }
                 // Whoever steered it is gone: it runs under its last order.
