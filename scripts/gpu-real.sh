@@ -25,13 +25,23 @@ for c in extension_off_by_one user_kernel_race; do
   [ -f "$SRC/$c.py" ] && timeout 300 python3 "$SRC/$c.py" >"$OUTDIR/$c.warmup.txt" 2>&1
 done
 
+# Each run folder is made inside the program's folder under a relative
+# name, as a user's `cudawatch-runs/` is, and moved out afterwards: the
+# reports name the program's files and their raw artifacts from there, not
+# the GPU host's folders. The folder's name has OUTDIR's own, so two
+# corpora at once (benches/corpus-equal.sh) keep apart.
 one() {
-  local c=$1 dir=$SRC program=(python3 "$1.py")
+  local c=$1 dir=$SRC program=(python3 "$1.py") code
   [ -d "$SRC/$c" ] && dir=$SRC/$c program=(python3 -m pytest)
-  cd "$dir" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
+  cd "$dir" || return
+  local runs=cudawatch-runs/$(basename "$OUTDIR")
+  rm -rf "${runs:?}/$c"
+  "$CW" --color never run --out-dir "$runs/$c" \
     --timeout "${STAGE_TIMEOUT:-150}" ${RUN_FLAGS:-} --format json -- "${program[@]}" \
     >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
-  echo "$c exit=$?" >>"$OUTDIR/exits.txt"
+  code=$?
+  mkdir -p "$OUTDIR/runs" && rm -rf "$OUTDIR/runs/$c" && mv "$runs/$c" "$OUTDIR/runs/$c"
+  echo "$c exit=$code" >>"$OUTDIR/exits.txt"
 }
 export -f one
 export CW SRC OUTDIR RUN_FLAGS

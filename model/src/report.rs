@@ -65,4 +65,50 @@ impl Report {
             interrupted: false,
         }
     }
+
+    /// Calls `f` on every source or module path the report names: each
+    /// source location, each frame's file and module. The one list of them,
+    /// so a rewrite of paths (relative to the project) misses none. Inputs
+    /// are left out: they are named as given, and warnings name them so.
+    pub fn for_each_path_mut(&mut self, mut f: impl FnMut(&mut String)) {
+        let frame = |frame: &mut crate::Frame, f: &mut dyn FnMut(&mut String)| {
+            frame
+                .file
+                .iter_mut()
+                .chain(frame.module.iter_mut())
+                .for_each(f);
+        };
+        for site in &mut self.findings {
+            let locations = site
+                .location
+                .iter_mut()
+                .chain(site.runtime_source.iter_mut())
+                .chain(site.other.iter_mut().filter_map(|o| o.location.as_mut()));
+            locations.for_each(|l| f(&mut l.file));
+            let frames = site
+                .inlined
+                .iter_mut()
+                .chain(site.python_frame.iter_mut())
+                .chain(site.launch_frame.iter_mut())
+                .chain(site.host_frames.iter_mut());
+            frames.for_each(|fr| frame(fr, &mut f));
+        }
+        for kernel in &mut self.coalescing {
+            kernel
+                .launched_from
+                .iter_mut()
+                .for_each(|fr| frame(fr, &mut f));
+        }
+        self.wasteful_lines
+            .iter_mut()
+            .for_each(|l| f(&mut l.location.file));
+        if let Some(memory) = &mut self.memory {
+            let held = memory
+                .at_peak
+                .iter_mut()
+                .filter_map(|h| h.location.as_mut());
+            let ooms = memory.ooms.iter_mut().filter_map(|o| o.location.as_mut());
+            held.chain(ooms).for_each(|l| f(&mut l.file));
+        }
+    }
 }

@@ -372,15 +372,18 @@ const PACKAGES: &[(&str, Owner, &str)] = &[
 ];
 
 /// Whether the innermost Python frame is a file of the user's (an absolute
-/// path outside site-packages): the user's line called the framework op
-/// that launched the kernel, with nothing of the framework's Python between.
-/// Frames without a directory (the text output's) prove nothing.
+/// path outside site-packages, or one under the project, `./train.py`):
+/// the user's line called the framework op that launched the kernel, with
+/// nothing of the framework's Python between. Bare base names (the text
+/// output's `conv.py`) prove nothing.
 fn innermost_python_is_users(frames: &[Frame]) -> bool {
     frames
         .iter()
         .find(|f| f.is_python())
         .and_then(|f| f.file.as_deref())
-        .is_some_and(|file| file.starts_with('/') && !Frame::is_framework_python(file))
+        .is_some_and(|file| {
+            (file.starts_with('/') || file.starts_with("./")) && !Frame::is_framework_python(file)
+        })
 }
 
 #[cfg(test)]
@@ -605,6 +608,16 @@ mod tests {
         ];
         assert!(!innermost_python_is_users(&through_torch));
         assert!(!innermost_python_is_users(&[python("conv.py")]));
+        // As the report names a file under the project it ran in.
+        assert!(innermost_python_is_users(&[
+            native(torch),
+            python("./train.py")
+        ]));
+        let venv_in_project = "./.venv/lib/python3.12/site-packages/torch/nn/functional.py";
+        assert!(!innermost_python_is_users(&[
+            native(torch),
+            python(venv_in_project)
+        ]));
         assert_eq!(
             launching_module(&direct).map(|(o, c, _)| (o, c)),
             Some((Owner::Framework, "PyTorch".to_string()))

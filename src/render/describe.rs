@@ -130,18 +130,11 @@ pub fn shorten(text: &str, max: usize) -> String {
     s
 }
 
-/// `path` relative to the working directory when it lies under it, as a
-/// compiler or ripgrep shows it (`tests/gpu/oob.cu`, not
-/// `/home/me/proj/tests/gpu/oob.cu`); else as it is. The human report only:
-/// the JSON, SARIF and HTML keep what they were given.
+/// `path` as the human report shows it, from the project or the working
+/// directory (`tests/gpu/oob.cu`, not `/home/me/proj/tests/gpu/oob.cu`),
+/// as a compiler or ripgrep shows it ([`super::relative_to_cwd`]).
 pub fn from_here(path: &str) -> String {
-    let Ok(cwd) = std::env::current_dir() else {
-        return path.to_string();
-    };
-    match std::path::Path::new(path).strip_prefix(&cwd) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
-        _ => path.to_string(),
-    }
+    super::relative_to_cwd(path).0
 }
 
 /// A frame as the human report shows it: its file from here.

@@ -354,11 +354,17 @@ fn append_step_summary(markdown: &[u8]) -> Result<(), ExpectedError> {
     })
 }
 
-/// A path as the report shows it to tools that want repository-relative
-/// paths: relative to the working directory when under it.
+/// A path as the report shows it to tools and people that want it from
+/// the project (a compiler, ripgrep, SARIF's `%SRCROOT%`): the report's own
+/// `./tests/oob.cu` without its `./`, an absolute path under the working
+/// directory relative to it; true when the result is relative.
 pub fn relative_to_cwd(path: &str) -> (String, bool) {
+    if let Some(rel) = path.strip_prefix("./") {
+        return (rel.to_string(), true);
+    }
     if let Ok(cwd) = std::env::current_dir()
         && let Ok(rel) = std::path::Path::new(path).strip_prefix(&cwd)
+        && !rel.as_os_str().is_empty()
     {
         return (rel.to_string_lossy().into_owned(), true);
     }

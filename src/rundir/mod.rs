@@ -14,6 +14,7 @@
 
 mod assemble;
 pub mod environment;
+mod project_paths;
 mod records;
 pub mod runtime_sources;
 pub mod snippets;
@@ -89,8 +90,10 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedEr
 
 /// Places findings in the user's source and keeps the lines around them:
 /// kernels compiled at run time are moved to the Python line holding their
-/// source string first, then every located finding gets its snippet.
+/// source string first, then every located finding gets its snippet, and
+/// last the files under the root are named from it (`./tests/oob.cu`).
 pub fn attach_sources(report: &mut cudawatch_model::Report, root: &std::path::Path) {
     runtime_sources::map(report, root);
     snippets::attach(report, root);
+    project_paths::relative_to_root(report, root);
 }

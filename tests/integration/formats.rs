@@ -641,33 +641,64 @@ fn sarif_carries_the_checklist_and_an_inconclusive_stage_is_not_a_successful_exe
 }
 
 #[test]
-fn the_terminal_shows_a_source_path_from_the_working_directory_and_the_json_keeps_it_whole() {
-    // A compiler or ripgrep shows `tests/gpu/oob_write.cu` to a user in
-    // their checkout, not the absolute path.
+fn a_report_names_the_projects_files_from_the_project_and_every_format_agrees() {
+    // Before: a report made on a GPU host named `/root/out/e2e/...` in every
+    // site and frame, so a committed or shared report carried the host.
     let tmp = tempfile::tempdir().unwrap();
     let checkout = tmp.path().join("proj");
-    std::fs::create_dir_all(&checkout).unwrap();
-    let text = std::fs::read_to_string(root().join("docs/examples/oob_write.report.json"))
+    std::fs::create_dir_all(checkout.join("tests/gpu")).unwrap();
+    std::fs::copy(
+        root().join("tests/gpu/oob_write.cu"),
+        checkout.join("tests/gpu/oob_write.cu"),
+    )
+    .unwrap();
+    // The H100's capture, as if made in this checkout.
+    let xml = std::fs::read_to_string(sample("oob_write").join("memcheck.xml"))
         .unwrap()
         .replace("/work/main/", &format!("{}/", checkout.display()));
-    let report = tmp.path().join("r.json");
-    std::fs::write(&report, text).unwrap();
-    let out = run(cudawatch()
-        .arg("report")
-        .arg(&report)
-        .current_dir(&checkout));
-    assert!(
-        out.stdout.contains("    at tests/gpu/oob_write.cu:6"),
-        "{}",
-        out.stdout
-    );
+    let capture = tmp.path().join("memcheck.xml");
+    std::fs::write(&capture, xml).unwrap();
     let json = run(cudawatch()
-        .args(["report", "--format", "json"])
-        .arg(&report)
+        .args(["parse", "--format", "json"])
+        .arg(&capture)
         .current_dir(&checkout));
-    assert!(
-        json.stdout
-            .contains(&format!("{}/tests/gpu/oob_write.cu", checkout.display())),
-        "the JSON keeps the whole path"
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let site = &report["findings"][0];
+    assert_eq!(
+        site["location"]["file"], "./tests/gpu/oob_write.cu",
+        "{site}"
     );
+    assert!(
+        site["snippet"].is_object(),
+        "the snippet is still read: {site}"
+    );
+    assert!(
+        !json.stdout.contains(&checkout.display().to_string()),
+        "no path of the machine is left"
+    );
+    let saved = tmp.path().join("r.json");
+    std::fs::write(&saved, &json.stdout).unwrap();
+    // Rendered elsewhere, the terminal shows it as a compiler would, and
+    // SARIF as a file of the repository.
+    let text = run(cudawatch()
+        .arg("report")
+        .arg(&saved)
+        .current_dir(tmp.path()));
+    assert!(
+        text.stdout.contains("    at tests/gpu/oob_write.cu:6"),
+        "{}",
+        text.stdout
+    );
+    let sarif = tmp.path().join("r.sarif");
+    run(cudawatch()
+        .arg("report")
+        .arg(&saved)
+        .args(["--report", &format!("sarif={}", sarif.display())])
+        .current_dir(tmp.path()));
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let artifact =
+        &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(artifact["uri"], "tests/gpu/oob_write.cu", "{artifact}");
+    assert_eq!(artifact["uriBaseId"], "%SRCROOT%");
 }
