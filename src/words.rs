@@ -32,6 +32,16 @@ pub fn close(word: &str, typed: &str) -> bool {
     row[b.len()] <= 2
 }
 
+/// `text` cut to `max` characters, with `…` where it was cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::{close, plural};

@@ -27,7 +27,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             VerdictLabel::Inconclusive,
             format!(
                 "{} could not really check the program: not clean",
-                facts.inconclusive.join(", ")
+                with_first_reasons(&facts.inconclusive, report)
             ),
         );
     }
@@ -410,4 +410,34 @@ fn gating_sites(facts: &Facts<'_>) -> String {
     })
     .collect();
     parts.join(", ")
+}
+
+/// `memcheck, racecheck (compute-sanitizer was not found on PATH), ncu
+/// (timed out after 240s and was stopped)`: the stages named in the verdict
+/// with the first clause of their reason, stages of one reason together,
+/// so the line a user reads first says what to fix without a trip to the
+/// stages table.
+fn with_first_reasons(names: &[&str], report: &Report) -> String {
+    const MOST: usize = 60;
+    let clause = |name: &str| {
+        let stage = report.stages.iter().find(|s| s.tool.name() == name)?;
+        let first = stage.reason.split([';', '[']).next()?.trim();
+        (!first.is_empty()).then(|| crate::words::shorten(first, MOST))
+    };
+    let mut groups: Vec<(Option<String>, Vec<&str>)> = Vec::new();
+    for name in names {
+        let why = clause(name);
+        match groups.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, members)) => members.push(name),
+            None => groups.push((why, vec![name])),
+        }
+    }
+    let shown: Vec<String> = groups
+        .into_iter()
+        .map(|(why, members)| match why {
+            Some(why) => format!("{} ({why})", members.join(", ")),
+            None => members.join(", "),
+        })
+        .collect();
+    shown.join(", ")
 }

@@ -120,15 +120,7 @@ fn is_plain_url(url: &str) -> bool {
     })
 }
 
-/// `text` cut to `max` characters, with `…` where it was cut.
-pub fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
-}
+pub use crate::words::shorten;
 
 /// `path` as the human report shows it, from the project or the working
 /// directory (`tests/gpu/oob.cu`, not `/home/me/proj/tests/gpu/oob.cu`),

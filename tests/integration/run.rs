@@ -132,6 +132,16 @@ fn a_hanging_tool_times_out_and_is_inconclusive_with_its_output_kept() {
             .unwrap()
             .contains("stopped by its timeout")
     );
+    // The verdict's first line says why, not only that it is not clean.
+    let verdict = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("INCONCLUSIVE:"))
+        .unwrap_or_default();
+    assert!(
+        verdict.starts_with("INCONCLUSIVE: memcheck (") && verdict.contains("timeout"),
+        "{verdict}"
+    );
     assert_artifacts_kept(tmp.path(), "memcheck");
 }
 
