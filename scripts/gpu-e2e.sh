@@ -38,9 +38,10 @@ one() {
   local c=$1 prog
   if [ -f "$SRC/$c.py" ]; then prog=(python3 "$SRC/$c.py"); else prog=("$BIN/$c"); fi
   "$CW" --color never run --out-dir "$RUNS/$c" --timeout "${STAGE_TIMEOUT:-240}" \
-    --report html="$OUTDIR/$c.html" -- "${prog[@]}" \
+    --report html="$RUNS/$c.html" -- "${prog[@]}" \
     >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
   echo "$c exit=$?" >>"$OUTDIR/exits.txt"
+  mv "$RUNS/$c.html" "$OUTDIR/$c.html"
 }
 export -f one
 export CW SRC BIN RUNS OUTDIR

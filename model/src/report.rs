@@ -103,12 +103,19 @@ impl Report {
             .iter_mut()
             .for_each(|l| f(&mut l.location.file));
         if let Some(memory) = &mut self.memory {
+            for oom in &mut memory.ooms {
+                let held = oom.held.iter_mut().filter_map(|h| h.location.as_mut());
+                oom.location
+                    .iter_mut()
+                    .chain(held)
+                    .for_each(|l| f(&mut l.file));
+            }
             let held = memory
                 .at_peak
                 .iter_mut()
-                .filter_map(|h| h.location.as_mut());
-            let ooms = memory.ooms.iter_mut().filter_map(|o| o.location.as_mut());
-            held.chain(ooms).for_each(|l| f(&mut l.file));
+                .chain(memory.growth.iter_mut().flat_map(|g| g.lines.iter_mut()));
+            held.filter_map(|h| h.location.as_mut())
+                .for_each(|l| f(&mut l.file));
         }
     }
 }

@@ -762,14 +762,21 @@ fn num(value: Option<f64>, decimals: usize) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// `…/tests/gpu/oob_write.cu:6`: the last two path components.
+/// Where a finding is, in a table or list: a file of the project as a
+/// compiler shows it when it is short (`tests/gpu/oob_write.cu:6`,
+/// `train.py:12`), else its last two components (`…/cuda/Loss.cu:245`).
 fn short_path(file: &str, line: u32) -> String {
-    let parts: Vec<&str> = file.rsplit('/').take(2).collect();
+    let shown = super::describe::from_here(file);
+    let depth = shown.split('/').count();
+    if !shown.starts_with('/') && depth <= 3 {
+        return format!("{shown}:{line}");
+    }
+    let parts: Vec<&str> = shown.rsplit('/').take(2).collect();
     let tail = parts.into_iter().rev().collect::<Vec<_>>().join("/");
-    if tail.len() < file.len() {
+    if tail.len() < shown.len() {
         format!("…/{tail}:{line}")
     } else {
-        format!("{file}:{line}")
+        format!("{shown}:{line}")
     }
 }
 

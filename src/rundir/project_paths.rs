@@ -24,11 +24,26 @@ pub fn relative_to_root(report: &mut Report, root: &Path) {
         return;
     };
     let given_root = std::path::absolute(root).unwrap_or_else(|_| real_root.clone());
+    let roots = [given_root.as_path(), real_root.as_path()];
     report.for_each_path_mut(|path| {
-        if let Some(rel) = below(&[&given_root, &real_root], path) {
+        if let Some(rel) = below(&roots, path) {
             *path = rel;
         }
     });
+    // The stages' environment names the run folder's hook and output
+    // folders absolutely (a program may change its directory); the report
+    // names them as it names the rest. `PYTHONPATH` is a list.
+    for stage in &mut report.stages {
+        for setting in &mut stage.env {
+            if let Some((name, value)) = setting.split_once('=') {
+                let value: Vec<String> = value
+                    .split(':')
+                    .map(|part| below(&roots, part).unwrap_or_else(|| part.to_string()))
+                    .collect();
+                *setting = format!("{name}={}", value.join(":"));
+            }
+        }
+    }
 }
 
 /// `./rel` when `path` is absolute and lies strictly under one of `roots`.
@@ -62,5 +77,34 @@ mod tests {
         );
         assert_eq!(at("/usr/lib/python3/site-packages/torch/nn/conv.py"), None);
         assert_eq!(at("conv.py"), None, "a base name stays as the tool gave it");
+    }
+
+    #[test]
+    fn every_path_of_a_real_report_under_the_root_is_named_from_it() {
+        // The H100's reports, made in the project on the GPU host, as if
+        // their paths were still the host's: each comes back the same.
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples");
+        let absolute = format!("{}/", root.display());
+        for case in [
+            "torch_oom",
+            "coalescing",
+            "torch_index_oob",
+            "triton_hidden_oob",
+        ] {
+            let text = std::fs::read_to_string(examples.join(format!("{case}.report.json")));
+            let text = text.unwrap();
+            let as_made = text
+                .replace("\"./", &format!("\"{absolute}"))
+                .replace("=./", &format!("={absolute}"))
+                .replace(":./", &format!(":{absolute}"));
+            assert_ne!(as_made, text, "{case} names files of the project");
+            let mut report: Report = serde_json::from_str(&as_made).unwrap();
+            relative_to_root(&mut report, &root);
+            let back = serde_json::to_value(&report).unwrap();
+            let expected: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, expected, "{case}");
+        }
     }
 }

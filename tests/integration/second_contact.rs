@@ -53,6 +53,11 @@ fn every_line_fits_80_columns_and_no_identifier_or_file_line_is_split() {
         }
         for stage in report["stages"].as_array().unwrap() {
             let tool = stage["tool"].as_str().unwrap();
+            // A stage nothing called for (no device exception, no core
+            // dump) is left out of the table.
+            if stage["reason"].as_str().unwrap().starts_with("not needed:") {
+                continue;
+            }
             assert!(
                 out.stdout.lines().any(|l| l.contains(&format!(" {tool} "))),
                 "{case}: stage {tool} split:\n{}",
@@ -545,7 +550,7 @@ fn at_60_columns_the_stages_are_a_list_that_fits() {
     assert_fits("report at 60 columns", &out.stdout, 60);
     assert!(
         out.stdout
-            .contains("  memcheck: findings (exit 86, 11.6s)\n    24 errors reported"),
+            .contains("  memcheck: findings (exit 86, 1.1s)\n    24 errors reported"),
         "{}",
         out.stdout
     );

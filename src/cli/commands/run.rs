@@ -172,12 +172,16 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             // Rewritten after every stage: a later stage may hang or the
             // user may stop the run, and what finished must not be lost.
             rundir::write_json(&run_dir.join("report.json"), &assembler.report())?;
-            let quiet = record
+            // A stage nothing called for (the core dump of a run without a
+            // device exception) says so in one line, rather than leave a
+            // gap in the numbers the user reads.
+            match record
                 .not_applicable
                 .as_deref()
-                .is_some_and(cudawatch_model::is_not_needed);
-            if !quiet {
-                progress.finished(index, total, record.tool, outcome, record.seconds);
+                .filter(|r| cudawatch_model::is_not_needed(r))
+            {
+                Some(reason) => progress.noted(index, total, record.tool, reason),
+                None => progress.finished(index, total, record.tool, outcome, record.seconds),
             }
             Ok(())
         }

@@ -33,13 +33,11 @@ pub fn rule(
         let at = oom
             .location
             .as_ref()
-            .map_or(oom.origin.clone(), |l| l.to_string());
+            .map_or(oom.origin.clone(), |l| l.short());
         let top = oom.held.first().map_or(String::new(), |h| {
             format!(
                 "; most held by {} ({})",
-                h.location
-                    .as_ref()
-                    .map_or(h.origin.clone(), |l| l.to_string()),
+                h.location.as_ref().map_or(h.origin.clone(), |l| l.short()),
                 size(h.bytes)
             )
         });
