@@ -14,7 +14,7 @@
 #           faulting-launch race-launch-lines pytest-formats ddp-ports
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
-#           jax jax-cudawatch jax-trim jax-oom retry-loop
+#           jax jax-cudawatch jax-trim jax-oom retry-loop racecheck-blocks
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -834,6 +834,30 @@ retry_loop() {
   rm -rf "$d/run-cudawatch"
 }
 
+# --racecheck-blocks first through cudawatch: how the machines' 2025.3.1
+# refuses `--racecheck-filter-cluster-id` (the tool's own words, and the
+# stage's), and with a compute-sanitizer 2026.3 or newer (NEW_SANITIZER,
+# carried to the machine: PyPI's nvidia-cuda-sanitizer-api) ResNet-18's step
+# and the planted race of tests/gpu/real/user_kernel_race.py, block 0 only.
+racecheck_blocks() {
+  [ -x "$CW" ] || { echo "racecheck-blocks needs $CW" >&2; return; }
+  local d=$OUTDIR/racecheck_blocks real=$ROOT/tests/gpu/real
+  mkdir -p "$d"
+  record refusal racecheck_blocks -- compute-sanitizer --tool racecheck \
+    --racecheck-filter-cluster-id 0 --error-exitcode 86 $PY -c "print(1)"
+  cudawatch_run racecheck_blocks cudawatch-refused "$real" 200 --stages plain,racecheck \
+    --racecheck-blocks first --timeout 150 -- $PY resnet_step.py
+  keep_tails "$d/run-cudawatch-refused" "$d" "-refused" 4000 racecheck
+  rm -rf "$d/run-cudawatch-refused"
+  [ -x "${NEW_SANITIZER:-}" ] || { echo "racecheck-blocks: no NEW_SANITIZER" >&2; return; }
+  local new=(--compute-sanitizer "$NEW_SANITIZER" --stages plain,racecheck --timeout 200)
+  cudawatch_run racecheck_blocks cudawatch-resnet-first "$real" 300 "${new[@]}" \
+    --racecheck-blocks first -- $PY resnet_step.py
+  cudawatch_run racecheck_blocks cudawatch-race-first "$real" 300 "${new[@]}" \
+    --racecheck-blocks first -- $PY user_kernel_race.py
+  rm -rf "$d"/run-cudawatch-*
+}
+
 # --steps: a training script of 2000 optimizer steps
 # (tests/gpu/beyond/long_training.py) plainly, under `cudawatch run`
 # with default settings and `--steps 3`, and under the plain run and
@@ -1127,6 +1151,7 @@ for p in "${phases[@]}"; do
     cudagraph-stacks) cudagraph_stacks ;;
     manual-graphs) manual_graphs ;;
     retry-loop) retry_loop ;;
+    racecheck-blocks) racecheck_blocks ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;

@@ -345,7 +345,7 @@ fn first_block_note(stages: &[StageReport]) -> Option<Warning> {
         .iter()
         .find(|s| {
             s.tool == Tool::Racecheck
-                && really_ran(s)
+                && matches!(s.outcome, Outcome::Clean | Outcome::Findings)
                 && s.command.windows(2).any(|w| w[0] == option && w[1] == "0")
         })
         .map(|_| Warning {

@@ -713,6 +713,34 @@ fn racecheck_told_to_analyse_the_first_block_says_a_clean_stage_covered_only_tha
 }
 
 #[test]
+fn racecheck_blocks_first_on_a_sanitizer_without_it_says_which_release_it_needs() {
+    // The H100's compute-sanitizer 2025.3.1 printed its usage for
+    // --racecheck-filter-cluster-id; the stage said only "rejected its
+    // arguments", and the notes still said block 0 had been analysed.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(fake_run(
+        "clean",
+        &tmp.path().join("run"),
+        "racecheck",
+        &["--racecheck-blocks", "first"],
+    )
+    .env("FAKE_MODE", "before-2026.3"));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = read_json(&tmp.path().join("run/report.json"));
+    let reason = stage(&report, "racecheck")["reason"].to_string();
+    assert!(
+        reason.contains("--racecheck-blocks first needs compute-sanitizer 2026.3 or newer")
+            && reason.contains("--compute-sanitizer PATH"),
+        "{reason}"
+    );
+    assert!(
+        !report["notes"].to_string().contains("analysed block"),
+        "nothing was analysed: {}",
+        report["notes"]
+    );
+}
+
+#[test]
 fn racecheck_crashing_in_launches_it_was_told_to_skip_says_to_check_every_launch() {
     // The real H100 capture: ResNet-18's step under racecheck with
     // --launch-skip; cuDNN's unchecked kernels faulted, the tool could not

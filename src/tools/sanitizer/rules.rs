@@ -5,7 +5,7 @@
 use cudawatch_model::{Outcome, ProcessEnd};
 use cudawatch_parsers::builder::SanitizerEvidence;
 
-use super::launches::launch_selection;
+use super::launches::{FIRST_BLOCK_OPTION, launch_selection};
 use crate::tools::StageRecord;
 use crate::tools::outcome::{describe_end, process_problem};
 use crate::words::plural;
@@ -53,9 +53,20 @@ pub fn rule(
         return problem;
     }
     if stdout_has_usage {
+        // The one option cudawatch itself adds that older releases lack
+        // (2025.3.1 prints its usage and "unrecognised option", exit 255:
+        // sample-reports/beyond/racecheck_blocks/refusal.*).
+        let newer = if record.command.iter().any(|a| a == FIRST_BLOCK_OPTION) {
+            format!(
+                ": --racecheck-blocks first needs compute-sanitizer 2026.3 or newer ({FIRST_BLOCK_OPTION}); \
+                 pass one with --compute-sanitizer PATH, or leave --racecheck-blocks out"
+            )
+        } else {
+            String::new()
+        };
         return (
             Outcome::ToolFailed,
-            "compute-sanitizer rejected its arguments and printed its usage".into(),
+            format!("compute-sanitizer rejected its arguments and printed its usage{newer}"),
         );
     }
     if crashed_at_teardown(evidence, output_complete) {

@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never run --stages plain\,racecheck --racecheck-blocks first --timeout 150 --out-dir /root/out/cap/racecheck_blocks/run-cudawatch-refused --format json -- python3 resnet_step.py 

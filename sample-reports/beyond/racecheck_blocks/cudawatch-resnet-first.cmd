@@ -1,0 +1,1 @@
+/work/main/target/release/cudawatch --color never run --compute-sanitizer /work/main/target/san/compute-sanitizer/compute-sanitizer --stages plain\,racecheck --timeout 200 --racecheck-blocks first --out-dir /root/out/cap/racecheck_blocks/run-cudawatch-resnet-first --format json -- python3 resnet_step.py 
