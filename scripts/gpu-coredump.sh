@@ -14,18 +14,25 @@ shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CW=$ROOT/target/release/cudawatch
 export PATH=$PATH:/usr/local/cuda/bin
-BIN=$OUTDIR/bin
-mkdir -p "$BIN"
+# Built and run from the project's root with relative paths (binaries and
+# run folders under build/coredump/, which git ignores; the run folders
+# moved to OUTDIR/runs after): the reports name tests/gpu/... and
+# build/coredump/bin/..., not the GPU host's folders.
+cd "$ROOT" || exit 1
+BIN=build/coredump/bin
+RUNS=build/coredump/runs
+rm -rf "$RUNS"
+mkdir -p "$BIN" "$RUNS" "$OUTDIR/runs"
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=(graph_wild_index torch_graph_triton_oob misaligned device_assert clean)
 for c in graph_wild_index:coredump/graph_wild_index.cu misaligned:misaligned.cu \
   device_assert:device_assert.cu clean:clean.cu; do
-  nvcc -lineinfo -arch=sm_90 -o "$BIN/${c%%:*}" "$ROOT/tests/gpu/${c#*:}" &
+  nvcc -lineinfo -arch=sm_90 -o "$BIN/${c%%:*}" "tests/gpu/${c#*:}" &
 done
 wait
 # The command of CASE: a binary built above, else a Python program.
 program() {
-  if [ -x "$BIN/$1" ]; then echo "$BIN/$1"; else echo "python3 coredump/$1.py"; fi
+  if [ -x "$BIN/$1" ]; then echo "$BIN/$1"; else echo "python3 tests/gpu/coredump/$1.py"; fi
 }
 # seconds OUT ERR CMD...: runs CMD with its output in OUT and ERR, prints
 # its wall time; its exit code goes to last.exit.
@@ -38,24 +45,24 @@ seconds() {
   end=$(date +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f\n", b - a }'
 }
-cd "$ROOT/tests/gpu" || exit 1
 : >"$OUTDIR/times.txt"
 for c in "${cases[@]}"; do
   # shellcheck disable=SC2046
   plain=$(seconds "$OUTDIR/$c.own.txt" "$OUTDIR/$c.own.err" $(program "$c"))
   # shellcheck disable=SC2046
   dump=$(seconds "$OUTDIR/$c-dump.json" "$OUTDIR/$c-dump.txt" "$CW" --color never run \
-    --out-dir "$OUTDIR/runs/$c-dump" --stages plain,coredump --format json -- $(program "$c"))
+    --out-dir "$RUNS/$c-dump" --stages plain,coredump --format json -- $(program "$c"))
   dump_exit=$(cat "$OUTDIR/last.exit")
   full=- full_exit=-
   if [ "${FULL:-1}" = 1 ]; then
     # shellcheck disable=SC2046
     full=$(seconds "$OUTDIR/$c-full.json" "$OUTDIR/$c-full.txt" "$CW" --color never run \
-      --out-dir "$OUTDIR/runs/$c-full" --timeout 200 --format json -- $(program "$c"))
+      --out-dir "$RUNS/$c-full" --timeout 200 --format json -- $(program "$c"))
     full_exit=$(cat "$OUTDIR/last.exit")
   fi
   echo "$c $plain $dump $dump_exit $full $full_exit" >>"$OUTDIR/times.txt"
 done
+rm -rf "$OUTDIR/runs" && mv "$RUNS" "$OUTDIR/runs"
 python3 - "$OUTDIR" >"$OUTDIR/README.md" <<'PY'
 import json, os, sys
 out = sys.argv[1]

@@ -15,11 +15,18 @@ export PATH=$PATH:/usr/local/cuda/bin
 CASES=("$@")
 want() { [ ${#CASES[@]} -eq 0 ] || [[ " ${CASES[*]} " == *" $1 "* ]]; }
 
+# Each run folder is made inside the program's folder under a relative name
+# and moved out after, as scripts/gpu-real.sh does: the reports name the
+# programs' files from there, not the GPU host's folders.
 one() { # one SRC CASE STAGES
-  local src=$1 c=$2 stages=$3
-  (cd "$src" && "$CW" --color never run --stages "$stages" --out-dir "$OUTDIR/runs/$c" \
-    --timeout 300 --format json -- python3 "$c.py" >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null)
-  echo "$c exit=$?" >>"$OUTDIR/exits.txt"
+  local src=$1 c=$2 stages=$3 runs code
+  runs=cudawatch-runs/$(basename "$OUTDIR")
+  (cd "$src" && rm -rf "${runs:?}/$c" && "$CW" --color never run --stages "$stages" \
+    --out-dir "$runs/$c" --timeout 300 --format json -- python3 "$c.py" \
+    >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null)
+  code=$?
+  mkdir -p "$OUTDIR/runs" && rm -rf "$OUTDIR/runs/$c" && mv "$src/$runs/$c" "$OUTDIR/runs/$c"
+  echo "$c exit=$code" >>"$OUTDIR/exits.txt"
 }
 
 for c in stream_race stream_race_fixed pinned_nonblocking prefetch_race prefetch_race_fixed \
