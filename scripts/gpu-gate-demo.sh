@@ -12,9 +12,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CW=$ROOT/target/release/cudawatch
 export PATH=$PATH:/usr/local/cuda/bin
 PROJECT=$(mktemp -d)
-mkdir -p "$PROJECT/build" "$PROJECT/reports"
-nvcc -lineinfo -arch=sm_90 -o "$PROJECT/build/coalescing" "$ROOT/tests/gpu/coalescing.cu"
+mkdir -p "$PROJECT/build" "$PROJECT/reports" "$PROJECT/src"
+cp "$ROOT/tests/gpu/coalescing.cu" "$ROOT/tests/gpu/check.cuh" "$PROJECT/src/"
+# Built from the project's root with a relative path, as a CI job builds.
+(cd "$PROJECT" && nvcc -lineinfo -arch=sm_90 -o build/coalescing src/coalescing.cu)
 cat >"$PROJECT/cudawatch.toml" <<'TOML'
+# The project's root (this file's folder): reports name src/coalescing.cu
+# from it, as code scanning wants, though cudawatch runs in build/.
+source-root = "."
 fail-on = "error"
 stages = ["plain", "memcheck", "racecheck", "ncu"]
 report = ["sarif=reports/cudawatch.sarif", "junit=reports/junit.xml",
@@ -26,6 +31,6 @@ cp "$PROJECT/cudawatch.toml" "$OUTDIR/cudawatch.toml"
 cd "$PROJECT/build"
 export CUDAWATCH_MIN_MEMORY_HEADROOM=20
 "$CW" --color never config >"$OUTDIR/config.txt" 2>&1
-"$CW" --color never run --out-dir "$PROJECT/run" -- ./coalescing >"$OUTDIR/run.txt" 2>&1
+"$CW" --color never run --out-dir ../run -- ./coalescing >"$OUTDIR/run.txt" 2>&1
 echo "exit=$?" >>"$OUTDIR/run.txt"
 cp "$PROJECT"/reports/* "$OUTDIR/"
