@@ -29,15 +29,20 @@ if [ "${TABLE_ONLY:-}" != 1 ] && printf '%s\n' "${cases[@]}" | grep -qx oob_kern
     >"$OUTDIR/build.txt" 2>&1)
 fi
 
+# Each run folder is made inside the programs' folder under a relative name
+# and moved out after, as scripts/gpu-real.sh does: the reports name the
+# programs' files from there, not the GPU host's folders.
 one() {
-  local c=$1 start end
+  local c=$1 start end runs
+  runs=cudawatch-runs/$(basename "$OUTDIR")
   start=$(date +%s)
-  cd "$SRC" && "$CW" --color never run --out-dir "$OUTDIR/runs/$c" \
+  cd "$SRC" && rm -rf "${runs:?}/$c" && "$CW" --color never run --out-dir "$runs/$c" \
     --timeout "${STAGE_TIMEOUT:-200}" --format json -- \
     torchrun --standalone --nproc_per_node=2 "$c.py" \
     >"$OUTDIR/$c.json" 2>"$OUTDIR/$c.txt" </dev/null
   local code=$?
   end=$(date +%s)
+  mkdir -p "$OUTDIR/runs" && rm -rf "$OUTDIR/runs/$c" && mv "$runs/$c" "$OUTDIR/runs/$c"
   echo "$c $code $((end - start))" >>"$OUTDIR/exits.txt"
 }
 export -f one
