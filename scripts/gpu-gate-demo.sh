@@ -17,8 +17,9 @@ cp "$ROOT/tests/gpu/coalescing.cu" "$ROOT/tests/gpu/check.cuh" "$PROJECT/src/"
 # Built from the project's root with a relative path, as a CI job builds.
 (cd "$PROJECT" && nvcc -lineinfo -arch=sm_90 -o build/coalescing src/coalescing.cu)
 cat >"$PROJECT/cudawatch.toml" <<'TOML'
-# The project's root (this file's folder): reports name src/coalescing.cu
-# from it, as code scanning wants, though cudawatch runs in build/.
+# The project's root (this file's folder, also the default for a file
+# here): reports name src/coalescing.cu from it, as code scanning wants,
+# though cudawatch runs in build/.
 source-root = "."
 fail-on = "error"
 stages = ["plain", "memcheck", "racecheck", "ncu"]

@@ -483,9 +483,10 @@ pub struct OutputArgs {
     )]
     pub baseline: Option<PathBuf>,
     /// Source snippets are read only from regular files under this
-    /// directory, named by the tools' output [default: the working
-    /// directory]; never from /proc, /sys or /dev. A saved JSON report is
-    /// rendered with the snippets it carries.
+    /// directory, named by the tools' output, and reports name the files
+    /// under it from it [default: the folder of cudawatch.toml, else the
+    /// working directory]; never from /proc, /sys or /dev. A saved JSON
+    /// report is rendered with the snippets it carries.
     #[arg(
         help_heading = "Output",
         long,

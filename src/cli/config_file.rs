@@ -60,6 +60,9 @@ pub enum Origin {
     Environment(String),
     /// The config file, at a line.
     File(PathBuf, usize),
+    /// The config file's folder, taken as the source root when the file
+    /// names none (`source-root`).
+    FileFolder(PathBuf),
     /// cudawatch's built-in default (or unset).
     Default,
 }
@@ -70,6 +73,7 @@ impl std::fmt::Display for Origin {
             Origin::CommandLine => f.write_str("command line"),
             Origin::Environment(name) => write!(f, "environment {name}"),
             Origin::File(path, line) => write!(f, "{}:{line}", path.display()),
+            Origin::FileFolder(path) => write!(f, "the folder of {}", path.display()),
             Origin::Default => f.write_str("default"),
         }
     }
@@ -286,7 +290,7 @@ fn announce(file: &ConfigFile) {
     let weighty: Vec<String> = file
         .settings
         .iter()
-        .filter(|s| WEIGHTY_KEYS.contains(&s.key.as_str()))
+        .filter(|s| s.line > 0 && WEIGHTY_KEYS.contains(&s.key.as_str()))
         .map(|s| format!("{} = {}", s.key, s.values.join(",")))
         .collect();
     let what = if weighty.is_empty() {
@@ -432,9 +436,47 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
             line,
         });
     }
+    if let Some(implied) = implied_source_root(&settings, &args, dir) {
+        settings.push(implied);
+    }
     Ok(ConfigFile {
         path: path.to_path_buf(),
         settings,
+    })
+}
+
+/// The file's folder as the source root, when the file names none: the
+/// file sits at the project's root, and reports then name the project's
+/// files from there (SARIF's repository-relative paths) wherever in the
+/// project cudawatch runs. Not a folder that holds more than a project (a
+/// defaults file in the home directory), nor one the working directory is
+/// not inside (`--config` naming a shared file): the working directory
+/// stays the root then. Line 0 marks it as implied, not written.
+fn implied_source_root(settings: &[FileSetting], args: &[&Arg], dir: &Path) -> Option<FileSetting> {
+    const KEY: &str = "source-root";
+    if settings.iter().any(|s| s.key == KEY) {
+        return None;
+    }
+    let arg = args.iter().find(|a| a.get_long() == Some(KEY))?;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if crate::rundir::snippets::refused_root(dir).is_some() {
+        return None;
+    }
+    // A file named with --config from elsewhere (a team's shared file) is
+    // not the project's root: only a file above the working directory is.
+    let here = std::env::current_dir().ok()?.canonicalize().ok()?;
+    if !here.starts_with(dir.canonicalize().ok()?) {
+        return None;
+    }
+    Some(FileSetting {
+        key: KEY.into(),
+        id: arg.get_id().to_string(),
+        values: vec![dir.display().to_string()],
+        line: 0,
     })
 }
 
@@ -583,6 +625,7 @@ pub fn origin(matches: &ArgMatches, arg: &Arg, file: Option<&ConfigFile>) -> Ori
                 .unwrap_or_default(),
         ),
         _ => match file.and_then(|f| f.settings.iter().find(|s| s.id == id)) {
+            Some(s) if s.line == 0 => Origin::FileFolder(file.expect("found in it").path.clone()),
             Some(s) => Origin::File(file.expect("found in it").path.clone(), s.line),
             None => Origin::Default,
         },

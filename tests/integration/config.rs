@@ -353,3 +353,84 @@ fn on_off_settings_take_1_and_0_and_a_bad_value_names_the_variable() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+#[test]
+fn a_settings_file_makes_its_folder_the_source_root_wherever_in_the_project_cudawatch_runs() {
+    // The gate example ran in build/ and its SARIF named the source by
+    // the GPU host's path until its file said `source-root = "."`: the
+    // file's folder is the project's root.
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("proj");
+    std::fs::create_dir_all(project.join("build")).unwrap();
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::copy(
+        crate::helpers::root().join("tests/gpu/oob_write.cu"),
+        project.join("src/oob_write.cu"),
+    )
+    .unwrap();
+    std::fs::write(project.join("cudawatch.toml"), "fail-on = \"error\"\n").unwrap();
+    // The H100's capture, as if the program had been built in this project.
+    let xml = std::fs::read_to_string(sample("oob_write").join("memcheck.xml"))
+        .unwrap()
+        .replace(
+            "/work/main/tests/gpu/",
+            &format!("{}/src/", project.display()),
+        );
+    let capture = tmp.path().join("memcheck.xml");
+    std::fs::write(&capture, xml).unwrap();
+    let out = run(cudawatch()
+        .current_dir(project.join("build"))
+        .args(["parse", "--format", "json"])
+        .arg(&capture));
+    let report = json(&out);
+    let site = &report["findings"][0];
+    assert_eq!(site["location"]["file"], "./src/oob_write.cu", "{site}");
+    assert!(site["snippet"].is_object(), "read from the project: {site}");
+    assert!(
+        !out.stderr.contains("source-root"),
+        "an implied root is not announced as a setting: {}",
+        out.stderr
+    );
+    let config = run(cudawatch()
+        .current_dir(project.join("build"))
+        .args(["config", "--format", "json"]));
+    let settings = json(&config)["settings"].clone();
+    let root = settings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["setting"] == "source-root")
+        .unwrap()
+        .clone();
+    assert!(
+        root["origin"]
+            .as_str()
+            .unwrap()
+            .starts_with("the folder of "),
+        "{root}"
+    );
+    // A shared file named with --config from outside the project is not
+    // its root: the working directory stays the root.
+    std::fs::create_dir_all(tmp.path().join("team")).unwrap();
+    let shared = tmp.path().join("team/shared.toml");
+    std::fs::write(&shared, "fail-on = \"error\"\n").unwrap();
+    let out = run(cudawatch()
+        .current_dir(project.join("src"))
+        .args(["--config"])
+        .arg(&shared)
+        .args(["parse", "--format", "json"])
+        .arg(&capture));
+    let file = json(&out)["findings"][0]["location"]["file"].clone();
+    assert_eq!(file, "./oob_write.cu", "from the working directory");
+    // A root the file sets itself is the file's.
+    std::fs::write(project.join("cudawatch.toml"), "source-root = \"build\"\n").unwrap();
+    let out = run(cudawatch()
+        .current_dir(project.join("build"))
+        .args(["parse", "--format", "json"])
+        .arg(&capture));
+    let file = json(&out)["findings"][0]["location"]["file"].clone();
+    assert!(
+        file.as_str().unwrap().ends_with("/proj/src/oob_write.cu"),
+        "outside the root the file set: {file}"
+    );
+}
