@@ -491,7 +491,8 @@ fn coalescing(
                 Some(pct > limit),
                 format!(
                     "{} in {} wastes {pct:.0}% of its sectors (line limit {limit:.0}%)",
-                    l.location, l.kernel
+                    l.location.short(),
+                    l.kernel
                 ),
             ),
             None => (

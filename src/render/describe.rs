@@ -131,9 +131,15 @@ pub fn from_here(path: &str) -> String {
 
 /// A frame as the human report shows it: its file from here.
 pub fn frame_from_here(frame: &cudawatch_model::Frame) -> String {
+    frame_with_file(frame, from_here)
+}
+
+/// A frame with its file as `shown` gives it (the terminal's from here,
+/// the HTML page's without the report's `./`).
+pub fn frame_with_file(frame: &cudawatch_model::Frame, shown: impl Fn(&str) -> String) -> String {
     let mut frame = frame.clone();
     if let Some(file) = &frame.file {
-        frame.file = Some(from_here(file));
+        frame.file = Some(shown(file));
     }
     frame.to_string()
 }

@@ -288,7 +288,7 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
         "where",
         site.location
             .as_ref()
-            .map(|l| format!("<code>{}</code>", escape_markup(&l.to_string())))
+            .map(|l| format!("<code>{}</code>", escape_markup(&place(l))))
             .unwrap_or_default(),
     );
     row("count", site.count_text());
@@ -343,7 +343,7 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
         let at = other
             .location
             .as_ref()
-            .map(|l| format!(" at <code>{}</code>", escape_markup(&l.to_string())))
+            .map(|l| format!(" at <code>{}</code>", escape_markup(&place(l))))
             .unwrap_or_default();
         row(
             "other access",
@@ -374,7 +374,7 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
             .map(|f| {
                 format!(
                     "<code>{}</code>{}",
-                    escape_markup(&f.to_string()),
+                    escape_markup(&frame(&f)),
                     describe::seen_by_note(site)
                 )
             })
@@ -412,7 +412,7 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
             site.host_frames.len()
         );
         for frame in &site.host_frames {
-            let _ = write!(out, "<li>{}</li>", escape_markup(&frame.to_string()));
+            let _ = write!(out, "<li>{}</li>", escape_markup(&self::frame(frame)));
         }
         out.push_str("</ol></details>\n");
     }
@@ -500,7 +500,7 @@ fn coalescing(out: &mut String, kernels: &[KernelCoalescing], lines: &[LineSecto
             let _ = writeln!(
                 out,
                 "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{} sectors ({})</td><td>{}</td><td><code>{}</code></td></tr>",
-                escape_markup(&l.location.to_string()),
+                escape_markup(&place(&l.location)),
                 escape_markup(&l.kernel),
                 l.excessive_sectors,
                 l.excessive_pct()
@@ -589,6 +589,23 @@ fn listed(out: &mut String, id: &str, title: &str, items: &[cudawatch_model::War
         );
     }
     out.push_str("</ul>\n</section>\n");
+}
+
+/// A source position as the page shows it: a project file without the
+/// report's `./` (`src/kern.cu:12`), as the terminal and SARIF show it;
+/// other files whole. Unlike the terminal, never relative to where the page
+/// was rendered: the page is shared.
+fn place(location: &cudawatch_model::SourceLocation) -> String {
+    format!("{}:{}", project_file(&location.file), location.line)
+}
+
+/// A frame as the page shows it, its file as [`place`] shows one.
+fn frame(frame: &cudawatch_model::Frame) -> String {
+    describe::frame_with_file(frame, project_file)
+}
+
+fn project_file(file: &str) -> String {
+    file.strip_prefix("./").unwrap_or(file).to_string()
 }
 
 #[cfg(test)]
