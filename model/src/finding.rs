@@ -284,6 +284,19 @@ impl SourceLocation {
     }
 }
 
+/// How a report names a file of the project it was made in: from the
+/// project's root, with a leading `./` (`./src/kern.cu`), so that it is
+/// told apart from a bare base name a tool's text output gave (`conv.py`).
+pub fn project_file(relative: &str) -> String {
+    format!("./{relative}")
+}
+
+/// The path below the project's root of a file the report names as the
+/// project's (`./src/kern.cu` → `src/kern.cu`); `None` for any other file.
+pub fn in_project(file: &str) -> Option<&str> {
+    file.strip_prefix("./")
+}
+
 /// `oob_write.cu:6` for any file and line (a frame's as a location's).
 pub fn short_place(file: &str, line: u32) -> String {
     let base = file.rsplit('/').next().unwrap_or(file);

@@ -382,7 +382,8 @@ fn innermost_python_is_users(frames: &[Frame]) -> bool {
         .find(|f| f.is_python())
         .and_then(|f| f.file.as_deref())
         .is_some_and(|file| {
-            (file.starts_with('/') || file.starts_with("./")) && !Frame::is_framework_python(file)
+            (file.starts_with('/') || cudawatch_model::in_project(file).is_some())
+                && !Frame::is_framework_python(file)
         })
 }
 

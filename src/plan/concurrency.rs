@@ -323,7 +323,7 @@ fn round_robin(
 /// on an H100, racecheck 45-65 s, ncu 28 s alone and twice that beside
 /// racecheck, initcheck 27-58 s, the rest 10-27 s): only the order and the
 /// rough ratios matter, to place the long ones apart.
-pub fn relative_cost(tool: Tool) -> u32 {
+fn relative_cost(tool: Tool) -> u32 {
     match tool {
         Tool::Racecheck => 10,
         Tool::Ncu => 7,

@@ -605,7 +605,9 @@ fn frame(frame: &cudawatch_model::Frame) -> String {
 }
 
 fn project_file(file: &str) -> String {
-    file.strip_prefix("./").unwrap_or(file).to_string()
+    cudawatch_model::in_project(file)
+        .unwrap_or(file)
+        .to_string()
 }
 
 #[cfg(test)]

@@ -359,7 +359,7 @@ fn append_step_summary(markdown: &[u8]) -> Result<(), ExpectedError> {
 /// `./tests/oob.cu` without its `./`, an absolute path under the working
 /// directory relative to it; true when the result is relative.
 pub fn relative_to_cwd(path: &str) -> (String, bool) {
-    if let Some(rel) = path.strip_prefix("./") {
+    if let Some(rel) = cudawatch_model::in_project(path) {
         return (rel.to_string(), true);
     }
     if let Ok(cwd) = std::env::current_dir()

@@ -54,7 +54,7 @@ fn below(roots: &[&Path], path: &str) -> Option<String> {
     }
     let rel = roots.iter().find_map(|r| named.strip_prefix(r).ok())?;
     let rel = rel.to_str()?;
-    (!rel.is_empty()).then(|| format!("./{rel}"))
+    (!rel.is_empty()).then(|| cudawatch_model::project_file(rel))
 }
 
 #[cfg(test)]
