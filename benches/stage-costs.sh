@@ -46,7 +46,9 @@
 #           analysis workers, with hazard reports instead of analysis,
 #           without cp.async tracking (RACE_VARIANTS picks among those
 #           and: no-wgmma, no-bulk, neither: without the checks of Hopper's
-#           wgmma and cp.async.bulk instructions). Seconds, the tool
+#           wgmma and cp.async.bulk instructions; no-indirect: without
+#           tracking orderings made through another barrier,
+#           NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0). Seconds, the tool
 #           process's CPU seconds, the GPU's busy share, the tool's summary
 #           and the kernels of its records.
 #   print-limit  the floods of BT_PROGRAM (ViT-tiny's step) with a print
@@ -67,7 +69,9 @@
 #           stage runs it, without flushing caches between passes, and with
 #           fewer counters (replay passes): each stage's seconds and ncu's
 #           passes per launch. The variants are ncu wrappers (`--ncu`) that
-#           change the profiling run only.
+#           change the profiling run only; CONTENTION_VARIANTS picks among
+#           them and no-vendor (vendor matrix kernels left out of the
+#           profile, as in ncu-levers).
 #   mix     which stages slow which when they share the GPU: `cudawatch
 #           run` on MIX_PROGRAM with default settings (the GPU's busy share
 #           sampled), then with the plain run and ncu only, the plain run
@@ -128,6 +132,9 @@ FLOOD_TIMEOUT=${FLOOD_TIMEOUT:-300}
 RACE_PROGRAM=${RACE_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
 MIX_PROGRAM=${MIX_PROGRAM:-$ROOT/tests/gpu/real/resnet_step.py}
 CW=${CW:-$ROOT/target/release/cudawatch}
+# cuBLAS/cuDNN/CUTLASS matrix kernels: tuned by their vendors, never the
+# user's to fix; ECMAScript regex, as ncu's --kernel-name reads it.
+NOLIB='regex:^(?!.*(gemm|nvjet|cutlass|xmma|cudnn|cublas|sm90_|sm80_)).*$'
 METRICS=$(sed -n '/^pub const METRICS/,/";/p' "$ROOT/src/tools/ncu/argv.rs" |
   tr -d '\\\n' | sed 's/.*= *"//; s/";.*//; s/ //g')
 
@@ -189,15 +196,12 @@ ncu_levers() {
   local counters="l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
   local lean=(--metrics "$METRICS" --section-folder "$ROOT/src/tools/ncu"
     --section CoalescingSource --import-source yes)
-  # cuBLAS/cuDNN/CUTLASS matrix kernels: tuned by their vendors, never the
-  # user's to fix; ECMAScript regex, as ncu's --kernel-name reads it.
-  local nolib='regex:^(?!.*(gemm|nvjet|cutlass|xmma|cudnn|cublas|sm90_|sm80_)).*$'
   timed plain 300 $PY "$NCU_PROGRAM"
   stamped ncu-stage "${base[@]}" --metrics "$METRICS" --section SourceCounters \
     --import-source yes -o /tmp/lev-stage $PY "$NCU_PROGRAM"
   stamped ncu-counters "${base[@]}" --metrics "$counters" -o /tmp/lev-counters $PY "$NCU_PROGRAM"
   stamped ncu-lean "${base[@]}" "${lean[@]}" -o /tmp/lev-lean $PY "$NCU_PROGRAM"
-  stamped ncu-lean-nolib "${base[@]}" "${lean[@]}" --kernel-name "$nolib" \
+  stamped ncu-lean-nolib "${base[@]}" "${lean[@]}" --kernel-name "$NOLIB" \
     -o /tmp/lev-nolib $PY "$NCU_PROGRAM"
   {
     printf '%-15s %8s %5s %8s %12s %s\n' variant seconds exit kernels passes/kernel \
@@ -473,11 +477,17 @@ racecheck_levers() {
   local cs=(compute-sanitizer --tool racecheck --error-exitcode 86 --target-processes all
     --print-limit 0)
   timed race/plain 300 $PY "$RACE_PROGRAM"
-  local v extra variants
+  local v extra variants pre
   read -ra variants <<<"${RACE_VARIANTS:-stage workers8 hazard no-async}"
   for v in "${variants[@]}"; do
+    pre=()
     case $v in
       stage) extra=() ;;
+      # racecheck's tracking of orderings made through another barrier
+      # (cuda::barrier, mbarrier), on since 2024.4; the variable is what the
+      # manual names for turning it off where it "might severely impact
+      # performance". Hazards ordered only that way may be misreported.
+      no-indirect) extra=(); pre=(env NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0) ;;
       workers8) extra=(--racecheck-num-workers 8) ;;
       hazard) extra=(--racecheck-report hazard) ;;
       no-async) extra=(--racecheck-memcpy-async no) ;;
@@ -486,7 +496,7 @@ racecheck_levers() {
       neither) extra=(--check-warpgroup-mma no --check-bulk-copy no) ;;
       *) echo "unknown racecheck variant $v" >&2; continue ;;
     esac
-    timed_tool race/$v "${cs[@]}" "${extra[@]}" --xml --save "$OUTDIR/race/$v.xml" "${run[@]}"
+    timed_tool race/$v "${pre[@]}" "${cs[@]}" "${extra[@]}" --xml --save "$OUTDIR/race/$v.xml" "${run[@]}"
   done
   {
     printf '%-9s %8s %5s %9s %9s %8s  %s\n' variant seconds exit cpu-user cpu-sys gpu-busy summary
@@ -651,19 +661,23 @@ ncu_contention() {
   mkdir -p "$OUTDIR/contention"
   timeout 300 $PY "$MIX_PROGRAM" >/dev/null 2>&1 </dev/null
   local sass="smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
-  local v w
-  for v in stage no-flush sass-only; do
+  local v w variants
+  read -ra variants <<<"${CONTENTION_VARIANTS:-stage no-flush sass-only}"
+  for v in "${variants[@]}"; do
     case $v in
       stage) w=$(ncu_wrapper stage) ;;
       no-flush) w=$(ncu_wrapper no-flush --cache-control none) ;;
       sass-only) w=$(ncu_wrapper sass-only "--metrics=$sass") ;;
+      # vendor matrix kernels left out, as ncu-levers measures alone
+      no-vendor) w=$(ncu_wrapper no-vendor -k "$NOLIB") ;;
+      *) echo "unknown contention variant $v" >&2; continue ;;
     esac
     timed "contention/$v" 400 "$CW" --color never run --ncu "$w" \
       --stages plain,racecheck,initcheck,ncu --out-dir "$OUTDIR/contention/$v" \
       --format json -- $PY "$MIX_PROGRAM"
   done
   {
-    for v in stage no-flush sass-only; do
+    for v in "${variants[@]}"; do
       printf '%-10s %6s s, exit %s, passes/launch %s: ' "$v" "$(cat "$OUTDIR/contention/$v.seconds")" \
         "$(cat "$OUTDIR/contention/$v.exit")" \
         "$(grep -o '[0-9]* passes' "$OUTDIR/contention/$v/ncu/stdout" 2>/dev/null |

@@ -15,6 +15,7 @@
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
 #           jax jax-cudawatch jax-trim jax-oom retry-loop racecheck-blocks
+#           indirect-barriers
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -858,6 +859,24 @@ racecheck_blocks() {
   rm -rf "$d"/run-cudawatch-*
 }
 
+# racecheck's indirect barrier tracking: tests/gpu/beyond/barrier_chain.cu
+# (a correct write and read ordered only through a third warp's two
+# barriers) under racecheck as the stage runs it and with the tracking off
+# (NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0, the manual's
+# switch for where it "might severely impact performance").
+indirect_barriers() {
+  local d=$OUTDIR/indirect_barriers
+  mkdir -p "$d"
+  cp "$SRC/barrier_chain.cu" "$d/"
+  record build indirect_barriers -- nvcc -lineinfo -arch=sm_90 -std=c++17 \
+    -o "$BIN/barrier_chain" "$SRC/barrier_chain.cu"
+  record plain indirect_barriers -- "$BIN/barrier_chain"
+  local cs=(compute-sanitizer --tool racecheck --error-exitcode 86 --target-processes all)
+  record racecheck indirect_barriers -- "${cs[@]}" "$BIN/barrier_chain"
+  record racecheck-no-indirect indirect_barriers -- \
+    env NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0 "${cs[@]}" "$BIN/barrier_chain"
+}
+
 # --steps: a training script of 2000 optimizer steps
 # (tests/gpu/beyond/long_training.py) plainly, under `cudawatch run`
 # with default settings and `--steps 3`, and under the plain run and
@@ -1152,6 +1171,7 @@ for p in "${phases[@]}"; do
     manual-graphs) manual_graphs ;;
     retry-loop) retry_loop ;;
     racecheck-blocks) racecheck_blocks ;;
+    indirect-barriers) indirect_barriers ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;

@@ -77,17 +77,32 @@ pub fn checks(var: impl Fn(&str) -> Option<String>) -> Vec<EnvCheck> {
             eager.then_some("unset it (lazy loading is the default since CUDA 12.2)"),
         ));
     }
+    if let Some(v) = var(INDIRECT_BARRIERS).filter(|v| v.trim() == "0") {
+        // NVIDIA's manual offers it for speed; measured, it bought none and
+        // made a correct kernel racy (sample-reports/beyond/indirect_barriers/).
+        out.push(check(
+            "env_racecheck_indirect",
+            INDIRECT_BARRIERS,
+            EnvStatus::Warning,
+            format!("{INDIRECT_BARRIERS}={v}: racecheck then reports races between accesses that cuda::barrier waits order through another thread, in correct kernels"),
+            Some("unset it; it did not make racecheck faster on the programs measured (docs/tool-surprises.md)"),
+        ));
+    }
     if out.is_empty() {
         out.push(check(
             "env",
             "Settings that change what the tools see",
             EnvStatus::Ok,
-            "none of PYTORCH_CUDA_ALLOC_CONF, PYTORCH_NO_CUDA_MEMORY_CACHING, CUDA_LAUNCH_BLOCKING, CUDA_VISIBLE_DEVICES, CUDA_MODULE_LOADING is set".into(),
+            "none of PYTORCH_CUDA_ALLOC_CONF, PYTORCH_NO_CUDA_MEMORY_CACHING, CUDA_LAUNCH_BLOCKING, CUDA_VISIBLE_DEVICES, CUDA_MODULE_LOADING, NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING=0 is set".into(),
             None,
         ));
     }
     out
 }
+
+/// racecheck's switch for its tracking of orderings made through another
+/// barrier (on by default since compute-sanitizer 2024.4).
+const INDIRECT_BARRIERS: &str = "NV_COMPUTE_SANITIZER_RACECHECK_INDIRECT_BARRIER_TRACKING";
 
 /// A GPU shared through MPS (its control daemon's pipe folder is where the
 /// CUDA driver looks): what that changes for the stages.
@@ -150,5 +165,14 @@ mod tests {
             EnvStatus::Warning
         );
         assert_eq!(run(&[]).len(), 1);
+    }
+
+    #[test]
+    fn racecheck_without_indirect_barrier_tracking_is_flagged() {
+        let c = run(&[(INDIRECT_BARRIERS, "0")]);
+        assert_eq!(c[0].status, EnvStatus::Warning);
+        assert!(c[0].detail.contains("correct kernels"));
+        // on, as by default: nothing to say about it
+        assert_eq!(run(&[(INDIRECT_BARRIERS, "1")])[0].id, "env");
     }
 }

@@ -1,0 +1,1 @@
+/work/main/build/cap/.bin/barrier_chain 
