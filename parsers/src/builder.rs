@@ -143,38 +143,7 @@ impl ReportBuilder {
         let mut xml_name = None;
         if let Some((name, reader)) = xml {
             xml_name = Some(name.to_string());
-            // Large files are common (one record per faulting thread), and
-            // their blocks parse independently: use every core.
-            let threads = std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(8);
-            let parsed = sanitizer::xml::parse_parallel(
-                reader,
-                threads,
-                Folder::default,
-                |folder, raw| sanitizer::fold::add_raw(folder, tool, raw),
-                |folder| xml_folder.absorb(folder),
-            );
-            match parsed {
-                Ok(read) => {
-                    evidence.xml_records = Some(read.records);
-                    self.input(name, InputKind::SanitizerXml, tool, read.records);
-                    if let Some(broken) = &read.broken {
-                        self.warn(
-                            name,
-                            format!(
-                                "{broken}; kept the {} complete records before it",
-                                read.records
-                            ),
-                        );
-                    }
-                    evidence.xml_broken = read.broken;
-                }
-                Err(e) => {
-                    let message = format!("not compute-sanitizer XML: {e}");
-                    self.unreadable(name, InputKind::SanitizerXml, tool, message);
-                }
-            }
+            xml_folder = self.sanitizer_xml(tool, name, reader, &mut evidence);
         }
         let use_xml = match evidence.xml_records {
             Some(n) => evidence.xml_broken.is_none() || n >= evidence.text_records,
@@ -221,10 +190,75 @@ impl ReportBuilder {
         {
             input.summary = Some(evidence.summary.clone());
         }
+        self.sanitizer_summary(tool, &source, &evidence, &mut stage);
+        for mut site in stage.finish() {
+            if let Some(process) = process {
+                site.processes = vec![process.clone()];
+            }
+            self.folder.add_site(site);
+        }
+        evidence
+    }
+
+    /// One compute-sanitizer XML, streamed into a folder of its own; how
+    /// many records it held and where it broke off go into `evidence`.
+    fn sanitizer_xml<R: BufRead>(
+        &mut self,
+        tool: Tool,
+        name: &str,
+        reader: R,
+        evidence: &mut SanitizerEvidence,
+    ) -> Folder {
+        let mut xml_folder = Folder::default();
+        // Large files are common (one record per faulting thread), and
+        // their blocks parse independently: use every core.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let parsed = sanitizer::xml::parse_parallel(
+            reader,
+            threads,
+            Folder::default,
+            |folder, raw| sanitizer::fold::add_raw(folder, tool, raw),
+            |folder| xml_folder.absorb(folder),
+        );
+        match parsed {
+            Ok(read) => {
+                evidence.xml_records = Some(read.records);
+                self.input(name, InputKind::SanitizerXml, tool, read.records);
+                if let Some(broken) = &read.broken {
+                    self.warn(
+                        name,
+                        format!(
+                            "{broken}; kept the {} complete records before it",
+                            read.records
+                        ),
+                    );
+                }
+                evidence.xml_broken = read.broken;
+            }
+            Err(e) => {
+                let message = format!("not compute-sanitizer XML: {e}");
+                self.unreadable(name, InputKind::SanitizerXml, tool, message);
+            }
+        }
+        xml_folder
+    }
+
+    /// What a sanitizer's summary lines say beyond its records: its own
+    /// failures, a leak whose records a print limit cut, and records it
+    /// counted but did not print; warnings on `source`, the leak a site.
+    fn sanitizer_summary(
+        &mut self,
+        tool: Tool,
+        source: &str,
+        evidence: &SanitizerEvidence,
+        stage: &mut Folder,
+    ) {
         // What the tool said about itself: it did not really check (never
         // attached, crashed, rejected its options). Never a clean log.
         for line in &evidence.summary.failures {
-            self.warn(&source, format!("compute-sanitizer: {line}"));
+            self.warn(source, format!("compute-sanitizer: {line}"));
         }
         // A LEAK SUMMARY whose records were cut by a print limit is still a
         // leak, with its bytes and allocations.
@@ -248,7 +282,7 @@ impl ReportBuilder {
         }
         if let Some(n) = evidence.summary.not_printed {
             self.warn(
-                &source,
+                source,
                 format!("the log says {n} errors were not printed: rerun with --print-limit 0 to see them all"),
             );
         }
@@ -257,17 +291,10 @@ impl ReportBuilder {
             && evidence.summary.not_printed.is_none()
         {
             self.warn(
-                &source,
+                source,
                 format!("ERROR SUMMARY says {errors} errors but the XML holds {records} records"),
             );
         }
-        for mut site in stage.finish() {
-            if let Some(process) = process {
-                site.processes = vec![process.clone()];
-            }
-            self.folder.add_site(site);
-        }
-        evidence
     }
 
     /// Reads ncu's call stacks (the details page as text, `--call-stack`)
@@ -331,6 +358,63 @@ impl ReportBuilder {
             let profiled = evidence.summary.kernels_profiled.unwrap_or(0);
             self.input(name, InputKind::NcuLog, Tool::Ncu, profiled);
         }
+        let kernels = self.ncu_launches(raw, details, &mut evidence);
+        let mut lines = self.ncu_source_lines(sources, &mut evidence);
+        let worst_line = |kernel: &str| {
+            lines
+                .iter()
+                .find(|l| simple_kernel_name(&l.kernel) == simple_kernel_name(kernel))
+                .map(|l| l.location.clone())
+        };
+        // The launches ncu's own rule judged: the rest are judged here.
+        let mut ruled: Vec<u64> = Vec::new();
+        if let Some((name, bytes)) = details {
+            match ncu::details::parse(bytes) {
+                Ok(rules) => {
+                    self.input(name, InputKind::NcuDetails, Tool::Ncu, rules.len() as u64);
+                    for rule in rules.iter().filter(|r| r.rule == UNCOALESCED_RULE) {
+                        ruled.push(rule.launch_id);
+                        let launch = kernels.iter().find(|k| k.launch_id == rule.launch_id);
+                        if launch.is_some_and(negligible_waste) {
+                            continue;
+                        }
+                        let worst = worst_line(&rule.kernel);
+                        self.folder.add_site(uncoalesced_site(rule, worst));
+                    }
+                }
+                Err(e) => {
+                    let message = format!("could not read ncu details page: {e}");
+                    self.unreadable(name, InputKind::NcuDetails, Tool::Ncu, message);
+                    evidence.errors.push((name.to_string(), e));
+                }
+            }
+        }
+        // ncu runs its UncoalescedGlobalAccess rule only with NVIDIA's
+        // SourceCounters section; profiled with cudawatch's leaner one, the
+        // same judgement comes from the same totals on the raw page.
+        if raw.is_some_and(|(_, bytes)| ncu::raw::has_source_totals(bytes)) {
+            for kernel in kernels.iter().filter(|k| !ruled.contains(&k.launch_id)) {
+                if let Some(rule) = rule_from_totals(kernel) {
+                    let worst = worst_line(&rule.kernel);
+                    self.folder.add_site(uncoalesced_site(&rule, worst));
+                }
+            }
+        }
+        lines.sort_by(|a, b| b.excessive_sectors.total_cmp(&a.excessive_sectors));
+        self.report.coalescing.extend(kernels);
+        self.report.wasteful_lines.extend(lines);
+        evidence
+    }
+
+    /// The launches of ncu's raw page (or, without one, of the details
+    /// page's metric rows); a page read whose launches have no sector
+    /// figure is said, so that it never passes as clean.
+    fn ncu_launches(
+        &mut self,
+        raw: Option<Named<'_>>,
+        details: Option<Named<'_>>,
+        evidence: &mut NcuEvidence,
+    ) -> Vec<KernelCoalescing> {
         let mut kernels: Vec<KernelCoalescing> = Vec::new();
         // `ncu --csv --metrics ...` prints the details page by default: its
         // metric rows are the measurement when there is no raw page.
@@ -383,6 +467,15 @@ impl ReportBuilder {
             };
             self.warn(name, message);
         }
+        kernels
+    }
+
+    /// The per-line figures of ncu's source pages, each page an input.
+    fn ncu_source_lines(
+        &mut self,
+        sources: &[Named<'_>],
+        evidence: &mut NcuEvidence,
+    ) -> Vec<crate::model::LineSectors> {
         let mut lines = Vec::new();
         for (name, bytes) in sources {
             match ncu::source::parse(bytes) {
@@ -397,50 +490,7 @@ impl ReportBuilder {
                 }
             }
         }
-        let worst_line = |kernel: &str| {
-            lines
-                .iter()
-                .find(|l| simple_kernel_name(&l.kernel) == simple_kernel_name(kernel))
-                .map(|l| l.location.clone())
-        };
-        // The launches ncu's own rule judged: the rest are judged here.
-        let mut ruled: Vec<u64> = Vec::new();
-        if let Some((name, bytes)) = details {
-            match ncu::details::parse(bytes) {
-                Ok(rules) => {
-                    self.input(name, InputKind::NcuDetails, Tool::Ncu, rules.len() as u64);
-                    for rule in rules.iter().filter(|r| r.rule == UNCOALESCED_RULE) {
-                        ruled.push(rule.launch_id);
-                        let launch = kernels.iter().find(|k| k.launch_id == rule.launch_id);
-                        if launch.is_some_and(negligible_waste) {
-                            continue;
-                        }
-                        let worst = worst_line(&rule.kernel);
-                        self.folder.add_site(uncoalesced_site(rule, worst));
-                    }
-                }
-                Err(e) => {
-                    let message = format!("could not read ncu details page: {e}");
-                    self.unreadable(name, InputKind::NcuDetails, Tool::Ncu, message);
-                    evidence.errors.push((name.to_string(), e));
-                }
-            }
-        }
-        // ncu runs its UncoalescedGlobalAccess rule only with NVIDIA's
-        // SourceCounters section; profiled with cudawatch's leaner one, the
-        // same judgement comes from the same totals on the raw page.
-        if raw.is_some_and(|(_, bytes)| ncu::raw::has_source_totals(bytes)) {
-            for kernel in kernels.iter().filter(|k| !ruled.contains(&k.launch_id)) {
-                if let Some(rule) = rule_from_totals(kernel) {
-                    let worst = worst_line(&rule.kernel);
-                    self.folder.add_site(uncoalesced_site(&rule, worst));
-                }
-            }
-        }
-        lines.sort_by(|a, b| b.excessive_sectors.total_cmp(&a.excessive_sectors));
-        self.report.coalescing.extend(kernels);
-        self.report.wasteful_lines.extend(lines);
-        evidence
+        lines
     }
 
     /// Folds the race reports of PyTorch's CSAN from the output of a

@@ -111,21 +111,7 @@ where
         (sink, result)
     };
     loop {
-        let mut batch: Vec<Block> = Vec::new();
-        while batch.len() < threads.max(1) {
-            if let Some(block) = queued.pop_front() {
-                batch.push(block);
-                continue;
-            }
-            match blocks.next_block() {
-                Ok(Some(block)) => batch.push(block),
-                Ok(None) => break,
-                Err(e) => {
-                    progress.io_error(e, blocks.consumed);
-                    break;
-                }
-            }
-        }
+        let batch = next_batch(&mut queued, &mut blocks, &mut progress, threads.max(1));
         if batch.is_empty() {
             break;
         }
@@ -190,6 +176,32 @@ where
         }
     }
     progress.finish(blocks.consumed)
+}
+
+/// Up to `threads` blocks to parse at once: those queued again first
+/// (a block joined with its successor), then new ones from the input.
+fn next_batch<R: BufRead>(
+    queued: &mut std::collections::VecDeque<Block>,
+    blocks: &mut Blocks<R>,
+    progress: &mut Progress,
+    threads: usize,
+) -> Vec<Block> {
+    let mut batch = Vec::new();
+    while batch.len() < threads {
+        if let Some(block) = queued.pop_front() {
+            batch.push(block);
+            continue;
+        }
+        match blocks.next_block() {
+            Ok(Some(block)) => batch.push(block),
+            Ok(None) => break,
+            Err(e) => {
+                progress.io_error(e, blocks.consumed);
+                break;
+            }
+        }
+    }
+    batch
 }
 
 /// What one block gave.

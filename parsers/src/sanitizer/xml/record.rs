@@ -164,111 +164,100 @@ pub(super) const KNOWN: &[&str] = &[
 
 /// Turns the leaves of one record into a typed [`Record`]. Leaves it does
 /// not know stay in `unrecognised`, so a new tool version loses nothing.
-pub(super) fn to_record(raw: &RawRecord) -> Record {
-    let get = |path: &str| {
-        raw.leaves()
+/// A record's leaves by path, and the shapes the XML spells over several.
+struct Fields<'a>(&'a RawRecord);
+
+impl<'a> Fields<'a> {
+    fn get(&self, path: &str) -> Option<&'a str> {
+        self.0
+            .leaves()
             .iter()
             .find(|(p, _)| p == path)
             .map(|(_, v)| v.as_str())
-    };
-    let dim = |[x, y, z]: [&str; 3]| -> Option<Dim3> {
+    }
+
+    fn string(&self, path: &str) -> Option<String> {
+        self.get(path).map(str::to_string)
+    }
+
+    fn dim(&self, [x, y, z]: [&str; 3]) -> Option<Dim3> {
         Some(Dim3 {
-            x: get(x)?.parse().ok()?,
-            y: get(y)?.parse().ok()?,
-            z: get(z)?.parse().ok()?,
+            x: self.get(x)?.parse().ok()?,
+            y: self.get(y)?.parse().ok()?,
+            z: self.get(z)?.parse().ok()?,
         })
-    };
-    let location = |[path, line]: [&str; 2]| -> Option<SourceLocation> {
+    }
+
+    /// `PREFIX/threadIdx/{x,y,z}`.
+    fn thread(&self, prefix: &str) -> Option<Dim3> {
+        let [x, y, z] = ["x", "y", "z"].map(|c| format!("{prefix}/threadIdx/{c}"));
+        self.dim([&x, &y, &z])
+    }
+
+    /// `PREFIX/path` and `PREFIX/line`.
+    fn location(&self, prefix: &str) -> Option<SourceLocation> {
         Some(SourceLocation {
-            file: get(path)?.to_string(),
-            line: get(line)?.parse().ok()?,
+            file: self.get(&format!("{prefix}/path"))?.to_string(),
+            line: self.get(&format!("{prefix}/line"))?.parse().ok()?,
         })
-    };
-    let kind = RecordKind::from_xml(get("kind").unwrap_or(""));
+    }
+
+    /// The function, line and pc of `PREFIX/where` into `record`.
+    fn place(&self, record: &mut Record, prefix: &str) {
+        record.func = self.string(&format!("{prefix}/where/func"));
+        record.location = self.location(&format!("{prefix}/where"));
+        record.pc = self.string(&format!("{prefix}/where/pc"));
+    }
+
+    /// The other side of a race, at `PREFIX`, its direction at `direction`.
+    fn access(&self, prefix: &str, direction: &str, thread: Option<Dim3>) -> Access {
+        Access {
+            direction: self.get(direction).unwrap_or_default().to_string(),
+            func: self.string(&format!("{prefix}/where/func")),
+            location: self.location(&format!("{prefix}/where")),
+            pc: self.string(&format!("{prefix}/where/pc")),
+            thread,
+        }
+    }
+}
+
+pub(super) fn to_record(raw: &RawRecord) -> Record {
+    let f = Fields(raw);
+    let kind = RecordKind::from_xml(f.get("kind").unwrap_or(""));
     let mut record = Record::new(kind.clone());
-    record.severity = match get("level") {
+    record.severity = match f.get("level") {
         Some("Warning") => Severity::Warning,
         _ => Severity::Error,
     };
-    record.text = get("what/text").unwrap_or_default().to_string();
-    record.func = get("where/func").map(str::to_string);
-    record.location = location(["where/path", "where/line"]);
-    record.pc = get("where/pc").map(str::to_string);
-    record.thread = dim(["who/threadIdx/x", "who/threadIdx/y", "who/threadIdx/z"]);
-    record.block = dim(["who/blockIdx/x", "who/blockIdx/y", "who/blockIdx/z"]);
-    record.address = get("what/address").and_then(parse_u64);
-    record.size = get("what/size").and_then(parse_u64);
-    record.detail = get("what/error")
-        .or(get("what/type"))
-        .or(get("what/exception"))
+    record.text = f.get("what/text").unwrap_or_default().to_string();
+    record.func = f.string("where/func");
+    record.location = f.location("where");
+    record.pc = f.string("where/pc");
+    record.thread = f.thread("who");
+    record.block = f.dim(["who/blockIdx/x", "who/blockIdx/y", "who/blockIdx/z"]);
+    record.address = f.get("what/address").and_then(parse_u64);
+    record.size = f.get("what/size").and_then(parse_u64);
+    record.detail = f
+        .get("what/error")
+        .or(f.get("what/type"))
+        .or(f.get("what/exception"))
         .map(str::to_string);
     match &kind {
         RecordKind::Api => {
             record.api = Some(ApiCall {
-                api: get("what/api").unwrap_or_default().to_string(),
-                error: get("what/error").unwrap_or_default().to_string(),
-                code: get("what/result").and_then(|r| r.parse().ok()),
-                message: get("what/message").unwrap_or_default().to_string(),
+                api: f.get("what/api").unwrap_or_default().to_string(),
+                error: f.get("what/error").unwrap_or_default().to_string(),
+                code: f.get("what/result").and_then(|r| r.parse().ok()),
+                message: f.get("what/message").unwrap_or_default().to_string(),
             });
         }
         RecordKind::UnusedMemory => {
-            record.address = get("what/allocation/address").and_then(parse_u64);
-            record.size = get("what/allocation/size").and_then(parse_u64);
-            record.detail = get("what/unused").map(|u| format!("{u} bytes unused"));
+            record.address = f.get("what/allocation/address").and_then(parse_u64);
+            record.size = f.get("what/allocation/size").and_then(parse_u64);
+            record.detail = f.get("what/unused").map(|u| format!("{u} bytes unused"));
         }
-        RecordKind::Analysis => {
-            record.func = get("what/destination/where/func").map(str::to_string);
-            record.location =
-                location(["what/destination/where/path", "what/destination/where/line"]);
-            record.pc = get("what/destination/where/pc").map(str::to_string);
-            record.hazards = get("what/destination/count").and_then(parse_u64);
-            record.detail = get("what/destination/direction").map(str::to_string);
-            record.first_access = Some(Access {
-                direction: get("what/source/direction").unwrap_or_default().to_string(),
-                func: get("what/source/where/func").map(str::to_string),
-                location: location(["what/source/where/path", "what/source/where/line"]),
-                pc: get("what/source/where/pc").map(str::to_string),
-                thread: None,
-            });
-        }
-        RecordKind::Hazard => {
-            record.func = get("what/thread1/where/func").map(str::to_string);
-            record.location = location(["what/thread1/where/path", "what/thread1/where/line"]);
-            record.pc = get("what/thread1/where/pc").map(str::to_string);
-            record.thread = dim([
-                "what/thread1/threadIdx/x",
-                "what/thread1/threadIdx/y",
-                "what/thread1/threadIdx/z",
-            ]);
-            record.block = dim([
-                "what/common/blockIdx/x",
-                "what/common/blockIdx/y",
-                "what/common/blockIdx/z",
-            ]);
-            record.address = get("what/common/address").and_then(parse_u64);
-            record.detail = get("what/common/type").map(str::to_string);
-            let first_thread = dim([
-                "what/thread0/threadIdx/x",
-                "what/thread0/threadIdx/y",
-                "what/thread0/threadIdx/z",
-            ]);
-            record.first_access = Some(Access {
-                direction: get("what/thread0/access").unwrap_or_default().to_string(),
-                func: get("what/thread0/where/func").map(str::to_string),
-                location: location(["what/thread0/where/path", "what/thread0/where/line"]),
-                pc: get("what/thread0/where/pc").map(str::to_string),
-                thread: first_thread,
-            });
-            // The XML has no level for hazards. The text output calls a hazard
-            // between threads of one warp a "(Warp Level Programming)" warning
-            // and one across warps an error; the same rule reproduces its
-            // counts (992 warnings, 32 errors on the smem_race capture).
-            if let (Some(a), Some(b)) = (first_thread, record.thread)
-                && same_warp(a, b)
-            {
-                record.severity = Severity::Warning;
-            }
-        }
+        RecordKind::Analysis => analysis(&f, &mut record),
+        RecordKind::Hazard => hazard(&f, &mut record),
         _ => {}
     }
     if matches!(kind, RecordKind::Imprecise) && record.func.is_none() {
@@ -284,14 +273,46 @@ pub(super) fn to_record(raw: &RawRecord) -> Record {
         .filter(|(p, _)| KNOWN.binary_search(&p.as_str()).is_err())
         .cloned()
         .collect();
-    if let RecordKind::Other(name) = &kind {
-        record.text = if record.text.is_empty() {
-            name.clone()
-        } else {
-            record.text
-        };
+    if let RecordKind::Other(name) = &kind
+        && record.text.is_empty()
+    {
+        record.text = name.clone();
     }
     record
+}
+
+/// racecheck's analysis record: the destination of the race is the
+/// record's place, its source the first access.
+fn analysis(f: &Fields<'_>, record: &mut Record) {
+    f.place(record, "what/destination");
+    record.hazards = f.get("what/destination/count").and_then(parse_u64);
+    record.detail = f.string("what/destination/direction");
+    record.first_access = Some(f.access("what/source", "what/source/direction", None));
+}
+
+/// racecheck's hazard record: thread 1 is the record's place, thread 0
+/// the first access.
+fn hazard(f: &Fields<'_>, record: &mut Record) {
+    f.place(record, "what/thread1");
+    record.thread = f.thread("what/thread1");
+    record.block = f.dim([
+        "what/common/blockIdx/x",
+        "what/common/blockIdx/y",
+        "what/common/blockIdx/z",
+    ]);
+    record.address = f.get("what/common/address").and_then(parse_u64);
+    record.detail = f.string("what/common/type");
+    let first_thread = f.thread("what/thread0");
+    record.first_access = Some(f.access("what/thread0", "what/thread0/access", first_thread));
+    // The XML has no level for hazards. The text output calls a hazard
+    // between threads of one warp a "(Warp Level Programming)" warning
+    // and one across warps an error; the same rule reproduces its
+    // counts (992 warnings, 32 errors on the smem_race capture).
+    if let (Some(a), Some(b)) = (first_thread, record.thread)
+        && same_warp(a, b)
+    {
+        record.severity = Severity::Warning;
+    }
 }
 
 /// Threads are numbered x fastest, and a block's threads fill warps of 32
