@@ -45,6 +45,17 @@ seconds_of() {
 }
 summary=$OUTDIR/summary.txt
 : >"$summary"
+# The table's head first, so that a call cut short by its limit still
+# says which device its rows are from (rows follow as each program ends).
+table=$OUTDIR/table.md
+{
+  # The device each figure is from: ratios of different cards do not compare.
+  echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
+    paste -sd ';' -), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all}"
+  echo
+  echo "| program | plain | full check | ratio | stages (s) | beyond the longest stage | all conclusive | schedule |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+} >"$table"
 for p in "${programs[@]}"; do
   name=$(basename "$p" .py)
   # Import caches (torch, timm, cuDNN's kernels) warm for both runs alike.
@@ -92,13 +103,7 @@ PY
     echo "  $name -j 1: $seq s; $(python3 "$ROOT/scripts/compare-reports.py" \
       "$OUTDIR/runs/$name-seq" "$OUTDIR/runs/$run")" >>"$summary"
   fi
+  tail -n +"$((${rows:-0} + 1))" "$summary" >>"$table"
+  rows=$(wc -l <"$summary")
 done
-{
-  # The device each figure is from: ratios of different cards do not compare.
-  echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
-    paste -sd ';' -), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all}"
-  echo
-  echo "| program | plain | full check | ratio | stages (s) | beyond the longest stage | all conclusive | schedule |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-  cat "$summary"
-} | tee "$OUTDIR/table.md"
+cat "$table"
