@@ -90,6 +90,18 @@ pub fn stop_after_steps(command: &mut StageCommand, ctx: &StageContext<'_>, step
     with_hook(command, ctx, (STOP_AFTER_STEPS, &steps.to_string()));
 }
 
+/// Whether `--steps` could have shortened a finished stage: the hook was in
+/// it (a Python program's tool stage) and no step limit was.
+pub fn steps_would_shorten(record: &super::StageRecord) -> bool {
+    let set = |name: &str| {
+        record
+            .env
+            .iter()
+            .any(|e| e.split_once('=').is_some_and(|(k, _)| k == name))
+    };
+    set(HOOK_OUT) && !set(STOP_AFTER_STEPS)
+}
+
 /// The variable that tells the hook to keep cuDNN's benchmark mode off.
 pub const CUDNN_BENCHMARK_OFF: &str = "CUDAWATCH_CUDNN_BENCHMARK_OFF";
 

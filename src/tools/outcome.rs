@@ -53,10 +53,14 @@ pub fn process_problem(
         ));
     }
     if record.timed_out {
-        let flag = if record.tool == Tool::Plain {
-            "--plain-timeout"
+        // A training script checked whole runs each stage through every
+        // step; its first few show the same kernels in a fraction of it.
+        let remedy = if record.tool == Tool::Plain {
+            "raise --plain-timeout"
+        } else if super::hook::steps_would_shorten(record) {
+            "raise --timeout, or check a PyTorch program's first optimizer steps only (--steps 3)"
         } else {
-            "--timeout"
+            "raise --timeout"
         };
         let how = if record.killed {
             "killed (it ignored SIGTERM)"
@@ -66,7 +70,7 @@ pub fn process_problem(
         return Some((
             Outcome::Inconclusive,
             format!(
-                "timed out after {:.0}s and was {how}; raise {flag}",
+                "timed out after {:.0}s and was {how}; {remedy}",
                 record.timeout_seconds
             ),
         ));

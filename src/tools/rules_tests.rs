@@ -526,6 +526,27 @@ fn plain_run_rules() {
 }
 
 #[test]
+fn a_python_stage_that_timed_out_suggests_checking_fewer_steps() {
+    use crate::tools::outcome::process_problem;
+    let slow = |env: &[&str]| StageRecord {
+        timed_out: true,
+        env: env.iter().map(|e| e.to_string()).collect(),
+        ..record(Tool::Racecheck, ProcessEnd::Signaled(15))
+    };
+    let hook = "CUDAWATCH_HOOK_OUT=/r/racecheck";
+    let reason = |r: &StageRecord| process_problem(r, "racecheck", "").unwrap().1;
+    // A Python program's stage (the hook in it) without --steps.
+    let python = reason(&slow(&[hook]));
+    assert!(python.contains("--steps 3"), "{python}");
+    assert!(python.starts_with("timed out after 120s"), "{python}");
+    // Already limited to its first steps, or not Python: only the limit.
+    let limited = reason(&slow(&[hook, "CUDAWATCH_STOP_AFTER_STEPS=3"]));
+    assert!(!limited.contains("--steps"), "{limited}");
+    let native = reason(&slow(&["PYTORCH_NO_CUDA_MEMORY_CACHING=1"]));
+    assert!(native.ends_with("raise --timeout"), "{native}");
+}
+
+#[test]
 fn coredump_stage_rules() {
     use crate::tools::coredump::rule as coredump;
     use cudawatch_model::{FindingKind, Severity};
