@@ -120,7 +120,7 @@ fn is_plain_url(url: &str) -> bool {
     })
 }
 
-pub use crate::words::shorten;
+use crate::words::shorten;
 
 /// `path` as the human report shows it, from the project or the working
 /// directory (`tests/gpu/oob.cu`, not `/home/me/proj/tests/gpu/oob.cu`),

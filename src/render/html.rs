@@ -527,7 +527,7 @@ fn chart(kernels: &[&KernelCoalescing]) -> String {
     );
     for (i, k) in kernels.iter().enumerate() {
         let y = 4.0 + ROW * i as f64;
-        let name = describe::shorten(&k.kernel, 110);
+        let name = crate::words::shorten(&k.kernel, 110);
         let _ = writeln!(
             svg,
             "<g class=\"kernel\" data-kernel=\"{}\"><title>{}</title>\n<text class=\"label\" x=\"0\" y=\"{}\">{}</text>",

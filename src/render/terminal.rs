@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::describe::{self, shorten};
+use super::describe;
 use super::style::Style;
 use super::text::Table;
+use crate::words::shorten;
 use cudawatch_model::{
     Frame, Judgement, KernelCoalescing, Report, Severity, Site, VerdictLabel, Warning,
 };

@@ -13,7 +13,7 @@ use cudawatch_parsers::memory::HookFacts;
 use super::read_json;
 use super::records::RunRecord;
 use crate::errors::ExpectedError;
-use crate::tools::{StageFiles, StageJudged, StageRecord};
+use crate::tools::{StageFiles, StageJudged, StageRecord, env_value};
 
 /// A report being put together from a run directory.
 pub struct Assembler {
@@ -327,9 +327,7 @@ fn allocator_note(stages: &[StageReport]) -> Option<Warning> {
         .find(|s| {
             // Only where a sanitizer really ran: otherwise it changed nothing.
             really_ran(s)
-                && s.env
-                    .iter()
-                    .any(|e| e == "PYTORCH_NO_CUDA_MEMORY_CACHING=1")
+                && env_value(&s.env, crate::tools::sanitizer::ALLOCATOR_OFF_VARIABLE) == Some("1")
         })
         .map(|_| Warning {
             source: crate::judge::notes::ALLOCATOR_OFF_SOURCE.into(),
@@ -379,11 +377,10 @@ fn xla_note(stages: &[StageReport]) -> Option<Warning> {
 /// program though hooks reported, every stage ran it whole.
 fn steps_note(stages: &[StageReport], seen_by_hooks: HooksSaw) -> Option<Warning> {
     use crate::judge::notes::{StepsSeen, steps};
-    let prefix = format!("{}=", crate::tools::hook::STOP_AFTER_STEPS);
     let asked = stages
         .iter()
         .filter(|s| really_ran(s))
-        .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))?;
+        .find_map(|s| env_value(&s.env, crate::tools::hook::STOP_AFTER_STEPS))?;
     let seen = if seen_by_hooks.stopped || !seen_by_hooks.reported {
         StepsSeen::Ended
     } else if !seen_by_hooks.torch {
@@ -397,21 +394,17 @@ fn steps_note(stages: &[StageReport], seen_by_hooks: HooksSaw) -> Option<Warning
 /// What a launcher of several processes changed in the stages that
 /// really ran (`plan::for_several_processes`).
 fn launcher_notes(stages: &[StageReport]) -> Vec<Warning> {
-    let prefix = format!("{}=", crate::tools::plain::LAUNCHER_VAR);
     let ran = |s: &&StageReport| really_ran(s);
     let Some(launcher) = stages
         .iter()
         .filter(ran)
-        .find_map(|s| s.env.iter().find_map(|e| e.strip_prefix(&prefix)))
+        .find_map(|s| env_value(&s.env, crate::tools::plain::LAUNCHER_VAR))
     else {
         return Vec::new();
     };
     let script = crate::tools::sanitizer::per_rank::SCRIPT;
-    let per_rank = |s: &StageReport| {
-        s.env
-            .iter()
-            .any(|e| e.starts_with("PYTHON_EXEC=") && e.ends_with(script))
-    };
+    let per_rank =
+        |s: &StageReport| env_value(&s.env, "PYTHON_EXEC").is_some_and(|v| v.ends_with(script));
     let sanitizers = || {
         stages
             .iter()

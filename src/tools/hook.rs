@@ -93,12 +93,7 @@ pub fn stop_after_steps(command: &mut StageCommand, ctx: &StageContext<'_>, step
 /// Whether `--steps` could have shortened a finished stage: the hook was in
 /// it (a Python program's tool stage) and no step limit was.
 pub fn steps_would_shorten(record: &super::StageRecord) -> bool {
-    let set = |name: &str| {
-        record
-            .env
-            .iter()
-            .any(|e| e.split_once('=').is_some_and(|(k, _)| k == name))
-    };
+    let set = |name| super::env_value(&record.env, name).is_some();
     set(HOOK_OUT) && !set(STOP_AFTER_STEPS)
 }
 

@@ -42,7 +42,7 @@ use cudawatch_model::{Outcome, Tool, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 pub use lookup::ToolPaths;
-pub use record::{EarlierTry, GpuProcess, OtherProcess, Ranks, StageRecord};
+pub use record::{EarlierTry, GpuProcess, OtherProcess, Ranks, StageRecord, env_value};
 pub use stage_files::StageFiles;
 
 /// The module of `tool`'s kind. No `_ =>`: a new [`Tool`] does not build

@@ -4,6 +4,13 @@
 use cudawatch_model::{ProcessEnd, Tool};
 use serde::{Deserialize, Serialize};
 
+/// The value a stage's recorded environment (`NAME=value`, as
+/// [`StageRecord::env`] and the report's stages keep it) gave `name`.
+pub fn env_value<'a>(env: &'a [String], name: &str) -> Option<&'a str> {
+    env.iter()
+        .find_map(|e| e.strip_prefix(name)?.strip_prefix('='))
+}
+
 /// What the supervisor saw of one stage.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StageRecord {
@@ -222,5 +229,19 @@ impl StageRecord {
             collective_timeout_at: None,
             device_exception: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::env_value;
+
+    #[test]
+    fn a_recorded_setting_is_found_by_its_whole_name_only() {
+        let env = ["PYTHON_EXEC_X=/a".to_string(), "PYTHON_EXEC=/r/x.sh".into()];
+        assert_eq!(env_value(&env, "PYTHON_EXEC"), Some("/r/x.sh"));
+        assert_eq!(env_value(&env, "PYTHON"), None);
+        // A removed variable is recorded as `-NAME`: not set.
+        assert_eq!(env_value(&["-PYTHON_EXEC".into()], "PYTHON_EXEC"), None);
     }
 }

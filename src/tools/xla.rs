@@ -103,11 +103,8 @@ pub fn settle(command: &mut StageCommand, tool: Tool, user: &UserXla, keep_pools
 /// Whether a stage ran with XLA's autotuner off (from its recorded
 /// `KEY=VALUE` environment).
 pub fn autotune_was_off(env: &[String]) -> bool {
-    env.iter().any(|e| {
-        e.strip_prefix(FLAGS)
-            .and_then(|rest| rest.strip_prefix('='))
-            .is_some_and(|flags| flags.split_whitespace().any(|f| f == AUTOTUNE_OFF))
-    })
+    super::env_value(env, FLAGS)
+        .is_some_and(|flags| flags.split_whitespace().any(|f| f == AUTOTUNE_OFF))
 }
 
 /// `" (it imported JAX)"` where the hook saw JAX instead of torch: the

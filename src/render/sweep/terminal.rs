@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use cudawatch_model::{SweepReport, VerdictLabel};
 
-use crate::render::describe::shorten;
 use crate::render::style::Style;
 use crate::render::text::Table;
+use crate::words::shorten;
 
 /// How many sites the table shows; the JSON has them all.
 const SITES_SHOWN: usize = 25;
