@@ -15,6 +15,10 @@
 #   to 13.0 s between runs of one program), their ratio, and the stages
 #   of the median full check.
 #   CW: the cudawatch binary (target/release/cudawatch)
+#   RUN_FLAGS: more `cudawatch run` flags for the checks (e.g.
+#   "--compute-sanitizer PATH", "--whole-program")
+#   WARMUP=0: no warm-up run of each program first (warm the import
+#   caches once yourself, e.g. every program at once for one step)
 #   (needs target/release/cudawatch; default programs: issue 47's, below)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: full-check.sh OUTDIR [PROGRAM.py ...]}" && cd "$1" && pwd)
@@ -53,19 +57,22 @@ table=$OUTDIR/table.md
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
     paste -sd ';' -), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all}"
   echo
-  echo "| program | plain | full check | ratio | stages (s) | beyond the longest stage | all conclusive | schedule |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "flags: ${RUN_FLAGS:-(defaults)}"
+  echo
+  echo "| program | plain | full check | ratio | verdict | stages (s) | beyond the longest stage | all conclusive | schedule |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
 for p in "${programs[@]}"; do
   name=$(basename "$p" .py)
   # Import caches (torch, timm, cuDNN's kernels) warm for both runs alike.
-  timeout 300 python3 "$p" >/dev/null 2>&1 </dev/null
+  [ "${WARMUP:-1}" = 0 ] || timeout 300 python3 "$p" >/dev/null 2>&1 </dev/null
   plains=() fulls=()
   for k in $(seq 1 "${REPEAT:-1}"); do
     run=$name; [ "${REPEAT:-1}" -gt 1 ] && run=$name-$k
     plains+=("$(seconds_of "$OUTDIR/$run.plain.txt" /dev/null timeout 300 python3 "$p")")
     fulls+=("$run=$(seconds_of "$OUTDIR/$run.json" "$OUTDIR/$run.txt" \
-      timeout "${CHECK_LIMIT:-500}" "$CW" --color never run --out-dir "$OUTDIR/runs/$run" --format json -- python3 "$p")")
+      timeout "${CHECK_LIMIT:-500}" "$CW" --color never run --out-dir "$OUTDIR/runs/$run" \
+      ${RUN_FLAGS:-} --format json -- python3 "$p")")
   done
   python3 - "$name" "$OUTDIR/runs" "${plains[*]}" "${fulls[*]}" >>"$summary" <<'PY'
 import json, statistics, sys
@@ -81,6 +88,11 @@ def stages_of(run):
     except (OSError, ValueError, KeyError):
         return json.load(open(f"{runs}/{run}/report.json"))["stages"]
 report_stages = stages_of(median_run)
+try:
+    judged = json.load(open(f"{runs}/../{median_run}.json"))
+    verdict = f"{judged['verdict'][-1]['label']} (exit {judged['exit_code']})"
+except (OSError, ValueError, KeyError, IndexError):
+    verdict = "no report"
 record = json.load(open(f"{runs}/{median_run}/run.json"))
 stages = " ".join(f"{s['tool']}={s.get('seconds', 0):.0f}" for s in report_stages)
 odd = [f"{run}:{s['tool']}:{s['outcome']}" for _, run in checks for s in stages_of(run)
@@ -93,7 +105,7 @@ beyond = full - seconds.get("plain", 0) - longest
 spread = "" if len(checks) == 1 else (
     f" (plain {min(map(float, plains)):.1f}-{max(map(float, plains)):.1f} s, "
     f"checks {checks[0][0]:.1f}-{checks[-1][0]:.1f} s, {len(checks)} each)")
-print(f"| {name} | {plain:.1f} s | {full:.1f} s{spread} | {full / plain:.1f}x | {stages} | "
+print(f"| {name} | {plain:.1f} s | {full:.1f} s{spread} | {full / plain:.1f}x | {verdict} | {stages} | "
       f"{beyond:.0f} s | {'yes' if not odd else 'NO: ' + ', '.join(odd)} | "
       f"{record.get('schedule', '-')} |")
 PY
