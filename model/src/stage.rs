@@ -86,6 +86,10 @@ pub struct StageReport {
     /// look uninitialised to it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unchecked_launches: Vec<String>,
+    /// How much of the program the stage ran, when it was ended after its
+    /// first steps: none when it ran the program to its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<StepsCovered>,
     /// The summary lines the tool printed.
     #[serde(default)]
     pub summary: ToolSummary,
@@ -110,6 +114,48 @@ pub struct StageReport {
     /// many sites only it saw.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<Attempt>,
+}
+
+/// The first steps of a program a stage ran before it ended the program
+/// there (a training script's first optimizer steps, or, in a program that
+/// builds no optimizer, its first model calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepsCovered {
+    /// How many.
+    pub count: u64,
+    /// Optimizer steps, or model calls.
+    pub unit: StepUnit,
+    /// Whether cudawatch chose it (a tool stage's default) rather than the
+    /// user (`--steps`).
+    pub by_default: bool,
+}
+
+/// What a program's steps are counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepUnit {
+    /// `torch.optim` optimizer steps.
+    OptimizerSteps,
+    /// Calls of a `torch.nn.Module` outside any other (a program that
+    /// builds no optimizer).
+    ModelCalls,
+}
+
+impl StepsCovered {
+    /// `its first 2 optimizer steps`.
+    pub fn words(&self) -> String {
+        let unit = match (self.unit, self.count) {
+            (StepUnit::OptimizerSteps, 1) => "optimizer step",
+            (StepUnit::OptimizerSteps, _) => "optimizer steps",
+            (StepUnit::ModelCalls, 1) => "model call",
+            (StepUnit::ModelCalls, _) => "model calls",
+        };
+        if self.count == 1 {
+            format!("its first {unit}")
+        } else {
+            format!("its first {} {unit}", self.count)
+        }
+    }
 }
 
 /// An earlier try of a stage that was run again.

@@ -439,24 +439,41 @@ pub struct RunArgs {
     )]
     pub loop_seconds: u64,
     /// End a Python program after its first N optimizer steps
-    /// (`torch.optim`), in every stage: a training script that runs for
-    /// hours is checked on its first steps, each stage on the same ones,
-    /// and the report says so. A program that builds no optimizer
-    /// (inference, evaluation, generation) ends after its first N model
-    /// calls (a `torch.nn.Module` called outside any other). A bug that
-    /// shows only later is not seen. The memory stage needs 7 steps to
-    /// judge growth.
+    /// (`torch.optim`) in every stage, the plain run too. Without it, the
+    /// plain run runs the whole program and each tool stage its first
+    /// steps (racecheck and ncu 1, memcheck, initcheck, synccheck and csan
+    /// 2, memory 16): a training loop's later steps launch the kernels its
+    /// first ones did. A program that builds no optimizer (inference,
+    /// evaluation, generation) counts model calls (a `torch.nn.Module`
+    /// called outside any other); one with neither runs to its end. The
+    /// memory stage needs 7 steps to judge growth.
     #[arg(
         help_heading = "Stages",
         long,
         value_name = "N",
         value_parser = clap::value_parser!(u32).range(1..),
-        env = "CUDAWATCH_STEPS"
+        env = "CUDAWATCH_STEPS",
+        conflicts_with = "whole_program"
     )]
     pub steps: Option<u32>,
+    /// Run the whole program in every stage, every step of a training
+    /// script under every tool (by default the tool stages check its first
+    /// steps): a bug that shows only at a later step is then seen by the
+    /// tools too, at their cost per step (racecheck: minutes a step of a
+    /// convolutional model).
+    #[arg(help_heading = "Stages", long, env = "CUDAWATCH_WHOLE_PROGRAM")]
+    pub whole_program: bool,
     /// compute-sanitizer executable.
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,
+    /// A compute-sanitizer for the racecheck stage alone. 2026.4 or newer
+    /// leaves library kernels (cuDNN, cuBLAS) out of racecheck, whose
+    /// races never gate: seconds a training step instead of minutes (pip
+    /// install nvidia-cuda-sanitizer-api; its compute-sanitizer is under
+    /// site-packages/nvidia/cu13/compute-sanitizer/). 2025.3.1 crashes
+    /// the program when they are left out, so it analyses them.
+    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_RACECHECK_SANITIZER")]
+    pub racecheck_sanitizer: Option<PathBuf>,
     /// ncu executable.
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU")]
     pub ncu: Option<PathBuf>,

@@ -12,7 +12,7 @@ use super::args::{
 };
 use crate::errors::ExpectedError;
 use crate::judge::{self, FailOn, GateScope, Policy, Thresholds};
-use crate::plan::{Concurrency, LeakCheck, RunSettings, Timeouts};
+use crate::plan::{Concurrency, Coverage, LeakCheck, RunSettings, Timeouts};
 use crate::render::OutputSettings;
 use crate::render::style::ColorChoice;
 use crate::tools::ToolPaths;
@@ -46,6 +46,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             kernel: args.sanitizer_kernel.clone(),
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
             racecheck_first_block: args.racecheck_blocks == RacecheckBlocksArg::First,
+            racecheck_libraries: args.output.gate.gate_scope == GateScopeArg::All,
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
             flood_records: args.flood_records,
             loop_seconds: args.loop_seconds,
@@ -55,7 +56,10 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             LeakCheckArg::Full => LeakCheck::Full,
             LeakCheckArg::Off => LeakCheck::Off,
         },
-        tools: ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref()),
+        tools: ToolPaths {
+            racecheck_sanitizer: args.racecheck_sanitizer.clone().map(|path| (path, None)),
+            ..ToolPaths::resolve(args.compute_sanitizer.as_deref(), args.ncu.as_deref())
+        },
         concurrency: if args.jobs == Some(1) {
             Concurrency::sequential()
         } else {
@@ -69,7 +73,11 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             }
         },
         mps_pipe: crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok()),
-        steps: args.steps,
+        coverage: match (args.steps, args.whole_program) {
+            (Some(n), _) => Coverage::Steps(n),
+            (None, true) => Coverage::Whole,
+            (None, false) => Coverage::FirstSteps,
+        },
     }
 }
 

@@ -395,11 +395,8 @@ fn dump_reader(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
 
 /// `2026.1.0.0` newer than `2025.3`, by year and release.
 fn newer_release(version: &str, than: &str) -> bool {
-    let parse = |v: &str| -> Option<(u32, u32)> {
-        let mut p = v.split('.');
-        Some((p.next()?.parse().ok()?, p.next()?.parse().ok()?))
-    };
-    matches!((parse(version), parse(than)), (Some(a), Some(b)) if a > b)
+    use crate::tools::lookup::release;
+    matches!((release(version), release(than)), (Some(a), Some(b)) if a > b)
 }
 
 #[cfg(test)]

@@ -108,8 +108,9 @@ pub fn diagnose(options: &DoctorOptions) -> Environment {
 
 /// The quick doctor `cudawatch run` embeds: no probes, no Python; the
 /// last probes' results from the cache when they were made with this
-/// driver and these tools.
-pub fn for_run(tools: &ToolPaths) -> Environment {
+/// driver and these tools; and compute-sanitizer's version, which the
+/// run's plan needs (`ToolPaths::sanitizer_version`).
+pub fn for_run(tools: &ToolPaths) -> (Environment, Option<String>) {
     let options = DoctorOptions {
         probe: false,
         python: None,
@@ -136,7 +137,14 @@ pub fn for_run(tools: &ToolPaths) -> Environment {
         environment.probed = true;
         environment.probed_at = Some(at);
     }
-    environment
+    let sanitizer_version = facts.sanitizer.ok().and_then(|(_, version)| version);
+    (environment, sanitizer_version)
+}
+
+/// An NVIDIA tool's version (`2026.4.0.0`) from its `--version`, quickly.
+pub fn tool_version(path: &std::path::Path) -> Option<String> {
+    bounded::capture(path, &["--version"], &[], bounded::limit(QUICK))
+        .and_then(|r| versions::tool_version(&r.output))
 }
 
 /// Gathers the facts.
@@ -150,10 +158,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
             .collect(),
         Err(_) => Vec::new(),
     };
-    let version_of = |path: &PathBuf| {
-        bounded::capture(path, &["--version"], &[], bounded::limit(QUICK))
-            .and_then(|r| versions::tool_version(&r.output))
-    };
+    let version_of = |path: &PathBuf| tool_version(path);
     let tool = |path: &PathBuf, missing: &Option<String>| match missing {
         Some(why) => Err(why.clone()),
         None => Ok((path.clone(), version_of(path))),

@@ -757,6 +757,7 @@ mod tests {
             ],
             env: Vec::new(),
             unchecked_launches: Vec::new(),
+            covered: None,
             summary: ToolSummary::default(),
             artifacts: Vec::new(),
             gpu_memory_mib: Some((1000, 80000)),

@@ -2,7 +2,7 @@
 //! report's notes rather than its warnings: a warning limits trust in the
 //! report (and the clean verdict says "with 1 warning"), a note does not.
 
-use cudawatch_model::{Report, Warning};
+use cudawatch_model::{Report, StepsCovered, Tool, Warning};
 
 /// The note of a run whose sanitizers ran with PyTorch's caching allocator
 /// off (`tools::sanitizer::allocator_off`): they then saw one allocation
@@ -122,6 +122,46 @@ pub enum StepsSeen {
     /// The program ended before that step in every stage.
     TooFew,
 }
+
+/// The note of a run whose tool stages checked a loop's first steps only
+/// (`plan::Coverage::FirstSteps`), from what each stage's hook ended:
+/// which stages saw how many steps, and what that leaves to the plain run.
+/// None when no hook ended the program (a program without a loop, or one
+/// shorter than the stages' steps, ran whole in every stage).
+pub fn first_steps(covered: &[(Tool, StepsCovered)]) -> Option<Warning> {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (tool, steps) in covered {
+        let words = match steps.words().strip_prefix("its first ") {
+            Some(rest) if steps.count == 1 => format!("1 {rest}"),
+            Some(rest) => rest.to_string(),
+            None => steps.words(),
+        };
+        match groups.iter_mut().find(|(w, _)| *w == words) {
+            Some((_, tools)) => tools.push(tool.name()),
+            None => groups.push((words, vec![tool.name()])),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = groups
+        .iter()
+        .map(|(words, tools)| format!("{}: {words}", tools.join(", ")))
+        .collect();
+    Some(Warning {
+        source: FIRST_STEPS_SOURCE.into(),
+        message: format!(
+            "the plain run ran the program to its end; the tool stages ended it after their \
+             first steps ({}), whose kernels every later step launches again: what only a later \
+             step does (an index or a shape that first appears there) was checked by the plain \
+             run alone (--whole-program runs every step under every tool)",
+            list.join("; ")
+        ),
+    })
+}
+
+/// The source of [`first_steps`]'s note.
+pub const FIRST_STEPS_SOURCE: &str = "first steps";
 
 /// The note of a run with `--steps`: a chosen scope, so a note, not a
 /// warning, and only where it held does it say what was left out.

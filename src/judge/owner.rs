@@ -212,11 +212,21 @@ pub fn of(site: &Site) -> Ownership {
     let unproven_framework_read = site.kind == FindingKind::UninitializedRead
         && owner == Owner::Framework
         && !site.host_frames.iter().any(Frame::is_python);
+    // A race in a library kernel's shared memory, or a barrier its threads
+    // miss, is in the kernel's own code, the same whatever arguments the
+    // user's line passed it: the library's, never the user's call. (So
+    // racecheck may leave library kernels out and hide nothing that
+    // gates: tools::sanitizer::launches::LIBRARY_KERNELS.)
+    let inside_the_kernel = owner == Owner::Library
+        && matches!(
+            site.kind,
+            FindingKind::Race | FindingKind::Hazard | FindingKind::BarrierError
+        );
     Ownership {
         owner,
         component,
         because,
-        user_call: user_call || unproven_framework_read,
+        user_call: (user_call && !inside_the_kernel) || unproven_framework_read,
     }
 }
 
@@ -623,5 +633,37 @@ mod tests {
             launching_module(&direct).map(|(o, c, _)| (o, c)),
             Some((Owner::Framework, "PyTorch".to_string()))
         );
+    }
+
+    #[test]
+    fn a_race_inside_a_library_kernel_is_never_the_users_call_but_its_bad_read_is() {
+        // cuBLAS's GEMM launched straight from the user's line: an
+        // uninitialised read there is the tensor the user passed, a race
+        // in its shared memory is cuBLAS's own code.
+        let site = |kind: FindingKind| {
+            let mut site = cudawatch_parsers::site::new_site(
+                Tool::Racecheck,
+                kind,
+                cudawatch_model::Severity::Error,
+                String::new(),
+            );
+            site.kernel = Some("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32".into());
+            site.host_frames = vec![Frame {
+                file: Some("./train.py".into()),
+                line: Some(12),
+                ..Frame::default()
+            }];
+            site
+        };
+        for kind in [
+            FindingKind::Race,
+            FindingKind::Hazard,
+            FindingKind::BarrierError,
+        ] {
+            let who = of(&site(kind.clone()));
+            assert_eq!(who.owner, Owner::Library, "{kind:?}");
+            assert!(!who.user_call, "{kind:?}");
+        }
+        assert!(of(&site(FindingKind::UninitializedRead)).user_call);
     }
 }

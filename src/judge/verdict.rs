@@ -199,6 +199,9 @@ fn clean_scope(report: &Report, facts: &Facts<'_>) -> String {
     if !facts.unchecked.is_empty() {
         line.push_str(&format!("; not checked: {}", facts.unchecked.join(", ")));
     }
+    if let Some(covered) = steps_scope(report) {
+        line.push_str(&format!("; {covered}"));
+    }
     // A stage that did not apply checked nothing: CLEAN says which.
     let not_applicable: Vec<&str> = report
         .stages
@@ -235,6 +238,24 @@ fn clean_scope(report: &Report, facts: &Facts<'_>) -> String {
         line.push_str(&parsed_scope(report));
     }
     line
+}
+
+/// `the tool stages checked the program's first steps, the plain run all of
+/// them (--whole-program: every step)`: how much of a training or
+/// inference loop a clean verdict vouches for, when stages ended it early.
+fn steps_scope(report: &Report) -> Option<String> {
+    let covered: Vec<_> = report.stages.iter().filter_map(|s| s.covered).collect();
+    let first = covered.first()?;
+    Some(if covered.iter().any(|c| c.by_default) {
+        "the tool stages checked the loop's first steps and the plain run all of them \
+         (--whole-program: every step under every tool)"
+            .to_string()
+    } else {
+        format!(
+            "every stage checked {} only (--steps)",
+            first.words().replacen("its ", "the program's ", 1)
+        )
+    })
 }
 
 /// `not checked: coalescing within thresholds`: the checklist items a

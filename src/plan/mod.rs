@@ -55,8 +55,36 @@ pub struct RunSettings {
     /// The MPS control daemon's pipe folder the program would connect to,
     /// when the GPU is shared through MPS (`tools::ncu::mps`).
     pub mps_pipe: Option<PathBuf>,
-    /// End a Python program after this many optimizer steps, in every stage.
-    pub steps: Option<u32>,
+    /// How much of a Python program each stage runs.
+    pub coverage: Coverage,
+}
+
+/// How much of a Python program with a training or inference loop each
+/// stage runs (a program without one runs to its end whatever this says:
+/// the hook counts `torch.optim` steps, else top-level model calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// The default: the plain run whole (it costs one run of the program
+    /// and sees an error at any step), each tool stage its kind's first
+    /// steps (`StageKind::first_steps`): their cost is per launch, and a
+    /// training loop's later steps launch the kernels its first ones did.
+    FirstSteps,
+    /// Every stage, the plain run too, ends after this many steps
+    /// (`--steps N`): a script of hours is checked in minutes.
+    Steps(u32),
+    /// Every stage runs the program to its end (`--whole-program`).
+    Whole,
+}
+
+impl Coverage {
+    /// The steps after which `tool`'s stage ends the program, if any.
+    pub fn steps_for(self, tool: Tool) -> Option<u32> {
+        match self {
+            Coverage::FirstSteps => tools::kind(tool).first_steps(tool),
+            Coverage::Steps(n) => Some(n),
+            Coverage::Whole => None,
+        }
+    }
 }
 
 /// Whether memcheck checks for leaks.
@@ -218,8 +246,9 @@ fn stage(
             settings.keep_caching_allocator,
         );
     }
-    if let (true, Some(steps)) = (python, settings.steps) {
-        tools::hook::stop_after_steps(&mut command, &ctx, steps);
+    if let (true, Some(steps)) = (python, settings.coverage.steps_for(tool)) {
+        let by_default = settings.coverage == Coverage::FirstSteps;
+        tools::hook::stop_after_steps(&mut command, &ctx, steps, by_default);
     }
     if let Some(launcher) = launcher::multi_process(&settings.program).filter(|l| l.several()) {
         for_several_processes(&mut command, tool, &launcher, &dir);

@@ -158,6 +158,7 @@ impl Assembler {
         }
         report.notes.extend(steps_note(&stages, self.hooks_saw));
         report.notes.extend(first_block_note(&stages));
+        report.notes.extend(racecheck_libraries_note(&stages));
         report.notes.extend(launcher_notes(&stages));
         report.stages = stages;
         report.interrupted = self.run.interrupted;
@@ -207,17 +208,9 @@ fn read_stage(
     }
     let read_hook = hook_facts(&files);
     let hook = read_hook.clone().unwrap_or_default();
-    if let Some(steps) = hook.stopped_after_steps {
-        reason.push_str(&format!(
-            "; the program was ended after its first {} (--steps)",
-            crate::words::plural(steps, "optimizer step")
-        ));
-    }
-    if let Some(calls) = hook.stopped_after_calls {
-        reason.push_str(&format!(
-            "; the program, which builds no optimizer, was ended after its first {} (--steps)",
-            crate::words::plural(calls, "model call")
-        ));
+    let covered = steps_covered(&hook, &record.env);
+    if let Some(covered) = &covered {
+        reason.push_str(&format!("; {}", steps_reason(covered)));
     }
     if hook.cudnn_benchmark_refused > 0 {
         let notes = &mut builder.report_mut().notes;
@@ -239,6 +232,7 @@ fn read_stage(
         } else {
             Vec::new()
         },
+        covered,
         summary,
         artifacts,
         gpu_memory_mib: record.gpu_memory_mib,
@@ -251,6 +245,41 @@ fn read_stage(
         },
     };
     (stage, read_hook)
+}
+
+/// The steps the stage ran before its hook ended the program, and who
+/// chose them (the stage kind's default, or `--steps`).
+fn steps_covered(
+    hook: &cudawatch_parsers::memory::HookFacts,
+    env: &[String],
+) -> Option<cudawatch_model::StepsCovered> {
+    use cudawatch_model::{StepUnit, StepsCovered};
+    let (count, unit) = match (hook.stopped_after_steps, hook.stopped_after_calls) {
+        (Some(n), _) => (n, StepUnit::OptimizerSteps),
+        (None, Some(n)) => (n, StepUnit::ModelCalls),
+        (None, None) => return None,
+    };
+    Some(StepsCovered {
+        count,
+        unit,
+        by_default: env_value(env, crate::tools::hook::STEPS_BY_DEFAULT).is_some(),
+    })
+}
+
+/// `the program was ended after its first 2 optimizer steps (this stage's
+/// default for a training loop; --whole-program runs every step)`.
+fn steps_reason(covered: &cudawatch_model::StepsCovered) -> String {
+    let which = if covered.unit == cudawatch_model::StepUnit::ModelCalls {
+        "the program, which builds no optimizer, was ended after"
+    } else {
+        "the program was ended after"
+    };
+    let why = if covered.by_default {
+        "this stage's default for a loop; --whole-program runs every step"
+    } else {
+        "--steps"
+    };
+    format!("{which} {} ({why})", covered.words())
 }
 
 /// The stage's earlier tries (`StageRecord::earlier_tries`) as data in its
@@ -355,6 +384,34 @@ fn first_block_note(stages: &[StageReport]) -> Option<Warning> {
         })
 }
 
+/// Racecheck analysed a Python program's library kernels too, for long:
+/// what `--racecheck-sanitizer` would save (tools::sanitizer::launches's
+/// LIBRARY_FILTER_SINCE).
+fn racecheck_libraries_note(stages: &[StageReport]) -> Option<Warning> {
+    let stage = stages.iter().find(|s| {
+        s.tool == Tool::Racecheck
+            && matches!(s.outcome, Outcome::Clean | Outcome::Findings)
+            && env_value(&s.env, "CUDAWATCH_HOOK_OUT").is_some()
+            && !s.command.iter().any(|a| a.starts_with("--kernel-name"))
+            && s.seconds.is_some_and(|t| t >= RACECHECK_LONG_SECONDS)
+    })?;
+    Some(Warning {
+        source: "racecheck".into(),
+        message: format!(
+            "racecheck took {:.0} s analysing every kernel, cuDNN's and cuBLAS's too, whose \
+             races never gate: this compute-sanitizer crashes the program when they are left \
+             out, 2026.4 does not (pip install nvidia-cuda-sanitizer-api, then \
+             --racecheck-sanitizer SITE-PACKAGES/nvidia/cu13/compute-sanitizer/compute-sanitizer: \
+             a ResNet-18 training step took 15 s instead of 117 s on an H200)",
+            stage.seconds.unwrap_or_default()
+        ),
+    })
+}
+
+/// How long racecheck must have taken before its note says what a newer
+/// compute-sanitizer would save.
+const RACECHECK_LONG_SECONDS: f64 = 30.0;
+
 /// What cudawatch's hook said in the stage's folder (`hook.json`), in a
 /// stage that had it: where `--steps` ended the program, whether cuDNN's
 /// benchmark mode was kept off.
@@ -376,10 +433,22 @@ fn xla_note(stages: &[StageReport]) -> Option<Warning> {
 /// really ran with it and what their hooks saw: where no hook ended the
 /// program though hooks reported, every stage ran it whole.
 fn steps_note(stages: &[StageReport], seen_by_hooks: HooksSaw) -> Option<Warning> {
-    use crate::judge::notes::{StepsSeen, steps};
-    let asked = stages
+    use crate::judge::notes::{StepsSeen, first_steps, steps};
+    let ran: Vec<&StageReport> = stages.iter().filter(|s| really_ran(s)).collect();
+    // The tool stages' own first steps: said where a hook ended the program
+    // (a program without a loop ran whole everywhere, as it always did).
+    if ran
         .iter()
-        .filter(|s| really_ran(s))
+        .any(|s| env_value(&s.env, crate::tools::hook::STEPS_BY_DEFAULT).is_some())
+    {
+        let covered: Vec<(Tool, cudawatch_model::StepsCovered)> = ran
+            .iter()
+            .filter_map(|s| s.covered.filter(|c| c.by_default).map(|c| (s.tool, c)))
+            .collect();
+        return first_steps(&covered);
+    }
+    let asked = ran
+        .iter()
         .find_map(|s| env_value(&s.env, crate::tools::hook::STOP_AFTER_STEPS))?;
     let seen = if seen_by_hooks.stopped || !seen_by_hooks.reported {
         StepsSeen::Ended
@@ -465,6 +534,7 @@ fn not_run(tool: Tool, outcome: Outcome, reason: &str) -> StageReport {
         command: Vec::new(),
         env: Vec::new(),
         unchecked_launches: Vec::new(),
+        covered: None,
         summary: ToolSummary::default(),
         artifacts: Vec::new(),
         gpu_memory_mib: None,

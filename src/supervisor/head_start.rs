@@ -56,6 +56,9 @@ pub struct Early {
     slot: Option<String>,
     /// The command it was started with.
     argv: Vec<OsString>,
+    /// The variables its kind set (its GPU's aside): the memory stage's
+    /// first steps become the whole program after an out-of-memory error.
+    env: Vec<(String, String)>,
     /// Whether it was started as not applicable (never run).
     not_applicable: bool,
     /// Told to stop while the plain run ran (the GPU's memory ran low).
@@ -169,6 +172,7 @@ pub async fn run(
         let index = batch.start + offset;
         let mut stage = plan.stages[index].clone();
         crate::tools::kind(stage.tool).after_plain(&mut stage.command, &assumed);
+        let env = stage.command.env.clone();
         if let Some(gpu) = slot {
             stage
                 .command
@@ -208,6 +212,7 @@ pub async fn run(
             Early {
                 slot: slot.clone(),
                 argv,
+                env,
                 not_applicable,
                 stopped: false,
                 state: EarlyState::Running { steer, task },
@@ -373,6 +378,7 @@ pub async fn settle(
         // The same command, and still (not) applicable: a stage planned
         // as not applicable runs after all when the plain run saw Python.
         let same_command = wanted.command.argv == e.argv
+            && wanted.command.env == e.env
             && wanted.command.not_applicable.is_some() == e.not_applicable;
         let limit = plan
             .timeouts

@@ -5,7 +5,7 @@
 //! imported and CSAN was really on (CSAN prints nothing when it finds
 //! nothing).
 
-use cudawatch_model::{Outcome, ProcessEnd};
+use cudawatch_model::{Outcome, ProcessEnd, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
 use cudawatch_parsers::memory::HookFacts;
 
@@ -17,6 +17,12 @@ use crate::words::plural;
 pub struct Csan;
 
 impl StageKind for Csan {
+    /// Two steps: the streams' order of a training step, and the
+    /// optimizer's first update on state the first step made.
+    fn first_steps(&self, _tool: Tool) -> Option<u32> {
+        Some(2)
+    }
+
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         super::hook::stage_command(
             ctx,
@@ -158,6 +164,8 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
     }
     (
         Outcome::Clean,
-        format!("CSAN (torch {torch}) watched the whole run and reported no race ({blind})"),
+        format!(
+            "CSAN (torch {torch}) watched every operator the program ran and reported no race ({blind})"
+        ),
     )
 }

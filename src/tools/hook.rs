@@ -82,12 +82,32 @@ const HOOK_OUT: &str = "CUDAWATCH_HOOK_OUT";
 /// optimizer steps (`--steps`).
 pub const STOP_AFTER_STEPS: &str = "CUDAWATCH_STOP_AFTER_STEPS";
 
+/// Set beside [`STOP_AFTER_STEPS`] when the steps are the stage kind's
+/// default (`StageKind::first_steps`), not the user's `--steps`.
+pub const STEPS_BY_DEFAULT: &str = "CUDAWATCH_STEPS_BY_DEFAULT";
+
 /// Makes a Python stage's program end after its first `steps` optimizer
 /// steps (`torch.optim`), the hook on `PYTHONPATH` if the stage did not put
 /// it there already: a training script of hours is checked on its first
-/// steps in every stage, each stage on the same steps.
-pub fn stop_after_steps(command: &mut StageCommand, ctx: &StageContext<'_>, steps: u32) {
+/// steps. `by_default`: the stage kind chose them, not the user.
+pub fn stop_after_steps(
+    command: &mut StageCommand,
+    ctx: &StageContext<'_>,
+    steps: u32,
+    by_default: bool,
+) {
     with_hook(command, ctx, (STOP_AFTER_STEPS, &steps.to_string()));
+    if by_default {
+        command.env.push((STEPS_BY_DEFAULT.into(), "1".into()));
+    }
+}
+
+/// Lets a stage run the program to its end after all (the memory stage,
+/// once the plain run ran out of memory at a later step than its own).
+pub fn run_whole(command: &mut StageCommand) {
+    command
+        .env
+        .retain(|(k, _)| k != STOP_AFTER_STEPS && k != STEPS_BY_DEFAULT);
 }
 
 /// Whether `--steps` could have shortened a finished stage: the hook was in

@@ -18,6 +18,32 @@ pub struct ToolPaths {
     /// Tools found nowhere, each with the one line that says where
     /// cudawatch looked: their stages are not started.
     pub missing: Vec<(PathBuf, String)>,
+    /// compute-sanitizer's release (`2026.4.0.0`), when it was asked (a
+    /// run asks it through doctor's quick look, before its plan): what its
+    /// options can be trusted to do depends on it.
+    pub sanitizer_version: Option<String>,
+    /// The compute-sanitizer of the racecheck stage alone
+    /// (`--racecheck-sanitizer`) and its release, when one was given.
+    pub racecheck_sanitizer: Option<(PathBuf, Option<String>)>,
+}
+
+impl ToolPaths {
+    /// The compute-sanitizer that runs `tool`'s stage, and its release.
+    pub fn sanitizer_for(&self, tool: cudawatch_model::Tool) -> (&Path, Option<&str>) {
+        match &self.racecheck_sanitizer {
+            Some((path, version)) if tool == cudawatch_model::Tool::Racecheck => {
+                (path, version.as_deref())
+            }
+            _ => (&self.compute_sanitizer, self.sanitizer_version.as_deref()),
+        }
+    }
+}
+
+/// `(2026, 4)` from a tool's version, `2026.4.0.0`: year and release,
+/// as NVIDIA numbers compute-sanitizer's and ncu's releases.
+pub fn release(version: &str) -> Option<(u32, u32)> {
+    let mut parts = version.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
 impl ToolPaths {
@@ -65,6 +91,8 @@ impl ToolPaths {
             ncu,
             cuda_gdb: find_tool("cuda-gdb-minimal").or_else(|| find_tool("cuda-gdb")),
             missing,
+            sanitizer_version: None,
+            racecheck_sanitizer: None,
         }
     }
 }

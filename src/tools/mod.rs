@@ -96,6 +96,16 @@ pub trait StageKind: Sync {
     /// memory stage names the processes that held the GPU).
     fn after_stage(&self, _stage_dir: &Path) {}
 
+    /// The steps of a training or inference loop (`torch.optim` steps, else
+    /// top-level model calls) after which `tool`'s stage ends a Python
+    /// program by default (`plan::Coverage::FirstSteps`), or `None`: the
+    /// program runs to its end. What a stage needs decides it: a cost per
+    /// launch (the sanitizers, ncu) sees the kernels of a loop in its first
+    /// steps, which every later step launches again.
+    fn first_steps(&self, _tool: Tool) -> Option<u32> {
+        None
+    }
+
     /// Narrows the stage's command by what the plain run showed (ncu need
     /// not follow children that never used the GPU). Called before a tool
     /// stage starts, when the plain run finished.
@@ -310,6 +320,7 @@ mod tests {
             skip: None,
             kernel: None,
             recover_kernels: false,
+            racecheck_libraries: false,
             racecheck_first_block: false,
             initcheck_host_stacks: false,
             flood_records: 0,

@@ -2,7 +2,7 @@
 //! program's usable GPU memory capped to `--oom-recovery-share` of the peak
 //! the memory stage measured. Does the program recover from running out?
 
-use cudawatch_model::{Outcome, ProcessEnd};
+use cudawatch_model::{Outcome, ProcessEnd, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
 use cudawatch_parsers::memory::HookFacts;
 
@@ -14,6 +14,11 @@ use crate::words::plural;
 pub struct OomRecovery;
 
 impl StageKind for OomRecovery {
+    /// The steps the memory stage measured its peak over.
+    fn first_steps(&self, tool: Tool) -> Option<u32> {
+        memory::Memory.first_steps(tool)
+    }
+
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         // The memory stage's command, capped.
         let mut command = memory::Memory.command(ctx);
@@ -21,6 +26,10 @@ impl StageKind for OomRecovery {
             .env
             .extend(memory::cap_env(ctx.run_dir, ctx.oom_recovery_share));
         command
+    }
+
+    fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        memory::Memory.after_plain(command, plain);
     }
 
     /// Its cap comes from the memory stage's measured peak.

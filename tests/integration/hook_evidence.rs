@@ -13,11 +13,8 @@ const STEADY: &str = "import os, subprocess, sys
 import torch
 if os.environ.get('CHDIR'):
     os.chdir('/')
-opt = torch.optim.Optimizer()
-for step in range(12):
-    x = torch.cuda.fake_alloc(8 << 20)
-    torch.cuda.fake_free(x)
-    opt.step()
+# The workers first: a stage that checks the loop's first steps ends the
+# program inside the loop.
 if os.environ.get('SCRUBBED_WORKER'):
     # A launcher that starts its GPU worker with a cleared environment:
     # no PYTHONPATH, so no hook, no CSAN, no memory history in it.
@@ -27,6 +24,11 @@ if os.environ.get('CSAN_OFF_WORKER'):
     # A worker that keeps the hook but starts without CSAN.
     subprocess.run(['env', '-u', 'TORCH_CUDA_SANITIZER', sys.executable, '-c',
                     'import torch, time; time.sleep(4)  # ' + os.environ['CSAN_OFF_WORKER']])
+opt = torch.optim.Optimizer()
+for step in range(12):
+    x = torch.cuda.fake_alloc(8 << 20)
+    torch.cuda.fake_free(x)
+    opt.step()
 damage = os.environ.get('DAMAGE_STEPS')
 out = os.environ.get('CUDAWATCH_HOOK_OUT')
 if damage and out:

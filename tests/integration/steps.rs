@@ -3,7 +3,9 @@
 //! `python3`, cudawatch's real hook, the fake torch (tests/fakes/pytorch/)
 //! whose optimizer calls the global post-step hooks as torch's does.
 
-use crate::helpers::{cudawatch, json, read_json, root, run, sample, with_fake_torch};
+use std::path::PathBuf;
+
+use crate::helpers::{Output, cudawatch, json, read_json, root, run, sample, with_fake_torch};
 use crate::run::stage;
 
 /// A training loop of 500 steps that says each one; the last line only a
@@ -20,20 +22,27 @@ finally:
 print('trained 500 steps')
 ";
 
-#[test]
-fn every_stage_ends_the_program_after_the_steps_asked_and_the_report_says_so() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    let out = run(with_fake_torch(tmp.path(), TRAINING)
+/// `cudawatch run` of TRAINING with `stages` and `flags`, the fake
+/// compute-sanitizer replaying a clean capture: the run directory and the
+/// output.
+fn training(tmp: &std::path::Path, stages: &str, flags: &[&str]) -> (PathBuf, Output) {
+    let dir = tmp.join("run");
+    let out = run(with_fake_torch(tmp, TRAINING)
         .env("FAKE_CASE", sample("clean"))
-        .arg("--color")
-        .arg("never")
-        .args(["run", "--stages", "plain,memcheck,csan", "--steps", "3"])
+        .args(["--color", "never", "run", "--stages", stages])
+        .args(flags)
         .args(["--format", "json", "--out-dir"])
         .arg(&dir)
         .arg("--compute-sanitizer")
         .arg(root().join("tests/fakes/compute-sanitizer"))
         .args(["--", "python3", "prog.py"]));
+    (dir, out)
+}
+
+#[test]
+fn every_stage_ends_the_program_after_the_steps_asked_and_the_report_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, out) = training(tmp.path(), "plain,memcheck,csan", &["--steps", "3"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let report = json(&out);
     // The programs cudawatch really ran (the plain run, CSAN's) stopped at
@@ -248,4 +257,226 @@ fn the_note_says_so_when_no_stage_reached_the_steps_asked() {
             "{what}: {notes}"
         );
     }
+}
+
+#[test]
+fn by_default_the_tool_stages_check_a_loops_first_steps_and_the_plain_run_all_of_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, out) = training(tmp.path(), "plain,memcheck,csan,memory", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    // The plain run is the user's whole program: an error at step 400 is
+    // still seen there.
+    let plain = std::fs::read_to_string(dir.join("plain/stdout")).unwrap();
+    assert!(
+        plain.ends_with("step 500\ncleanup ran\ntrained 500 steps\n"),
+        "{plain}"
+    );
+    assert!(stage(&report, "plain")["covered"].is_null());
+    // CSAN ran two steps, the memory stage sixteen, each saying so, and
+    // memcheck's program was told two.
+    for (tool, steps) in [("csan", 2), ("memory", 16)] {
+        let stdout = std::fs::read_to_string(dir.join(tool).join("stdout")).unwrap();
+        assert!(
+            stdout.ends_with(&format!("step {steps}\ncleanup ran\n")),
+            "{tool}: {stdout}"
+        );
+        let s = stage(&report, tool);
+        assert_eq!(s["covered"]["count"], steps, "{s}");
+        assert_eq!(s["covered"]["by_default"], true, "{s}");
+        assert!(
+            s["reason"].as_str().unwrap().ends_with(&format!(
+                "ended after its first {steps} optimizer steps (this stage's default for a loop; \
+                 --whole-program runs every step)"
+            )),
+            "{s}"
+        );
+    }
+    let env = read_json(&dir.join("memcheck/stage.json"))["env"].to_string();
+    assert!(
+        env.contains("CUDAWATCH_STOP_AFTER_STEPS=2")
+            && env.contains("CUDAWATCH_STEPS_BY_DEFAULT=1"),
+        "{env}"
+    );
+    // The note lists what each stage saw; the verdict says what it vouches for.
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("csan: 2 optimizer steps; memory: 16 optimizer steps")
+            && notes.contains("the plain run ran the program to its end"),
+        "{notes}"
+    );
+    assert!(
+        out.stderr.contains(
+            "the tool stages checked the loop's first steps and the plain run all of them"
+        ),
+        "{}",
+        out.stderr
+    );
+
+    // --whole-program: every stage runs all 500 steps, and nothing says
+    // otherwise.
+    let dir = tmp.path().join("whole");
+    let out = run(with_fake_torch(tmp.path(), TRAINING)
+        .args([
+            "run",
+            "--stages",
+            "plain,csan",
+            "--whole-program",
+            "--format",
+            "json",
+        ])
+        .arg("--out-dir")
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let csan = std::fs::read_to_string(dir.join("csan/stdout")).unwrap();
+    assert!(csan.ends_with("trained 500 steps\n"), "{csan}");
+    assert!(!json(&out)["notes"].to_string().contains("first steps"));
+    // A program without a loop runs whole in every stage, with no note.
+    let dir = tmp.path().join("no-loop");
+    let out = run(with_fake_torch(
+        tmp.path(),
+        "import torch\ntorch.cuda.init()\nprint('done')\n",
+    )
+    .args([
+        "run",
+        "--stages",
+        "plain,csan",
+        "--format",
+        "json",
+        "--out-dir",
+    ])
+    .arg(&dir)
+    .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    assert!(stage(&report, "csan")["covered"].is_null());
+    assert!(
+        !report["notes"].to_string().contains("first steps"),
+        "{}",
+        report["notes"]
+    );
+}
+
+#[test]
+fn the_memory_stage_runs_to_an_out_of_memory_error_the_plain_run_met_past_its_steps() {
+    // Memory grows 40 MiB a step until step 26 runs out of the fake GPU's
+    // 1 GiB: past the memory stage's sixteen steps, which would never see
+    // what held the memory then.
+    let program = "import torch
+opt = torch.optim.Optimizer()
+torch.cuda.init()
+kept = []
+for step in range(1, 101):
+    kept.append(torch.cuda.fake_alloc(40 << 20))
+    print(f'step {step}', flush=True)
+    opt.step()
+";
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(with_fake_torch(tmp.path(), program)
+        .args([
+            "run",
+            "--stages",
+            "plain,memory",
+            "--format",
+            "json",
+            "--out-dir",
+        ])
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report = json(&out);
+    let memory = stage(&report, "memory");
+    assert!(memory["covered"].is_null(), "{memory}");
+    assert!(
+        memory["reason"].as_str().unwrap().contains("prog.py:6"),
+        "{memory}"
+    );
+    assert_eq!(
+        report["memory"]["ooms"][0]["held"][0]["location"]["line"],
+        6
+    );
+    let env = read_json(&dir.join("memory/stage.json"))["env"].to_string();
+    assert!(!env.contains("CUDAWATCH_STOP_AFTER_STEPS"), "{env}");
+}
+
+/// The racecheck stage's command and reason in a run of a training script
+/// against the fake compute-sanitizer, with `args` and the fake answering
+/// `--version` as `version`.
+fn racecheck_of(version: &str, args: &[&str]) -> (String, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let fake = root().join("tests/fakes/compute-sanitizer");
+    // A compute-sanitizer for racecheck alone: the same fake, answering
+    // as 2026.4.
+    let newer = tmp.path().join("compute-sanitizer-2026.4");
+    std::fs::write(
+        &newer,
+        format!(
+            "#!/bin/sh\nFAKE_VERSION=2026.4.0.0 exec {} \"$@\"\n",
+            fake.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&newer, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("NEWER", &newer.display().to_string()))
+        .collect();
+    let out = run(with_fake_torch(tmp.path(), TRAINING)
+        .env("FAKE_CASE", sample("torch_train_clean"))
+        .env("FAKE_VERSION", version)
+        .args([
+            "run",
+            "--stages",
+            "plain,memcheck,racecheck",
+            "--format",
+            "json",
+        ])
+        .args(&args)
+        .arg("--compute-sanitizer")
+        .arg(&fake)
+        .arg("--out-dir")
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    let report = json(&out);
+    let command = |tool: &str| stage(&report, tool)["command"].to_string();
+    let reason = stage(&report, "racecheck")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (command("racecheck"), command("memcheck"), reason)
+}
+
+#[test]
+fn racecheck_leaves_library_kernels_out_with_a_sanitizer_that_survives_it_and_says_so() {
+    let filter = "--kernel-name-exclude\",\"regex=(cudnn|cublas|cutlass|xmma|nvjet";
+    // 2026.4: library kernels left out, and the reason says why that hides
+    // nothing that gates.
+    let (racecheck, memcheck, reason) = racecheck_of("2026.4.0.0", &[]);
+    assert!(racecheck.contains(filter), "{racecheck}");
+    assert!(!memcheck.contains("--kernel-name-exclude"), "{memcheck}");
+    assert!(
+        reason.contains("library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: a race inside one is the library's and never gates"),
+        "{reason}"
+    );
+    // 2025.3.1 crashes the program when they are left out: every kernel.
+    let (racecheck, _, reason) = racecheck_of("2025.3.1.0", &[]);
+    assert!(!racecheck.contains("--kernel-name-exclude"), "{racecheck}");
+    assert!(!reason.contains("left out"), "{reason}");
+    // --gate-scope all gates on library races: racecheck analyses them.
+    let (racecheck, _, _) = racecheck_of("2026.4.0.0", &["--gate-scope", "all"]);
+    assert!(!racecheck.contains("--kernel-name-exclude"), "{racecheck}");
+    // A newer compute-sanitizer for racecheck alone: racecheck runs it,
+    // with the filter; memcheck keeps the one on PATH.
+    let (racecheck, memcheck, _) = racecheck_of("2025.3.1.0", &["--racecheck-sanitizer", "NEWER"]);
+    assert!(
+        racecheck.contains("compute-sanitizer-2026.4\"") && racecheck.contains(filter),
+        "{racecheck}"
+    );
+    assert!(
+        !memcheck.contains("2026.4") && !memcheck.contains("--kernel-name-exclude"),
+        "{memcheck}"
+    );
 }

@@ -37,7 +37,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         )));
     }
     plan::program::check(&args.program, Path::new("."))?;
-    let run_settings = settings::run_settings(args);
+    let mut run_settings = settings::run_settings(args);
     // compute-sanitizer would refuse it in every stage, an hour in.
     if let Some(path) = &run_settings.sanitizer_suppressions
         && !path.is_file()
@@ -74,7 +74,11 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     // The environment as doctor sees it (quick: no probes of its own, the
     // last ones from its cache): kept beside the run, embedded in its
     // report, and its problems said before any stage.
-    let environment = crate::doctor::for_run(&run_settings.tools);
+    let (environment, sanitizer_version) = crate::doctor::for_run(&run_settings.tools);
+    run_settings.tools.sanitizer_version = sanitizer_version;
+    if let Some((path, version)) = &mut run_settings.tools.racecheck_sanitizer {
+        *version = crate::doctor::tool_version(path);
+    }
     rundir::write_json(&run_dir.join("environment.json"), &environment)?;
     for check in environment
         .checks

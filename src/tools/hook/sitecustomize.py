@@ -12,9 +12,10 @@
 # - CUDAWATCH_NO_HOOK=1 turns it off (the stage is then inconclusive);
 # - it never raises: a hook that breaks must not break the program. What
 #   went wrong goes into hook.json ("errors"), which the stage reports. The
-#   one exception it raises on purpose is `--steps`' SystemExit(0) after
-#   the program's Nth optimizer step, or, in a program that builds no
-#   optimizer, its Nth top-level model call (CUDAWATCH_STOP_AFTER_STEPS).
+#   one exception it raises on purpose is SystemExit(0) after the program's
+#   Nth optimizer step, or, in a program that builds no optimizer, its Nth
+#   top-level model call (CUDAWATCH_STOP_AFTER_STEPS: a tool stage's first
+#   steps, CUDAWATCH_STEPS_BY_DEFAULT=1, or the user's `--steps`).
 #
 # Files it writes (read by cudawatch's parsers/src/memory.rs):
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
@@ -416,7 +417,8 @@ def _stop(what):
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
         torch.cuda.synchronize()
-    print(f"cudawatch: the program was stopped after {what} (--steps)", file=sys.stderr)
+    why = "this stage's first steps" if os.environ.get("CUDAWATCH_STEPS_BY_DEFAULT") == "1" else "--steps"
+    print(f"cudawatch: the program was ended after {what} ({why})", file=sys.stderr)
     raise SystemExit(0)
 
 

@@ -15,6 +15,7 @@ mod rules;
 
 use std::path::Path;
 
+use cudawatch_model::Tool;
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::{
@@ -28,6 +29,9 @@ pub use rules::rule;
 
 /// The memory stage's kind.
 pub struct Memory;
+
+/// The steps the memory stage runs of a training loop by default.
+pub const MEMORY_STEPS: u32 = 16;
 
 impl Memory {
     /// The stage's program once more with PyTorch's expandable segments,
@@ -56,6 +60,13 @@ impl Memory {
 }
 
 impl StageKind for Memory {
+    /// Sixteen steps: growth is judged after two steps of warm-up over at
+    /// least five more (`parsers::memory`), and the hook keeps the live
+    /// memory by line at steps 2, 4, 8 and 16.
+    fn first_steps(&self, _tool: Tool) -> Option<u32> {
+        Some(MEMORY_STEPS)
+    }
+
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         super::hook::stage_command(
             ctx,
@@ -67,6 +78,11 @@ impl StageKind for Memory {
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
         super::hook::applies_if_python_ran(command, plain);
         super::plain::blocked_by_hang(command, plain);
+        // What held the memory at the plain run's out-of-memory error is
+        // this stage's to say, at whatever step it came.
+        if plain.out_of_memory_at.is_some() {
+            super::hook::run_whole(command);
+        }
     }
 
     fn after_stage(&self, stage_dir: &Path) {

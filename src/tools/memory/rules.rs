@@ -142,7 +142,9 @@ pub fn rule(
     };
     (
         Outcome::Clean,
-        format!("torch {torch}'s allocator watched the whole run: {peak}{steps}"),
+        format!(
+            "torch {torch}'s allocator watched every allocation the program made: {peak}{steps}"
+        ),
     )
 }
 

@@ -34,6 +34,13 @@ const PROFILE: &str = "profile.ncu-rep";
 pub struct Ncu;
 
 impl super::StageKind for Ncu {
+    /// One step: each distinct launch (kernel and shape) is profiled once,
+    /// and a training loop's first step launches every kernel its later
+    /// steps do.
+    fn first_steps(&self, _tool: cudawatch_model::Tool) -> Option<u32> {
+        Some(1)
+    }
+
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let sections = ctx.stage_dir.join(argv::SECTION_FOLDER);
         let argv = profile_argv(

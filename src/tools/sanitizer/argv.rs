@@ -7,6 +7,8 @@ use std::path::Path;
 
 use cudawatch_model::Tool;
 
+use super::launches::{LIBRARY_KERNELS, racecheck_leaves_out_libraries};
+
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
 /// as a program's own (1, 2 and 255 are common; signals give 128+n). The
 /// stage rules read it back, so it lives with them.
@@ -26,6 +28,8 @@ pub struct SanitizerCall<'a> {
     pub leak_check: bool,
     /// Which launches are checked.
     pub launches: &'a SanitizerLaunches,
+    /// compute-sanitizer's version, when known.
+    pub version: Option<&'a str>,
 }
 
 /// The sanitizers' own cost levers, passed through.
@@ -43,6 +47,11 @@ pub struct SanitizerLaunches {
     /// same root causes as the tool's default, without the sticky errors
     /// that follow a destroyed context: sample-reports/beyond/corpus-*).
     pub recover_kernels: bool,
+    /// racecheck analyses library kernels too (`--gate-scope all`): by
+    /// default it leaves them out where compute-sanitizer can
+    /// ([`racecheck_leaves_out_libraries`]), since a race inside one never
+    /// gates (`judge::owner`).
+    pub racecheck_libraries: bool,
     /// racecheck analyses block (cluster) 0 of each launch only
     /// (`--racecheck-filter-cluster-id 0`, compute-sanitizer 2026.3+):
     /// 29 s against 49-64 s on ResNet-18's step, races in other blocks
@@ -93,6 +102,12 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     }
     if call.tool == Tool::Initcheck && !call.launches.initcheck_host_stacks {
         argv.extend(["--show-backtrace".into(), "device".into()]);
+    }
+    if racecheck_leaves_out_libraries(call.tool, call.launches, call.version) {
+        argv.extend([
+            "--kernel-name-exclude".into(),
+            format!("regex={LIBRARY_KERNELS}").into(),
+        ]);
     }
     if call.tool == Tool::Racecheck && call.launches.racecheck_first_block {
         argv.extend([super::launches::FIRST_BLOCK_OPTION.into(), "0".into()]);
@@ -221,6 +236,7 @@ mod tests {
             suppressions: None,
             leak_check: false,
             launches: &launches,
+            version: None,
         };
         argv(&call, &["./app".into()])
             .iter()
@@ -272,6 +288,86 @@ mod tests {
                 !device_only(&argv_of(tool, false)),
                 "{tool:?} keeps its host stacks"
             );
+        }
+    }
+
+    #[test]
+    fn racecheck_leaves_library_kernels_out_only_where_the_tool_survives_it() {
+        let racecheck = |version: Option<&str>, launches: &SanitizerLaunches| -> String {
+            let call = SanitizerCall {
+                executable: Path::new("compute-sanitizer"),
+                tool: Tool::Racecheck,
+                xml: Path::new("x.xml"),
+                suppressions: None,
+                leak_check: false,
+                launches,
+                version,
+            };
+            argv(&call, &["python3".into(), "train.py".into()])
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let default = SanitizerLaunches::default();
+        let filter = format!("--kernel-name-exclude regex={LIBRARY_KERNELS} python3");
+        assert!(racecheck(Some("2026.4.0.0"), &default).contains(&filter));
+        assert!(racecheck(Some("2027.1.0.0"), &default).contains(&filter));
+        // 2025.3.1 crashes in the first unchecked cuDNN launch; an unknown
+        // version is not trusted either.
+        for version in [Some("2025.3.1.0"), Some("2026.3.0.0"), None] {
+            assert!(
+                !racecheck(version, &default).contains("--kernel-name-exclude"),
+                "{version:?}"
+            );
+        }
+        // --gate-scope all, or the user's own kernel filter: every kernel.
+        let all = SanitizerLaunches {
+            racecheck_libraries: true,
+            ..SanitizerLaunches::default()
+        };
+        let own = SanitizerLaunches {
+            kernel: Some("kns=my_kernel".into()),
+            ..SanitizerLaunches::default()
+        };
+        assert!(!racecheck(Some("2026.4.0.0"), &all).contains("--kernel-name-exclude"));
+        assert!(!racecheck(Some("2026.4.0.0"), &own).contains("--kernel-name-exclude"));
+    }
+
+    #[test]
+    fn the_library_filter_matches_library_kernels_the_owner_judge_agrees_on_and_no_users() {
+        let filter = regex::Regex::new(LIBRARY_KERNELS).unwrap();
+        // Mangled names as compute-sanitizer matches them, of kernels seen
+        // in ResNet-18, ViT-tiny and GPT-2 steps on the H100 and H200.
+        let library = [
+            "_ZN5cudnn19engines_precompiled16nhwcToNchwKernelIfffLb1ELb0EL21cudnnKernelDataType_t0EEEvNS0_18nhwc2nchw_params_tIT1_EEPKT_PT0_",
+            "sm90_xmma_dgrad_implicit_gemm_indexed_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x64x32_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+            "nvjet_sst_64x8_64x16_2x1_v_bz_TNT",
+            "_Z17gemv2T_kernel_valIiiffffLi128ELi16ELi4ELi4ELb0ELb0E18cublasGemvParamsExIi30cublasGemvTensorStridedBatchedIKfES3_S1_IfEfEEvT11_T4_S7_",
+            "ampere_sgemm_128x64_nn",
+            "sm80_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel",
+            "_ZN7cutlass7Kernel2I53cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4EEvNT_6ParamsE",
+            "fmha_cutlassF_f32_aligned_64x64_rf_sm80",
+            "_Z19splitKreduce_kernelILi32ELi16EiffffLb1ELb0ELb0EEv18cublasSplitKParamsIT4_EPKT2_PKT3_PS6_PKS3_SB_PKT5_PvlPS3_Pi",
+            "_Z20ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE",
+        ];
+        for name in library {
+            assert!(filter.is_match(name), "{name}");
+            assert_eq!(
+                crate::judge::owner::of_kernel(name),
+                cudawatch_model::Owner::Library,
+                "{name}"
+            );
+        }
+        // The user's kernels, a tiled GEMM among them, and PyTorch's own.
+        for name in [
+            "_Z10tiled_gemmPKfS0_Pfi",
+            "_Z9smem_racePii",
+            "scaled_relu_fwd",
+            "_ZN2at6native29vectorized_elementwise_kernel",
+            "triton_poi_fused_add_0",
+        ] {
+            assert!(!filter.is_match(name), "{name}");
         }
     }
 }

@@ -2,6 +2,44 @@
 //! leave some out (a launch range, a kernel filter), read from its argv.
 //! The stage rules name them when such a run crashes; the report keeps
 //! those that hide stores from initcheck (`StageReport::unchecked_launches`).
+//! racecheck's own default filter, library kernels left out, lives here too.
+
+use cudawatch_model::Tool;
+
+/// NVIDIA's library kernels by their mangled names, as compute-sanitizer's
+/// `regex=` filter reads them (ECMAScript, searched in the name, case
+/// kept): cuDNN's (its namespace, its `sm90_xmma_*` and CUTLASS builds,
+/// fused attention), cuBLAS's (`nvjet_*`, `sm80_xmma_*`, `ampere_sgemm_*`,
+/// `gemv2T_kernel`, split-K reductions), NCCL's, cuFFT's. Only names
+/// [`crate::judge::owner`] calls a library's (a test holds it), and never a
+/// bare `gemm`: a user's tiled GEMM is the shared-memory kernel most likely
+/// to race.
+pub const LIBRARY_KERNELS: &str = "(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|\
+     gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|\
+     (ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)";
+
+/// The first release whose racecheck runs a PyTorch program with library
+/// kernels left out: 2025.3.1 crashes it in the first unchecked cuDNN
+/// launch ("The Sanitizer failed to handle a hardware exception"),
+/// allocator on or off; 2026.4 checked ResNet-18's first training step
+/// that way in 14 s (H200, benches/training-scope.sh, 2026-11-28).
+pub const LIBRARY_FILTER_SINCE: (u32, u32) = (2026, 4);
+
+/// Whether a stage of `tool` leaves library kernels out: racecheck, by
+/// default (no kernel filter of the user's, no `--gate-scope all`), with a
+/// compute-sanitizer of `version` known to survive it.
+pub fn racecheck_leaves_out_libraries(
+    tool: Tool,
+    launches: &super::SanitizerLaunches,
+    version: Option<&str>,
+) -> bool {
+    tool == Tool::Racecheck
+        && !launches.racecheck_libraries
+        && launches.kernel.is_none()
+        && version
+            .and_then(crate::tools::lookup::release)
+            .is_some_and(|r| r >= LIBRARY_FILTER_SINCE)
+}
 
 /// racecheck's option that analyses one block (or cluster) of each launch
 /// (`--racecheck-blocks first`): every launch checked, not every block.

@@ -33,14 +33,16 @@ pub struct Sanitizer;
 impl StageKind for Sanitizer {
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let xml = ctx.stage_dir.join(format!("{}.xml", ctx.tool.name()));
+        let (executable, version) = ctx.tools.sanitizer_for(ctx.tool);
         let argv = argv(
             &SanitizerCall {
-                executable: &ctx.tools.compute_sanitizer,
+                executable,
                 tool: ctx.tool,
                 xml: &xml,
                 suppressions: ctx.sanitizer_suppressions,
                 leak_check: ctx.leak_check,
                 launches: ctx.sanitizer_launches,
+                version,
             },
             ctx.program,
         );
@@ -51,6 +53,20 @@ impl StageKind for Sanitizer {
             command.env_remove.extend(remove);
         }
         command
+    }
+
+    /// racecheck one step: its cost is minutes a step where it analyses
+    /// cuDNN's and cuBLAS's kernels, and a shared-memory race is a kernel's
+    /// own, the same in every launch of the same kernel. memcheck, initcheck
+    /// and synccheck two: the second step is the first to run the
+    /// optimizer's update on state the first one made (momentum buffers,
+    /// Adam's moments), and initcheck's reads of it.
+    fn first_steps(&self, tool: Tool) -> Option<u32> {
+        match tool {
+            Tool::Racecheck => Some(1),
+            Tool::Memcheck | Tool::Initcheck | Tool::Synccheck => Some(2),
+            _ => None,
+        }
     }
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {

@@ -360,7 +360,19 @@ pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
 /// ` (only the launches selected by --launch-count 5)` when the user
 /// narrowed the check: a clean stage then vouches for those launches only.
 fn selected_launches(command: &[String]) -> String {
-    let flags = launch_selection(command);
+    let library_filter = format!(
+        "--kernel-name-exclude regex={}",
+        super::launches::LIBRARY_KERNELS
+    );
+    let (libraries, flags): (Vec<String>, Vec<String>) = launch_selection(command)
+        .into_iter()
+        .partition(|f| *f == library_filter);
+    // racecheck's own default (argv::racecheck_leaves_out_libraries).
+    let libraries = (!libraries.is_empty()).then(|| {
+        "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: a race inside one is the \
+         library's and never gates (--gate-scope all analyses them)"
+            .to_string()
+    });
     let blocks = command
         .windows(2)
         .any(|w| w[0] == super::launches::FIRST_BLOCK_OPTION && w[1] == "0");
@@ -374,7 +386,11 @@ fn selected_launches(command: &[String]) -> String {
             super::launches::FIRST_BLOCK_OPTION
         )
     });
-    let said: Vec<String> = launches.into_iter().chain(blocks).collect();
+    let said: Vec<String> = libraries
+        .into_iter()
+        .chain(launches)
+        .chain(blocks)
+        .collect();
     if said.is_empty() {
         String::new()
     } else {
