@@ -29,7 +29,7 @@ const PATH_KEYS: &[&str] = &[
 ];
 /// Executables: resolved against the file only when written as a path
 /// (with a `/`); a bare name is looked up on PATH as usual.
-const PROGRAM_KEYS: &[&str] = &["compute-sanitizer", "ncu"];
+const PROGRAM_KEYS: &[&str] = &["compute-sanitizer", "racecheck-sanitizer", "ncu"];
 
 /// A loaded `cudawatch.toml`.
 #[derive(Debug, Default)]
@@ -278,6 +278,7 @@ const WEIGHTY_KEYS: &[&str] = &[
     "suppressions",
     "sanitizer-suppressions",
     "compute-sanitizer",
+    "racecheck-sanitizer",
     "ncu",
     "max-wasted-sectors",
     "max-line-wasted-sectors",
