@@ -330,6 +330,19 @@ const KINDS: &[KindAdvice] = &[
         advice: ASSERT,
     },
     KindAdvice {
+        kind: "stack_overflow",
+        meaning: "a thread ran out of its call stack (memcheck's \"Stack overflow\"): the kernel then stops, and the program sees an illegal memory access",
+        advice: Advice {
+            causes: &[
+                "recursion as deep as the data says (a tree walk, a recursive device function)",
+                "large local arrays in a deep call chain",
+                "a stack size set too small (cudaDeviceSetLimit(cudaLimitStackSize, ...))",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
         kind: "api_error",
         meaning: "a CUDA API call returned an error; after a kernel fault every later call fails the same way (sticky errors), so look for the first",
         advice: LIBRARY_AFTER_FAULT,
@@ -356,6 +369,19 @@ const KINDS: &[KindAdvice] = &[
             ],
             stage: "initcheck",
             next: "cudawatch run --stages initcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "uninitialized_copy",
+        meaning: "a CUDA API call (cudaMemcpy's source, a set) read device memory that nothing wrote: initcheck's \"Host API uninitialized memory access\", one record per 32 bytes",
+        advice: Advice {
+            causes: &[
+                "a buffer copied back (tensor.cpu(), .item(), cudaMemcpy) before a kernel filled all of it (torch.empty, cudaMalloc without a memset)",
+                "a copy larger than what was written: padding, a tail the kernel skips",
+                "not a bug: on Hopper, initcheck does not see what cuBLAS's nvjet_sm90 and cuDNN's sm90 kernels write, so copying their output looks uninitialised (cudawatch marks such copies with a doubt)",
+            ],
+            stage: "initcheck",
+            next: "cudawatch run --stages initcheck --host-stacks all -- PROGRAM",
         },
     },
     KindAdvice {

@@ -150,12 +150,18 @@ pub enum FindingKind {
     InvalidAccess,
     /// A hardware exception in a kernel, e.g. a failed device assert (memcheck `Imprecise`).
     DeviceException,
+    /// A thread ran out of its call stack: recursion too deep, or local
+    /// arrays too large for the stack (memcheck's "Stack overflow").
+    StackOverflow,
     /// A CUDA API call returned an error.
     ApiError,
     /// Device memory allocated and never freed.
     Leak,
     /// A kernel read device memory that nothing wrote (initcheck).
     UninitializedRead,
+    /// A CUDA API call (a copy or a set) read device memory that nothing
+    /// wrote (initcheck's "Host API uninitialized memory access").
+    UninitializedCopy,
     /// An allocation that was never used (initcheck `--track-unused-memory`).
     UnusedMemory,
     /// A barrier misused, e.g. `__syncthreads()` in divergent code (synccheck).
@@ -206,6 +212,8 @@ impl FindingKind {
             FindingKind::ApiError => "api_error",
             FindingKind::Leak => "leak",
             FindingKind::UninitializedRead => "uninitialized_read",
+            FindingKind::UninitializedCopy => "uninitialized_copy",
+            FindingKind::StackOverflow => "stack_overflow",
             FindingKind::UnusedMemory => "unused_memory",
             FindingKind::BarrierError => "barrier_error",
             FindingKind::Race => "race",

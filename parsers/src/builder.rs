@@ -479,9 +479,21 @@ impl ReportBuilder {
         let mut lines = Vec::new();
         for (name, bytes) in sources {
             match ncu::source::parse(bytes) {
-                Ok(l) => {
-                    self.input(name, InputKind::NcuSource, Tool::Ncu, l.len() as u64);
-                    lines.extend(l);
+                Ok(page) => {
+                    self.input(
+                        name,
+                        InputKind::NcuSource,
+                        Tool::Ncu,
+                        page.lines.len() as u64,
+                    );
+                    if !page.skipped.is_empty() {
+                        let message = match page.skipped.len() {
+                            1 => "a row of ncu's source page could not be read and was skipped, the rest counted".to_string(),
+                            n => format!("{n} rows of ncu's source page could not be read and were skipped, the rest counted"),
+                        } + ": " + &page.skipped.join("; ");
+                        self.warn(name, message);
+                    }
+                    lines.extend(page.lines);
                 }
                 Err(e) => {
                     let message = format!("could not read ncu source page: {e}");

@@ -500,3 +500,42 @@ fn xlas_out_of_memory_is_an_oom_at_the_users_line_once() {
     assert_eq!(oom.bytes, Some((125.02 * 1024.0 * 1024.0 * 1024.0) as u64));
     assert_eq!(oom.location.as_ref().unwrap().line, 21);
 }
+
+/// Every file under `dir` (recursively) whose name ends in `suffix`.
+fn files_under(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path, suffix));
+        } else if path.to_string_lossy().ends_with(suffix) {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_record_of_the_outside_programs_has_a_kind_of_its_own() {
+    // InitcheckApiError, StackOverflow and 2026.4's tool errors among them
+    // (sample-reports/outside/, one H200).
+    let xmls = files_under(&samples().join("outside"), ".xml");
+    assert!(xmls.len() >= 8, "{xmls:?}");
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in xmls {
+        for r in xml_records(&path) {
+            assert!(
+                !matches!(r.kind, RecordKind::Other(_)) && r.unrecognised.is_empty(),
+                "{}: {:?} {:?}",
+                path.display(),
+                r.kind,
+                r.unrecognised
+            );
+            kinds.insert(format!("{:?}", r.kind));
+        }
+    }
+    for kind in ["InitcheckApi", "StackOverflow", "ToolError"] {
+        assert!(kinds.contains(kind), "{kinds:?}");
+    }
+}

@@ -160,7 +160,7 @@ fn same_kernel(a: &Site, b: &Site) -> bool {
 /// memcheck's view of an assert.
 fn is_device_fault(site: &Site) -> bool {
     match site.kind {
-        FindingKind::InvalidAccess | FindingKind::DeviceAssert => true,
+        FindingKind::InvalidAccess | FindingKind::DeviceAssert | FindingKind::StackOverflow => true,
         FindingKind::DeviceException => site.kernel.as_deref() != Some("__assertfail"),
         _ => false,
     }

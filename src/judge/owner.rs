@@ -99,6 +99,7 @@ pub fn is_failure(kind: &FindingKind) -> bool {
         kind,
         FindingKind::Leak
             | FindingKind::UninitializedRead
+            | FindingKind::UninitializedCopy
             | FindingKind::UnusedMemory
             | FindingKind::BarrierError
             | FindingKind::Race
@@ -140,7 +141,10 @@ pub fn assign(report: &mut Report) {
         let mut ownership = of(site);
         site.doubt = None;
         if let Some(doubt) = &doubt
-            && site.kind == FindingKind::UninitializedRead
+            && matches!(
+                site.kind,
+                FindingKind::UninitializedRead | FindingKind::UninitializedCopy
+            )
         {
             site.doubt = Some(doubt.clone());
             // A framework's or library's read of a buffer no longer counts
@@ -194,7 +198,12 @@ pub fn of(site: &Site) -> Ownership {
         .as_deref()
         .and_then(by_kernel)
         .or_else(|| site.kernel.as_deref().and_then(by_kernel))
-        .or_else(|| site.location.as_ref().and_then(|l| by_file(&l.file)))
+        .or_else(|| {
+            site.location
+                .as_ref()
+                .and_then(|l| by_file(&l.file))
+                .filter(|_| !inlined_into_a_named_kernel(site))
+        })
         .or(found_module)
         .or_else(|| launching_python(&site.host_frames));
     let (owner, component, because) = found.unwrap_or((
@@ -307,6 +316,18 @@ fn aten_as_ncu_names_it(name: &str) -> Option<(Owner, String, String)> {
             "kernel name starts with `native::` (ncu's name for at::native)".to_string(),
         )
     })
+}
+
+/// A line of CUDA's own headers (libcu++'s atomics, cooperative groups,
+/// intrinsics) in a kernel whose name is no framework's or library's: the
+/// header's code was inlined into that kernel, whose author chose it, and
+/// ncu's source page places it there (`cuda_ptx_generated.h:2367` for
+/// `cuda::atomic_ref::fetch_add`, sample-reports/outside/libcu_atomics/).
+fn inlined_into_a_named_kernel(site: &Site) -> bool {
+    site.kernel.is_some()
+        && site.location.as_ref().is_some_and(|l| {
+            l.file.starts_with("/usr/local/cuda") || l.file.contains("/cuda/include/")
+        })
 }
 
 fn by_file(file: &str) -> Option<(Owner, String, String)> {

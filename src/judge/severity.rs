@@ -41,6 +41,14 @@ pub fn judge(report: &mut Report, policy: &Policy) {
             site.severity = Severity::Warning;
             continue;
         }
+        // A record of a kind this cudawatch does not know (a newer tool's):
+        // listed, and named on the verdict line, never a gating error of
+        // nobody's (issue 57: a false FINDINGS on a correct script).
+        if site.kind == FindingKind::Unrecognised && site.severity == Severity::Error {
+            site.tool_severity = Some(Severity::Error);
+            site.severity = Severity::Warning;
+            continue;
+        }
         // A returned error the program checked and got past (it went on
         // and finished normally under the tool) is not a crash: a program
         // that probes cudaMalloc sizes until one fits does this on purpose.

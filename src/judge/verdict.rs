@@ -74,6 +74,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
     let join = |parts: Vec<Option<String>>| -> String {
         parts.into_iter().flatten().collect::<Vec<_>>().join("; ")
     };
+    let unknown = unknown_kinds(report);
     let blocked = (!facts.blocked.is_empty()).then(|| {
         format!(
             "{} could not finish because of them",
@@ -103,6 +104,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                 folded,
                 checks,
                 blocked,
+                unknown.clone(),
                 outside,
                 accepted,
             ]),
@@ -132,6 +134,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
                 )),
                 ungated_checks,
                 not_checked(facts),
+                unknown.clone(),
                 outside,
                 accepted,
             ]),
@@ -159,6 +162,7 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             join(vec![
                 Some(format!("{what} (--fail-on {})", policy.fail_on.name())),
                 not_checked(facts),
+                unknown,
                 outside,
                 accepted,
             ]),
@@ -178,6 +182,30 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
         }
     }
     lines
+}
+
+/// `1 site of a record kind cudawatch does not know (InitcheckFoo), listed
+/// as a warning`: what a newer tool printed that this cudawatch cannot
+/// judge, named wherever the verdict lists sites.
+fn unknown_kinds(report: &Report) -> Option<String> {
+    let sites: Vec<&Site> = report
+        .findings
+        .iter()
+        .filter(|s| s.kind == cudawatch_model::FindingKind::Unrecognised)
+        .collect();
+    let first = sites.first()?;
+    Some(format!(
+        "{} of a record kind cudawatch does not know ({}{}), listed as {}: a newer cudawatch may \
+         judge it",
+        plural(sites.len() as u64, "site"),
+        crate::words::shorten(&first.message, 60),
+        if sites.len() > 1 { ", ..." } else { "" },
+        if sites.len() > 1 {
+            "warnings"
+        } else {
+            "a warning"
+        }
+    ))
 }
 
 /// `no errors found, with 1 warning (see Warnings); not checked: ...; not

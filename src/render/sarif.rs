@@ -203,6 +203,10 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::ApiError => "A CUDA API call returned an error",
         FindingKind::Leak => "Device memory allocated and never freed",
         FindingKind::UninitializedRead => "A kernel read device memory that nothing wrote",
+        FindingKind::UninitializedCopy => {
+            "A CUDA API call (a copy or a set) read device memory that nothing wrote"
+        }
+        FindingKind::StackOverflow => "A thread ran out of its call stack",
         FindingKind::UnusedMemory => "An allocation that was never used",
         FindingKind::BarrierError => "A barrier misused, e.g. __syncthreads() in divergent code",
         FindingKind::Race => "A shared-memory race between two accesses",

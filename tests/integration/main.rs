@@ -26,6 +26,7 @@ mod judging;
 mod memory_stage;
 mod mps;
 mod multi_gpu;
+mod outside_programs;
 mod parse;
 mod parse_evidence;
 mod precision;

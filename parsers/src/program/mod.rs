@@ -8,78 +8,11 @@
 use crate::model::{FindingKind, Frame, Severity, Site, SourceLocation, Tool};
 use crate::site::new_site;
 
+mod cuda_strings;
 mod pytest;
 pub mod ranks;
 
 use crate::traceback::{self, Failure};
-
-/// The strings of errors too common to find a line by (`out of memory`
-/// is also PyTorch's own allocator's words), for the message of a line that
-/// names the error only: PyTorch's `Search for 'cudaErrorMemoryAllocation'
-/// in https://...`, under a sanitizer with the caching allocator off
-/// (`sample-reports/beyond/hog-800mib/memcheck.stderr`), gave an empty one.
-const NAMED_ONLY_STRINGS: [(&str, &str); 2] = [
-    ("cudaErrorMemoryAllocation", "out of memory"),
-    ("cudaErrorInvalidValue", "invalid argument"),
-];
-
-/// Runtime error strings, for messages that print the string but not the name.
-const CUDA_ERROR_STRINGS: [(&str, &str, i64); 14] = [
-    (
-        "an illegal memory access was encountered",
-        "cudaErrorIllegalAddress",
-        700,
-    ),
-    ("device-side assert triggered", "cudaErrorAssert", 710),
-    ("misaligned address", "cudaErrorMisalignedAddress", 716),
-    ("unspecified launch failure", "cudaErrorLaunchFailure", 719),
-    (
-        "too many resources requested for launch",
-        "cudaErrorLaunchOutOfResources",
-        701,
-    ),
-    (
-        "invalid configuration argument",
-        "cudaErrorInvalidConfiguration",
-        9,
-    ),
-    (
-        "no kernel image is available for execution on the device",
-        "cudaErrorNoKernelImageForDevice",
-        209,
-    ),
-    (
-        "an illegal instruction was encountered",
-        "cudaErrorIllegalInstruction",
-        715,
-    ),
-    (
-        "the launch timed out and was terminated",
-        "cudaErrorLaunchTimeout",
-        702,
-    ),
-    ("invalid device ordinal", "cudaErrorInvalidDevice", 101),
-    (
-        "no CUDA-capable device is detected",
-        "cudaErrorNoDevice",
-        100,
-    ),
-    (
-        "CUDA driver version is insufficient for CUDA runtime version",
-        "cudaErrorInsufficientDriver",
-        35,
-    ),
-    (
-        "the provided PTX was compiled with an unsupported toolchain",
-        "cudaErrorUnsupportedPtxVersion",
-        222,
-    ),
-    (
-        "invalid device function",
-        "cudaErrorInvalidDeviceFunction",
-        98,
-    ),
-];
 
 const LIBRARY_PREFIXES: [&str; 7] = [
     "CUBLAS_STATUS_",
@@ -422,7 +355,9 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
 }
 
 /// Every CUDA error a line names: `cudaErrorX` tokens (with a code in
-/// parentheses when present) or a known runtime error string.
+/// parentheses when present), the driver's `CUDA_ERROR_X` names, or a
+/// runtime error string of CUDA 13's table (`cuda_strings::by_string`),
+/// each at the line's `at file:line` or `file:line` when it has one.
 fn cuda_errors(line: &str) -> Vec<Site> {
     let mut out = Vec::new();
     if line.contains("CUDA out of memory") {
@@ -447,28 +382,23 @@ fn cuda_errors(line: &str) -> Vec<Site> {
         }
         rest = &rest[i + token.len().max(1)..];
     }
-    if names.is_empty() {
-        for (string, name, code) in CUDA_ERROR_STRINGS {
-            if line.contains(string) && (line.contains("CUDA error") || line.contains("error:")) {
-                names.push((name.to_string(), Some(code)));
-            }
+    for error in cuda_strings::driver_names(line) {
+        if !names.iter().any(|(n, _)| *n == error.name) {
+            names.push((error.name.clone(), Some(error.code)));
         }
     }
+    if names.is_empty()
+        && let Some(error) = cuda_strings::by_string(line)
+    {
+        names.push((error.name.clone(), Some(error.code)));
+    }
     for (name, code) in names {
-        let message = CUDA_ERROR_STRINGS
-            .iter()
-            .find(|(_, n, _)| *n == name)
-            .map(|(s, _, _)| *s)
+        let message = cuda_strings::by_name(&name)
+            .map(|e| e.text.as_str())
             .or_else(|| {
                 line.rsplit(": ")
                     .next()
                     .filter(|m| !m.contains("cudaError") && !m.trim().is_empty())
-            })
-            .or_else(|| {
-                NAMED_ONLY_STRINGS
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, s)| *s)
             })
             .unwrap_or("");
         let kind = match name.as_str() {
@@ -485,7 +415,9 @@ fn cuda_errors(line: &str) -> Vec<Site> {
             Severity::Error,
             format!("{name}{code_text}: {}", message.trim()),
         );
-        site.location = at_location(line);
+        site.location = at_location(line).or_else(|| {
+            cuda_strings::source_position(line).map(|(file, line)| SourceLocation { file, line })
+        });
         site.error = Some(name.clone());
         site.id = crate::site::site_id(&site, &name);
         out.push(site);

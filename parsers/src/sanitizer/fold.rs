@@ -109,6 +109,9 @@ fn identity(record: &Record) -> (FindingKind, String) {
         }
         RecordKind::Leak => (FindingKind::Leak, user_frame()),
         RecordKind::Initcheck => (FindingKind::UninitializedRead, String::new()),
+        // One record per 32 bytes of one call: a site per calling line.
+        RecordKind::InitcheckApi => (FindingKind::UninitializedCopy, calling_line(record)),
+        RecordKind::StackOverflow => (FindingKind::StackOverflow, String::new()),
         RecordKind::UnusedMemory => (FindingKind::UnusedMemory, user_frame()),
         RecordKind::Synccheck => (
             FindingKind::BarrierError,
@@ -160,6 +163,23 @@ fn message_of(record: &Record) -> String {
             None => "device memory leaked".to_string(),
         },
         RecordKind::UnusedMemory => "allocation never used".to_string(),
+        RecordKind::InitcheckApi => match api_call(&record.host_frames).or_else(|| {
+            // The text's "on access by cudaMemcpy source".
+            record
+                .detail
+                .as_deref()?
+                .split_whitespace()
+                .next()
+                .map(str::to_string)
+        }) {
+            Some(api) => format!("{api} read device memory nothing wrote"),
+            None => "a CUDA API call (a copy or a set) read device memory nothing wrote".into(),
+        },
+        RecordKind::StackOverflow => {
+            "stack overflow: a thread ran out of its call stack (recursion too deep, or \
+             local arrays too large)"
+                .to_string()
+        }
         RecordKind::Synccheck => {
             format!(
                 "barrier error: {}",
@@ -185,8 +205,38 @@ fn message_of(record: &Record) -> String {
                 )
             }
         }
+        // A kind this cudawatch does not know, by the tool's own name for it.
+        RecordKind::Other(name) if !record.text.is_empty() && record.text != *name => {
+            format!("{name}: {}", record.text)
+        }
         RecordKind::Initcheck | RecordKind::ToolError | RecordKind::Other(_) => record.text.clone(),
     }
+}
+
+/// The CUDA call a host-API record was made in (`cudaMemcpyAsync`), from
+/// its host stack: the outermost frame of the CUDA runtime's or driver's
+/// own names, under the caller.
+fn api_call(frames: &[Frame]) -> Option<String> {
+    frames
+        .iter()
+        .filter_map(|f| f.func.as_deref())
+        .take_while(|name| !name.starts_with("at::") && !name.contains("::"))
+        .filter(|name| name.starts_with("cuda") || name.starts_with("cuMem"))
+        .last()
+        .map(str::to_string)
+}
+
+/// The line a host-API record was made from: its Python frame outside the
+/// runtime, else the user's native frame; empty when it has no host stack
+/// (initcheck as its stage runs it).
+fn calling_line(record: &Record) -> String {
+    record
+        .host_frames
+        .iter()
+        .find(|f| f.is_python() && !f.is_runtime())
+        .map(|f| f.to_string())
+        .or_else(|| user_native_frame(&record.host_frames).map(|f| f.to_string()))
+        .unwrap_or_default()
 }
 
 /// Turns one record into a one-count site (its id is set by the caller).
@@ -202,6 +252,7 @@ fn record_site(tool: Tool, record: Record) -> Site {
     if matches!(record.kind, RecordKind::Leak | RecordKind::UnusedMemory) {
         site.bytes = record.size;
     }
+
     if let Some(first) = &record.first_access {
         site.other = Some(crate::model::OtherAccess {
             access: first.direction.clone(),

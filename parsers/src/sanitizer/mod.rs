@@ -34,6 +34,12 @@ pub enum RecordKind {
     Leak,
     /// initcheck: a read of uninitialised global memory.
     Initcheck,
+    /// initcheck: a CUDA API call (`cudaMemcpy`'s source) read memory
+    /// nothing wrote (`InitcheckApiError`, "Host API uninitialized memory
+    /// access"), one record per 32 bytes.
+    InitcheckApi,
+    /// memcheck: a thread ran out of call stack (`StackOverflow`).
+    StackOverflow,
     /// initcheck `--track-unused-memory`.
     UnusedMemory,
     /// synccheck: a barrier error.
@@ -59,6 +65,8 @@ impl RecordKind {
             "Api" => RecordKind::Api,
             "Leak" => RecordKind::Leak,
             "Initcheck" => RecordKind::Initcheck,
+            "InitcheckApiError" => RecordKind::InitcheckApi,
+            "StackOverflow" => RecordKind::StackOverflow,
             "UnusedMemory" => RecordKind::UnusedMemory,
             "Synccheck" => RecordKind::Synccheck,
             "Analysis" => RecordKind::Analysis,
@@ -72,8 +80,13 @@ impl RecordKind {
     /// from every tool).
     pub fn tool(&self) -> Option<Tool> {
         match self {
-            RecordKind::Precise | RecordKind::Imprecise | RecordKind::Leak => Some(Tool::Memcheck),
-            RecordKind::Initcheck | RecordKind::UnusedMemory => Some(Tool::Initcheck),
+            RecordKind::Precise
+            | RecordKind::Imprecise
+            | RecordKind::Leak
+            | RecordKind::StackOverflow => Some(Tool::Memcheck),
+            RecordKind::Initcheck | RecordKind::UnusedMemory | RecordKind::InitcheckApi => {
+                Some(Tool::Initcheck)
+            }
             RecordKind::Synccheck => Some(Tool::Synccheck),
             RecordKind::Analysis | RecordKind::Hazard => Some(Tool::Racecheck),
             RecordKind::Api | RecordKind::ToolError | RecordKind::Other(_) => None,

@@ -204,6 +204,21 @@ fn header(body: &str) -> Option<Record> {
         record.size = size_of(rest);
         return Some(record);
     }
+    if body.starts_with("Host API memory access error") {
+        // initcheck's host-API record: "Uninitialized access to ADDR on
+        // access by cudaMemcpy source" follows (sample-reports/outside/).
+        let mut record = Record::new(RecordKind::InitcheckApi);
+        record.text = body.to_string();
+        record.size = body
+            .split_once("of size ")
+            .and_then(|(_, s)| first_number(s));
+        return Some(record);
+    }
+    if body == "Stack overflow" {
+        let mut record = Record::new(RecordKind::StackOverflow);
+        record.text = body.to_string();
+        return Some(record);
+    }
     if body.starts_with("Uninitialized ") {
         let mut record = Record::new(RecordKind::Initcheck);
         record.text = body.to_string();
@@ -301,6 +316,13 @@ fn detail(record: &mut Record, line: &str) {
         if let Some((_, what)) = rest.split_once(" is ") {
             record.detail = Some(what.to_string());
         }
+    } else if let Some(rest) = line.strip_prefix("Uninitialized access to ") {
+        // A host-API record's first uninitialised byte and its call.
+        let mut words = rest.split_whitespace();
+        record.address = words.next().and_then(parse_u64);
+        record.detail = rest
+            .split_once("on access by ")
+            .map(|(_, by)| by.to_string());
     } else if let Some(rest) = line.strip_prefix("Address ") {
         record.address = rest.split_whitespace().next().and_then(parse_u64);
     } else if let Some(rest) = line.strip_prefix("and is ") {

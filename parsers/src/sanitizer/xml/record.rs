@@ -97,6 +97,8 @@ pub(super) const KNOWN: &[&str] = &[
     "hostStack/saveLocation",
     "kind",
     "level",
+    "what/accessAddress",
+    "what/accessSize",
     "what/address",
     "what/allocation/address",
     "what/allocation/size",
@@ -120,6 +122,7 @@ pub(super) const KNOWN: &[&str] = &[
     "what/destination/where/pc",
     "what/direction",
     "what/error",
+    "what/errorAddress",
     "what/exception",
     "what/message",
     "what/pc",
@@ -258,6 +261,11 @@ pub(super) fn to_record(raw: &RawRecord) -> Record {
         }
         RecordKind::Analysis => analysis(&f, &mut record),
         RecordKind::Hazard => hazard(&f, &mut record),
+        RecordKind::InitcheckApi => {
+            // The first uninitialised byte; the call's whole access.
+            record.address = f.get("what/errorAddress").and_then(parse_u64);
+            record.size = f.get("what/accessSize").and_then(parse_u64);
+        }
         _ => {}
     }
     if matches!(kind, RecordKind::Imprecise) && record.func.is_none() {

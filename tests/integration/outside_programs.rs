@@ -1,0 +1,250 @@
+//! What the tools printed for programs written as code outside this
+//! project is (sample-reports/outside/, one H200): each record kind read as
+//! its own kind with its owner and place, ncu's pages of libcu++ atomics
+//! read, and an error macro's own line found, with the core dump run for it.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::helpers::{Output, cudawatch, json, root, run, sample, site_of_kind};
+use crate::run::stage;
+
+fn outside(path: &str) -> PathBuf {
+    sample("outside").join(path)
+}
+
+/// `cudawatch parse --format json` of `files`.
+fn parse(files: &[&str]) -> (Output, Value) {
+    let out = run(cudawatch()
+        .args(["--color", "never", "parse", "--format", "json"])
+        .args(files.iter().map(|f| outside(f))));
+    let report = json(&out);
+    (out, report)
+}
+
+#[test]
+fn a_host_copy_of_memory_nobody_wrote_is_its_own_kind_at_the_copying_line() {
+    // As the stage runs initcheck (no host stacks): one site for 256
+    // records of 32 bytes, named for what it is.
+    let (out, report) = parse(&["host_api_uninit/initcheck.xml"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let site = site_of_kind(&report, "uninitialized_copy");
+    assert_eq!(site["count"], 256, "{site}");
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1);
+    // With host stacks: the call and the user's native frame that made it.
+    let (_, report) = parse(&["host_api_uninit/host-stacks.xml"]);
+    let site = site_of_kind(&report, "uninitialized_copy");
+    assert!(
+        site["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("cudaMemcpy read device memory nothing wrote"),
+        "{site}"
+    );
+    assert!(site["launch_frame"]["func"] == "main", "{site}");
+    // From PyTorch: the copy is ATen's, the line that asked for it the
+    // user's, so it gates there.
+    let (out, report) = parse(&["torch_empty_copy/run/initcheck/host-stacks.xml"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let site = site_of_kind(&report, "uninitialized_copy");
+    assert_eq!(site["python_frame"]["line"], 11, "{site}");
+    assert_eq!(site["owner"]["owner"], "framework");
+    assert_eq!(site["owner"]["user_call"], true);
+    assert!(
+        site["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("cudaMemcpyAsync"),
+        "{site}"
+    );
+    assert!(
+        out.stderr.contains("torch_empty_copy.py:11"),
+        "{}",
+        out.stderr
+    );
+    // The text a user's own `compute-sanitizer --tool initcheck` printed.
+    let (_, report) = parse(&["host_api_uninit/plain.out"]);
+    let site = site_of_kind(&report, "uninitialized_copy");
+    assert!(
+        site["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("cudaMemcpy read"),
+        "{site}"
+    );
+    // explain knows it.
+    let explained = run(cudawatch().args(["explain", "uninitialized_copy"]));
+    assert_eq!(explained.code, 0, "{}", explained.stderr);
+    assert!(
+        explained
+            .stdout
+            .contains("Host API uninitialized memory access"),
+        "{}",
+        explained.stdout
+    );
+}
+
+#[test]
+fn a_stack_overflow_is_one_site_of_its_own_kind_at_the_users_line() {
+    let (out, report) = parse(&["stack_overflow/memcheck.xml", "stack_overflow/memcheck.out"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let site = site_of_kind(&report, "stack_overflow");
+    assert_eq!(site["location"]["line"], 8, "{site}");
+    assert_eq!(site["kernel"], "depth_sum");
+    assert_eq!(site["owner"]["owner"], "user");
+    assert_eq!(site["severity"], "error");
+    let kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["kind"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.contains(&"unrecognised"), "{kinds:?}");
+    let explained = run(cudawatch().args(["explain", "stack_overflow"]));
+    assert!(
+        explained.stdout.contains("call stack"),
+        "{}",
+        explained.stdout
+    );
+}
+
+#[test]
+fn ncus_page_of_libcu_atomics_is_read_with_its_rows_and_its_owner_is_the_kernels() {
+    let dir = "libcu_atomics/run/ncu";
+    let (out, report) = parse(&[&format!("{dir}/raw.csv"), &format!("{dir}/source-0.csv")]);
+    // Read whole (it was "malformed CSV ... \"Atomic\" is not a figure"):
+    // the atomic's line in CUDA's header with its sectors, in the user's
+    // kernel, so the user's.
+    assert_ne!(out.code, 3, "{}", out.stderr);
+    assert!(
+        report["warnings"].as_array().is_none_or(|w| w.is_empty()),
+        "{}",
+        report["warnings"]
+    );
+    let lines = report["wasteful_lines"].as_array().unwrap();
+    let atomic = lines
+        .iter()
+        .find(|l| l["location"]["line"] == 2367)
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert_eq!(atomic["excessive_sectors"], 759808.0);
+    assert_eq!(atomic["access"], "Atomic");
+    assert!(
+        atomic["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("cuda_ptx_generated.h")
+    );
+    assert!(
+        atomic["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("{ asm volatile(\"atom.add.relaxed.gpu.u32 %0,[%1],%2;\""),
+        "{atomic}"
+    );
+    let site = site_of_kind(&report, "uncoalesced_access");
+    assert_eq!(site["owner"]["owner"], "user", "{site}");
+}
+
+#[test]
+fn an_error_macros_own_line_is_a_site_and_the_core_dump_runs_for_it() {
+    // The program's own words on its plain run (CUDA_LAUNCH_BLOCKING=1: the
+    // launch's line), and its exit 1, replayed.
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("error_macro");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\ncat {} >&2\nexit 1\n",
+            outside("error_macro/run/plain/stderr").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let out = run(cudawatch()
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", root().join("tests/fakes").display()),
+        )
+        .args([
+            "--color",
+            "never",
+            "run",
+            "--stages",
+            "plain,coredump",
+            "--format",
+            "json",
+        ])
+        .arg("--out-dir")
+        .arg(tmp.path().join("run"))
+        .arg("--")
+        .arg(&program));
+    let report = json(&out);
+    let site = site_of_kind(&report, "cuda_error");
+    assert_eq!(site["error"], "cudaErrorIllegalAddress", "{site}");
+    assert_eq!(site["location"]["line"], 41, "{site}");
+    assert!(
+        site["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("error_macro.cu")
+    );
+    // The core dump stage was run for it, not "not needed" (this program
+    // writes no dump: the stage says so).
+    let coredump = stage(&report, "coredump");
+    assert!(
+        !coredump["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("not needed"),
+        "{coredump}"
+    );
+    assert!(coredump["end"].is_object(), "{coredump}");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+}
+
+#[test]
+fn compute_sanitizer_2026_4s_duplicate_kernel_records_are_its_own_failure_not_clean() {
+    let (out, report) = parse(&["duplicate_kernels/memcheck.xml"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(report["findings"].as_array().unwrap().is_empty());
+    let said = report["warnings"].to_string();
+    assert!(said.contains("Duplicate entry kernels named"), "{said}");
+}
+
+#[test]
+fn a_record_kind_a_newer_tool_prints_is_a_warning_the_verdict_names_never_a_gating_error() {
+    // A real initcheck capture whose records a newer release might call
+    // something else.
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = std::fs::read_to_string(sample("uninit_read").join("initcheck.xml"))
+        .unwrap()
+        .replace(
+            "<kind>Initcheck</kind>",
+            "<kind>InitcheckFutureError</kind>",
+        );
+    let path = tmp.path().join("initcheck.xml");
+    std::fs::write(&path, xml).unwrap();
+    let out = run(cudawatch()
+        .args(["--color", "never", "parse", "--format", "json"])
+        .arg(&path));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    let site = site_of_kind(&report, "unrecognised");
+    assert_eq!(site["severity"], "warning", "{site}");
+    let verdict = report["verdict"].to_string();
+    assert!(
+        verdict.contains("of a record kind cudawatch does not know")
+            && verdict.contains("InitcheckFutureError"),
+        "{verdict}"
+    );
+    // --fail-on warning gates it, as every warning.
+    let strict = run(cudawatch()
+        .args(["parse", "--fail-on", "warning"])
+        .arg(&path));
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+}
