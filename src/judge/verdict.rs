@@ -181,7 +181,40 @@ pub fn lines(facts: &Facts<'_>, report: &Report, policy: &Policy) -> Vec<Verdict
             push(VerdictLabel::Clean, line);
         }
     }
-    lines
+    one_line_decides(lines)
+}
+
+/// One line, last, says what decides the exit code: a run that has
+/// findings (or failed checks) and could not check everything is
+/// inconclusive (exit 3) with them, not two lines whose last says
+/// FINDINGS over an exit 3 (a CI log's last line is what people read).
+fn one_line_decides(lines: Vec<VerdictLine>) -> Vec<VerdictLine> {
+    let found = lines
+        .iter()
+        .find(|l| matches!(l.label, VerdictLabel::Findings | VerdictLabel::Failed))
+        .cloned();
+    let inconclusive: Vec<String> = lines
+        .iter()
+        .filter(|l| l.label == VerdictLabel::Inconclusive)
+        .map(|l| l.text.clone())
+        .collect();
+    let Some(found) = found.filter(|_| !inconclusive.is_empty()) else {
+        return lines;
+    };
+    let with = if found.label == VerdictLabel::Findings {
+        "with findings"
+    } else {
+        "with failed checks"
+    };
+    let mut merged: Vec<VerdictLine> = lines
+        .into_iter()
+        .filter(|l| l.label == VerdictLabel::Interrupted)
+        .collect();
+    merged.push(VerdictLine {
+        label: VerdictLabel::Inconclusive,
+        text: format!("{with}: {}; and {}", found.text, inconclusive.join("; ")),
+    });
+    merged
 }
 
 /// `1 site of a record kind cudawatch does not know (InitcheckFoo), listed

@@ -4,6 +4,7 @@
 //! captures and misbehave on demand.
 
 mod architecture;
+mod capture_folders;
 mod checklist;
 mod concurrency;
 mod config;

@@ -839,7 +839,8 @@ fn a_program_that_prints_more_than_cudawatch_reads_is_judged_from_both_ends() {
     let program = tmp.path().join("chatty.sh");
     std::fs::write(
         &program,
-        "#!/bin/sh\necho starting\nhead -c 140000000 /dev/zero | tr '\\0' 'x' | fold -w 100\n\
+        "#!/bin/sh\necho starting\nyes \"$(head -c 100000 /dev/zero | tr '\\0' x)\" \
+         | head -c 140000000\n\
          echo\necho 'RuntimeError: CUDA error: an illegal memory access was encountered' >&2\n\
          exit 1\n",
     )
@@ -872,7 +873,9 @@ fn a_program_that_prints_more_than_cudawatch_reads_is_judged_from_both_ends() {
     // What it found gates; what it did not read keeps the plain run from
     // vouching.
     assert!(
-        out.stderr.contains("INCONCLUSIVE: plain (")
+        out.stderr
+            .contains("INCONCLUSIVE: with findings: root cause: plain cuda_error")
+            && out.stderr.contains("; and plain (")
             && out.stderr.contains("could not really check"),
         "{}",
         out.stderr

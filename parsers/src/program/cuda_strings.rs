@@ -114,6 +114,9 @@ pub fn by_name(name: &str) -> Option<&'static CudaError> {
 /// the runtime error of the same code and string where there is one (what
 /// the rest of cudawatch knows errors by), else as itself.
 pub fn driver_names(line: &str) -> Vec<&'static CudaError> {
+    if !line.contains("CUDA_ERROR_") {
+        return Vec::new();
+    }
     let (runtime, driver) = table();
     let mut out: Vec<&CudaError> = Vec::new();
     for token in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {

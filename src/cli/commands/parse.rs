@@ -391,6 +391,12 @@ fn names_tool_output(path: &std::path::Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
+    // A tool run's stderr is its program's: compute-sanitizer and ncu
+    // write their own words on stdout, so an empty `memcheck.stderr` is a
+    // quiet program, as every clean capture leaves it.
+    if name.ends_with("stderr") {
+        return false;
+    }
     name.ends_with(".xml")
         || name.ends_with(".csv")
         || [
