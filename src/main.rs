@@ -53,6 +53,10 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(error) => {
+            let error = match &resolved.file {
+                Some(file) => file.attribute(error),
+                None => error,
+            };
             render::stderr::error(&error.to_string());
             error.exit_code()
         }

@@ -51,6 +51,37 @@ pub struct FileSetting {
     line: usize,
 }
 
+impl ConfigFile {
+    /// An error about a flag's value (`--baseline x.json: no such file`)
+    /// that came from this file names the file, line and key instead
+    /// (`cudawatch.toml:3: baseline = "x.json": no such file`): nobody
+    /// typed the flag.
+    pub fn attribute(&self, error: ExpectedError) -> ExpectedError {
+        let ExpectedError::Input { path, message } = &error else {
+            return error;
+        };
+        let Some((flag, value)) = path.strip_prefix("--").and_then(|p| p.split_once(' ')) else {
+            return error;
+        };
+        match self
+            .settings
+            .iter()
+            .find(|s| s.key == flag && s.values.iter().any(|v| v == value))
+        {
+            Some(setting) => ExpectedError::Input {
+                path: format!(
+                    "{}:{}: {} = {value:?}",
+                    self.path.display(),
+                    setting.line,
+                    setting.key
+                ),
+                message: message.clone(),
+            },
+            None => error,
+        }
+    }
+}
+
 /// Where a resolved setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {

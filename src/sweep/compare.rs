@@ -25,7 +25,9 @@ pub struct Previous {
 
 /// Reads a baseline: a sweep directory (its `report.json`), a merged
 /// sweep report (`.json`) or a history file (`.jsonl`, its last line).
-pub fn load_baseline(path: &Path) -> Result<Previous, ExpectedError> {
+/// A history with no sweep yet (the first night's, which that night's
+/// `--history` starts) is no baseline: `None`.
+pub fn load_baseline(path: &Path) -> Result<Option<Previous>, ExpectedError> {
     let error = |message: String| ExpectedError::Input {
         path: path.display().to_string(),
         message,
@@ -33,11 +35,10 @@ pub fn load_baseline(path: &Path) -> Result<Previous, ExpectedError> {
     let source = path.display().to_string();
     if path.extension().is_some_and(|e| e == "jsonl") {
         let (entries, _) = read_history(path)?;
-        let entry = entries
+        return Ok(entries
             .into_iter()
             .last()
-            .ok_or_else(|| error("the history has no sweep yet".into()))?;
-        return Ok(Previous { source, entry });
+            .map(|entry| Previous { source, entry }));
     }
     let file = if path.is_dir() {
         path.join("report.json")
@@ -52,10 +53,10 @@ pub fn load_baseline(path: &Path) -> Result<Previous, ExpectedError> {
     })?;
     let report: SweepReport = serde_json::from_slice(&bytes)
         .map_err(|e| error(format!("not a cudawatch sweep report: {e}")))?;
-    Ok(Previous {
+    Ok(Some(Previous {
         source,
         entry: entry_of(&report, "", 0.0, ""),
-    })
+    }))
 }
 
 /// The history line of a sweep report.

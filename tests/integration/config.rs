@@ -434,3 +434,59 @@ fn a_settings_file_makes_its_folder_the_source_root_wherever_in_the_project_cuda
         "outside the root the file set: {file}"
     );
 }
+
+#[test]
+fn a_baseline_the_settings_file_names_that_is_missing_is_named_by_file_line_and_key() {
+    // docs/ci.md's settings file on the first CI run, before its first step
+    // made the files: the error named `--baseline`, a flag nobody typed.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cudawatch.toml"),
+        "fail-on = \"error\"\nbaseline = \".cudawatch/baseline.json\"\n",
+    )
+    .unwrap();
+    let out = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .current_dir(tmp.path())
+            .args(["run", "--stages", "plain", "--", "true"]),
+    );
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("cudawatch.toml:2: baseline = \"")
+            && out.stderr.contains(".cudawatch/baseline.json\"")
+            && !out.stderr.contains("--baseline"),
+        "{}",
+        out.stderr
+    );
+    // docs/ci.md's first step, then the same run: it reads them.
+    let dot = tmp.path().join(".cudawatch");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(dot.join("suppress.toml"), "").unwrap();
+    std::fs::rename(
+        tmp.path().join("cudawatch.toml"),
+        tmp.path().join("later.toml"),
+    )
+    .unwrap();
+    let first = crate::helpers::run(crate::helpers::cudawatch().current_dir(tmp.path()).args([
+        "run",
+        "--stages",
+        "plain",
+        "--out-dir",
+        ".cudawatch/first",
+        "--",
+        "true",
+    ]));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    std::fs::copy(dot.join("first/report.json"), dot.join("baseline.json")).unwrap();
+    std::fs::rename(
+        tmp.path().join("later.toml"),
+        tmp.path().join("cudawatch.toml"),
+    )
+    .unwrap();
+    let gated = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .current_dir(tmp.path())
+            .args(["run", "--stages", "plain", "--", "true"]),
+    );
+    assert_eq!(gated.code, 0, "{}", gated.stderr);
+}

@@ -474,3 +474,25 @@ fn an_oom_seen_only_by_the_memory_stage_gates_once() {
         .count();
     assert_eq!(ooms, 1, "{report}");
 }
+
+#[test]
+fn gating_on_oom_recovery_without_its_stage_is_refused_not_passed_in_silence() {
+    // It was CLEAN, exit 0: a gate on a check that never ran.
+    let out = run(crate::helpers::cudawatch().args([
+        "run",
+        "--stages",
+        "plain,memory",
+        "--gate-oom-recovery",
+        "--",
+        "python3",
+        "prog.py",
+    ]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "--gate-oom-recovery gates the oom-recovery stage, which this run's stages leave out"
+        ),
+        "{}",
+        out.stderr
+    );
+}

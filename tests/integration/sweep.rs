@@ -619,12 +619,24 @@ fn night_to_night_targets_are_new_fixed_still_failing_or_flaky() {
     };
     let history = tmp.path().join("history.jsonl");
     let first = tmp.path().join("sweep-1");
+    // The first night as docs/sweeps.md's nightly command runs it: the
+    // history is its baseline and its record, and does not exist yet.
+    let h = history.to_str().unwrap();
     let o = run(sweep_cmd(
         &night(1, "clean", "oob_write"),
         &first,
-        &["--history", history.to_str().unwrap()],
+        &["--baseline", h, "--history", h],
     ));
     assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("no baseline yet") && o.stderr.contains("this sweep's line starts it"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&history).unwrap().lines().count(),
+        1
+    );
     let second = tmp.path().join("sweep-2");
     let o = run(sweep_cmd(
         &night(2, "oob_write", "clean"),

@@ -36,6 +36,16 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             twice.name()
         )));
     }
+    // A gate on a stage the run will not have would pass in silence.
+    if args.output.gate.gate_oom_recovery
+        && !args.stages.contains(&cudawatch_model::Tool::OomRecovery)
+    {
+        return Err(ExpectedError::Usage(
+            "--gate-oom-recovery gates the oom-recovery stage, which this run's stages leave out: \
+             add it (--stages plain,memory,oom-recovery,...) or leave the flag out"
+                .into(),
+        ));
+    }
     plan::program::check(&args.program, Path::new("."))?;
     let mut run_settings = settings::run_settings(args);
     // compute-sanitizer would refuse it in every stage, an hour in.

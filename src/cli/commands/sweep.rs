@@ -168,11 +168,25 @@ fn earlier(
     gate: &SweepGateArgs,
     history: Option<&Path>,
 ) -> Result<(Option<Previous>, Vec<cudawatch_model::HistoryEntry>), ExpectedError> {
-    let baseline = gate
-        .sweep_baseline
-        .as_deref()
-        .map(compare::load_baseline)
-        .transpose()?;
+    let baseline = match gate.sweep_baseline.as_deref() {
+        Some(path) => {
+            let previous = compare::load_baseline(path)?;
+            if previous.is_none() {
+                render::stderr::note(&format!(
+                    "no baseline yet: {} has no sweep before this one, so nothing is compared \
+                     tonight{}",
+                    path.display(),
+                    if history == Some(path) {
+                        "; this sweep's line starts it"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            previous
+        }
+        None => None,
+    };
     let entries = match history {
         Some(path) => {
             let (entries, warnings) = compare::read_history(path)?;
