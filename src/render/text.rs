@@ -170,7 +170,11 @@ fn break_point(word: &str, room: usize) -> usize {
                 used += c.width().unwrap_or(0);
                 used > room
             })
-            .map_or(word.len(), |(i, _)| i.max(1))
+            .map_or(word.len(), |(i, c)| {
+                // A first character wider than the room (a CJK character
+                // with one column left) goes whole: never half a character.
+                if i == 0 { c.len_utf8() } else { i }
+            })
     })
 }
 
@@ -449,5 +453,24 @@ mod tests {
             "{s}"
         );
         assert!(widest(&s) <= 40, "{s}");
+    }
+
+    #[test]
+    fn a_wide_character_where_one_column_is_left_is_never_cut_in_half() {
+        // A report whose stage reason began with spaces and then '界'
+        // panicked here (a char boundary inside it), exit 101.
+        for width in 1..8 {
+            for text in [
+                "      界界界",
+                "  界",
+                "界",
+                "a界b界c界d",
+                "        界 界 界",
+            ] {
+                let wrapped = wrap(text, Some(width), "", "      ");
+                assert!(wrapped.contains('界'), "{width}: {wrapped:?}");
+                let _ = fit(&format!("{text}\n"), Some(width));
+            }
+        }
     }
 }
