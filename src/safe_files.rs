@@ -60,9 +60,27 @@ pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 }
 
 /// Reads a file the user named on the command line (a report to render
-/// or compare, which may be a link they made), at most `limit` bytes.
+/// or compare, which may be a link they made), at most `limit` bytes. What
+/// it names must be a regular file: opening a FIFO waits for a writer
+/// that may never come, and a device never ends.
 pub fn read_named_at_most(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    read_bounded(File::open(path)?, limit)
+    let not_regular = || {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO or device is never read: save it to a file first)",
+        )
+    };
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nonblock())
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    read_bounded(file, limit)
 }
 
 /// `file` whole, refused when it is or grows over `limit` bytes.

@@ -11,6 +11,14 @@ use cudawatch_model::{Change, FixedSite, HistoryEntry, HistoryTarget, SweepRepor
 
 use crate::errors::ExpectedError;
 
+/// The most cudawatch reads of an earlier sweep's report: sites folded
+/// across targets keep it small (a thousand targets: a few MB); a larger
+/// file is refused before it is read.
+const MAX_SWEEP_REPORT_BYTES: u64 = 64 << 20;
+
+/// The most cudawatch reads of a history file: a line a night.
+const MAX_HISTORY_BYTES: u64 = 256 << 20;
+
 /// How many earlier sweeps the trend shows.
 pub const TREND_LENGTH: usize = 30;
 
@@ -45,7 +53,7 @@ pub fn load_baseline(path: &Path) -> Result<Option<Previous>, ExpectedError> {
     } else {
         path.to_path_buf()
     };
-    let bytes = crate::safe_files::read(&file).map_err(|e| {
+    let bytes = crate::safe_files::read_at_most(&file, MAX_SWEEP_REPORT_BYTES).map_err(|e| {
         error(format!(
             "no sweep report to compare with ({}: {e})",
             file.display()
@@ -174,7 +182,7 @@ pub fn compare(report: &mut SweepReport, previous: &Previous) {
 /// Every readable line of a history file, oldest first, and a warning per
 /// line that is not one (a line cut by a crash is skipped, not fatal).
 pub fn read_history(path: &Path) -> Result<(Vec<HistoryEntry>, Vec<String>), ExpectedError> {
-    let text = match crate::safe_files::read(path) {
+    let text = match crate::safe_files::read_at_most(path, MAX_HISTORY_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(e) => {

@@ -882,3 +882,37 @@ fn a_program_that_prints_more_than_cudawatch_reads_is_judged_from_both_ends() {
     );
     assert_eq!(out.code, 3, "{}", out.stderr);
 }
+
+#[test]
+fn a_fifo_named_to_report_parse_or_diff_is_refused_at_once_never_waited_on() {
+    // Each blocked forever: opening a FIFO waits for a writer.
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("report.json");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let fifo = fifo.to_str().unwrap();
+    for args in [
+        vec!["report", fifo],
+        vec!["parse", fifo],
+        vec!["diff", fifo, fifo],
+    ] {
+        let out = crate::helpers::run(crate::helpers::cudawatch().args(&args));
+        assert_eq!(out.code, 4, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("not a regular file"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    // A pipe through its descriptor is still read: `parse -`.
+    let out = crate::helpers::run(crate::helpers::cudawatch().args(["parse", "-"]).stdin(
+        std::fs::File::open(crate::helpers::sample("oob_write").join("memcheck.xml")).unwrap(),
+    ));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+}

@@ -138,6 +138,16 @@ fn classify_all(paths: &[PathBuf]) -> Result<Vec<Classified>, ExpectedError> {
         .iter()
         .map(|path| {
             let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            // A pipe is read through its descriptor (`-`, `<(...)`); a
+            // FIFO or device named by a path waits or never ends.
+            if !regular && !is_descriptor(path) {
+                return Err(input_error(
+                    path,
+                    "not a regular file (a FIFO or device is never read): pipe it in as \
+                     `cudawatch parse -` or save it to a file"
+                        .into(),
+                ));
+            }
             let (head, bytes) = if regular {
                 (head(path), None)
             } else {
@@ -171,6 +181,14 @@ fn classify_all(paths: &[PathBuf]) -> Result<Vec<Classified>, ExpectedError> {
             })
         })
         .collect()
+}
+
+/// Whether `path` names an open descriptor, as `-` (`/dev/stdin`) and a
+/// shell's `<(...)` (`/dev/fd/63`) do.
+fn is_descriptor(path: &Path) -> bool {
+    path == Path::new("/dev/stdin")
+        || path.starts_with("/dev/fd")
+        || path.starts_with("/proc/self/fd")
 }
 
 /// The kind of a log from its first tool line anywhere in it.

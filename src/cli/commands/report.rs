@@ -48,6 +48,12 @@ fn what_it_is(path: &std::path::Path) -> Input {
             "no such file or directory: give a run directory (cudawatch-runs/<run>) or its report.json"
                 .into(),
         )
+    } else if !path.is_file() {
+        // A FIFO would wait for a writer forever, a device never end.
+        Input::Wrong(
+            "not a regular file (a FIFO or device is never read): save the report to a file first"
+                .into(),
+        )
     } else if looks_like_tool_output(path) {
         Input::Wrong(format!(
             "tool output, not a cudawatch report: cudawatch parse {shown} reads it"
@@ -70,7 +76,7 @@ fn looks_like_tool_output(path: &std::path::Path) -> bool {
 
 /// Whether a JSON file is a sweep's `report.json` (it has a `sweep_id`).
 fn is_sweep_report(path: &std::path::Path) -> bool {
-    std::fs::read(path)
+    crate::safe_files::read_named_at_most(path, baseline::MAX_REPORT_BYTES)
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
         .is_some_and(|v| v.get("sweep_id").is_some())
