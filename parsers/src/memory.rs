@@ -43,6 +43,10 @@ pub struct HookFacts {
     /// Whether the program initialised CUDA through torch.
     #[serde(default)]
     pub cuda_initialized: bool,
+    /// Whether the process that wrote the facts had CUDA initialised at
+    /// its exit, in any stage (hooks before 2026-11-28 did not say).
+    #[serde(default)]
+    pub cuda_used: Option<bool>,
     /// Whether the allocator's history could be turned on.
     #[serde(default)]
     pub history: Option<bool>,

@@ -162,7 +162,15 @@ async fn run_stages(
             // An out-of-memory error or a collective's timeout the tool stages
             // would only meet again;
             // a device exception the core dump can place.
-            let sites = crate::tools::plain::sites_in(&stage.dir);
+            // Only a failure of the program blocks what comes after it: a
+            // line it printed and got past (an OOM a batch-size finder
+            // recovers from, a caught error) leaves every stage to run.
+            let failed = record.timed_out || record.end != cudawatch_model::ProcessEnd::Exited(0);
+            let sites = if failed {
+                crate::tools::plain::sites_in(&stage.dir)
+            } else {
+                Vec::new()
+            };
             record.out_of_memory_at = crate::tools::plain::out_of_memory_at(&sites);
             record.collective_timeout_at = crate::tools::plain::collective_timeout_at(&sites);
             record.device_exception = crate::tools::plain::device_exception_at(&sites);

@@ -134,6 +134,14 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
             ),
         );
     }
+    if hook.cuda_used == Some(false) {
+        return (
+            Outcome::Skipped,
+            "not applicable: the program imported torch but never used CUDA, so it had no \
+             stream to race on"
+                .into(),
+        );
+    }
     let torch = hook.torch_version.as_deref().unwrap_or("?");
     match hook.csan_enabled {
         Some(true) => {}

@@ -61,7 +61,7 @@ fn csan_stage(case: &Case) -> serde_json::Value {
     stage(&json(&case.out), "csan").clone()
 }
 
-const USES_TORCH: &str = "import torch\nprint('step 0 loss 2.31')\n";
+const USES_TORCH: &str = "import torch\ntorch.cuda.init()\nprint('step 0 loss 2.31')\n";
 
 /// Prints PyTorch's real race report and raises as CSAN does, only when
 /// CSAN is on; plainly the program is silent and exits 0 (as on the H100).
@@ -290,8 +290,9 @@ fn a_program_stopped_under_csan_by_a_failure_already_found_is_blocked_not_inconc
     let assert_line = "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): \
         block: [0,0,0], thread: [0,0,0] Assertion `-sizes[i] <= index && index < sizes[i] \
         && \"index out of bounds\"` failed.";
-    let program =
-        format!("import sys, torch\nsys.stderr.write({assert_line:?} + '\\n')\nsys.exit(1)\n");
+    let program = format!(
+        "import sys, torch\ntorch.cuda.init()\nsys.stderr.write({assert_line:?} + '\\n')\nsys.exit(1)\n"
+    );
     let case = csan_run(&program, &[]);
     assert_eq!(case.out.code, 1, "{}", case.out.stderr);
     let csan = csan_stage(&case);
@@ -318,6 +319,7 @@ if pid == 0:
     open(os.path.join(os.environ['MARKER_DIR'], os.environ['CUDAWATCH_STAGE'] + '-child-' + str(_sanitizer.cuda_sanitizer.enabled)), 'w').close()
     os._exit(0)
 os.waitpid(pid, 0)
+torch.cuda.init()
 open(os.path.join(os.environ['MARKER_DIR'], os.environ['CUDAWATCH_STAGE'] + '-parent-' + str(_sanitizer.cuda_sanitizer.enabled)), 'w').close()
 print('step 0 loss 2.31')
 ";
@@ -417,6 +419,7 @@ fn operators_captured_into_a_cuda_graph_are_not_races_and_the_stage_says_csan_di
 /// A function compiled with torch.compile (as a decorator with options,
 /// and by a call), then run.
 const COMPILES: &str = "import torch
+torch.cuda.init()
 @torch.compile(mode='max-autotune')
 def scaled(x):
     return torch.fake_op('aten::mul')
@@ -504,5 +507,26 @@ fn the_hook_keeps_cudnn_benchmark_mode_off_when_told_and_counts_the_programs_req
     assert_eq!(
         String::from_utf8_lossy(&as_asked.stdout),
         "[True, True, True]\n"
+    );
+}
+
+#[test]
+fn csan_of_a_torch_program_that_never_used_cuda_is_not_applicable_never_a_pass() {
+    // It was "no races between streams: pass" and CLEAN, where the memory
+    // stage beside it said the program never used CUDA.
+    let case = csan_run("import torch\nprint('trained on the CPU')\n", &[]);
+    assert_eq!(case.out.code, 0, "{}", case.out.stderr);
+    let csan = csan_stage(&case);
+    assert_eq!(csan["outcome"], "skipped", "{csan}");
+    assert!(
+        csan["reason"].as_str().unwrap().contains("never used CUDA"),
+        "{csan}"
+    );
+    let report = json(&case.out);
+    assert_ne!(checklist_item(&report, "no_stream_races")["status"], "pass");
+    assert!(
+        case.out.stderr.contains("not applicable: csan"),
+        "{}",
+        case.out.stderr
     );
 }

@@ -1374,3 +1374,38 @@ fn a_loop_kept_alive_by_kernel_level_recovery_is_stopped_and_checked_the_tools_w
         out.stderr
     );
 }
+
+#[test]
+fn an_out_of_memory_error_the_program_recovered_from_blocks_no_stage() {
+    // A batch-size finder catches PyTorch's OOM on purpose and exits 0: the
+    // error it printed blocked every sanitizer, which never ran.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let dir = sample("torch_oom");
+    let mut cmd = cudawatch();
+    cmd.env("FAKE_CASE", sample("clean"))
+        .args(["run", "--out-dir", out_dir.to_str().unwrap()])
+        .args(["--stages", "plain,memcheck,racecheck", "--grace", "0.5"])
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .args(["--", "sh", "-c"])
+        .arg(format!(
+            "cat '{0}/plain.stderr' >&2; echo 'batch 512 did not fit: trying 256'; exit 0",
+            dir.display()
+        ));
+    let out = run(cmd);
+    let report = read_json(&out_dir.join("report.json"));
+    for tool in ["memcheck", "racecheck"] {
+        let s = stage(&report, tool);
+        assert!(
+            !s["reason"].as_str().unwrap().contains("blocked by"),
+            "{tool}: {s}"
+        );
+        assert!(s["end"].is_object(), "{tool} ran: {s}");
+    }
+    assert_ne!(
+        out.code, 0,
+        "the OOM it printed is still a finding: {}",
+        out.stderr
+    );
+}

@@ -696,6 +696,13 @@ def _report():
     _facts["steps"] = _step_count
     if torch is not None:
         _facts["torch_version"] = str(getattr(torch, "__version__", "?"))
+        # Whether this process used CUDA at all, in every stage (the memory
+        # stage also knows when): a CSAN that watched a program without
+        # CUDA checked no stream.
+        try:
+            _facts["cuda_used"] = bool(torch.cuda.is_initialized())
+        except Exception:
+            pass
         try:
             csan = sys.modules.get("torch.cuda._sanitizer")
             enabled = getattr(getattr(csan, "cuda_sanitizer", None), "enabled", None)
@@ -752,7 +759,7 @@ def _weight(facts):
         return (0, 0)
     peak = facts.get("peak") if isinstance(facts.get("peak"), dict) else {}
     return (
-        2 * bool(facts.get("cuda_initialized")) + bool(facts.get("torch_imported")),
+        2 * bool(facts.get("cuda_initialized") or facts.get("cuda_used")) + bool(facts.get("torch_imported")),
         peak.get("max_allocated") or 0,
     )
 
