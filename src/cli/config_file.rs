@@ -274,6 +274,20 @@ pub fn locate(explicit: Option<PathBuf>, cwd: &Path) -> Option<PathBuf> {
 /// is not asked this.
 fn distrust(path: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
+    // A link found on the way up would be obeyed, its relative paths
+    // resolved beside the link, wherever it points.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Some("it is a symbolic link".into());
+    }
+    // A folder others can write (and replace files in) lends its files no
+    // trust, as git's safe.directory has it; a sticky one (/tmp) keeps
+    // each file its owner's.
+    if let Some(folder) = path.parent().and_then(|p| std::fs::metadata(p).ok())
+        && folder.mode() & 0o002 != 0
+        && folder.mode() & 0o1000 == 0
+    {
+        return Some("others can write to its folder".into());
+    }
     let meta = std::fs::metadata(path).ok()?;
     let me = rustix::process::geteuid().as_raw();
     if meta.uid() != me {
@@ -449,7 +463,7 @@ pub fn load(path: &Path, root: &Command) -> Result<ConfigFile, ExpectedError> {
             )));
         };
         let values = values_of(arg, value).map_err(fail)?;
-        if let Some(outside) = values.iter().find(|v| writes_outside(key, v)) {
+        if let Some(outside) = values.iter().find(|v| writes_outside(key, v, dir)) {
             return Err(fail(format!(
                 "{outside:?} writes outside this file's folder ({}): a settings file writes only \
                  below the folder it is in; give such a path on the command line",
@@ -545,9 +559,11 @@ fn values_of(arg: &Arg, value: &toml::Value) -> Result<Vec<String>, String> {
 
 /// Whether a setting that chooses where files are written (`out-dir`,
 /// `report = FORMAT=PATH`) names a place outside the settings file's own
-/// folder: an absolute path or one through `..`. A file unpacked from
-/// someone else's bundle must not overwrite `../victim/notes.txt`.
-fn writes_outside(key: &str, value: &str) -> bool {
+/// folder: an absolute path, one through `..`, or one through a symbolic
+/// link under the folder (`lnk/notes.txt`, `lnk` pointing out of it). A
+/// file unpacked from someone else's bundle must not overwrite
+/// `../victim/notes.txt`.
+fn writes_outside(key: &str, value: &str, dir: &Path) -> bool {
     let path = match key {
         "out-dir" => value,
         "report" => match value.split_once('=') {
@@ -557,10 +573,15 @@ fn writes_outside(key: &str, value: &str) -> bool {
         _ => return false,
     };
     let path = Path::new(path);
+    let mut walked = dir.to_path_buf();
     path.is_absolute()
         || path
             .components()
             .any(|c| matches!(c, std::path::Component::ParentDir))
+        || path.components().any(|c| {
+            walked.push(c);
+            std::fs::symlink_metadata(&walked).is_ok_and(|m| m.file_type().is_symlink())
+        })
 }
 
 fn resolve_path(key: &str, value: String, dir: &Path) -> String {

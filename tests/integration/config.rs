@@ -230,6 +230,30 @@ fn a_settings_file_from_someone_else_or_outside_the_project_is_not_obeyed() {
         "{}",
         out.stderr
     );
+    // A link to the user's own file, in a shared folder: obeyed before,
+    // its relative report paths resolved beside the link.
+    let linked = tmp.path().join("linked");
+    std::fs::create_dir(&linked).unwrap();
+    std::os::unix::fs::symlink(&file, linked.join("cudawatch.toml")).unwrap();
+    let out = parse_oob_in(&linked);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("not using") && out.stderr.contains("it is a symbolic link"),
+        "{}",
+        out.stderr
+    );
+    // The user's own file in a folder anyone can write (not sticky).
+    let open = tmp.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::write(open.join("cudawatch.toml"), lowering).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = parse_oob_in(&open);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("others can write to its folder"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -302,6 +326,27 @@ fn a_settings_file_that_narrows_the_check_says_so_and_writes_only_below_its_fold
     std::fs::write(
         project.join("cudawatch.toml"),
         "report = [\"markdown=../victim/notes.txt\"]\n",
+    )
+    .unwrap();
+    let out = run(cudawatch()
+        .current_dir(&project)
+        .arg("parse")
+        .arg(sample("clean").join("memcheck.xml")));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("writes outside this file's folder"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(victim.join("notes.txt")).unwrap(),
+        "mine\n"
+    ); // The same through a link in the bundle that points out of it: it
+    // overwrote the victim's file.
+    std::os::unix::fs::symlink(&victim, project.join("lnk")).unwrap();
+    std::fs::write(
+        project.join("cudawatch.toml"),
+        "report = [\"markdown=lnk/notes.txt\"]\n",
     )
     .unwrap();
     let out = run(cudawatch()
