@@ -7,6 +7,23 @@ use std::path::Path;
 
 use crate::errors::ExpectedError;
 
+/// The interpreter a script without a `#!` line needs (`python3` for a
+/// `.py` file, `bash` for a `.sh` one), when `path` is such a script; a
+/// compiled program starts with its ELF header and is not one.
+fn without_interpreter_line(path: &Path) -> Option<&'static str> {
+    let name = path.to_string_lossy();
+    let interpreter = if name.ends_with(".py") {
+        "python3"
+    } else if name.ends_with(".sh") {
+        "bash"
+    } else {
+        return None;
+    };
+    let mut head = [0u8; 2];
+    let n = std::io::Read::read(&mut std::fs::File::open(path).ok()?, &mut head).ok()?;
+    (head[..n] != *b"#!").then_some(interpreter)
+}
+
 /// Checks that the program can be started from `workdir` (and, for
 /// `python script.py`, that the script is there).
 pub fn check(program: &[OsString], workdir: &Path) -> Result<(), ExpectedError> {
@@ -55,6 +72,19 @@ pub fn check(program: &[OsString], workdir: &Path) -> Result<(), ExpectedError> 
         return Err(ExpectedError::ProgramNotFound(format!(
             "cannot run `{shown}`: {why}"
         )));
+    }
+    // An executable script with no `#!` line is run by the shell: a
+    // Python script then fails with the shell's `import: command not
+    // found`, nothing that says why.
+    if shown.contains('/') || workdir.join(path).is_file() {
+        let there = workdir.join(path);
+        if let Some(interpreter) = without_interpreter_line(&there) {
+            return Err(ExpectedError::ProgramNotFound(format!(
+                "cannot run `{shown}` as it is: it has no #! line, so the shell would read it; \
+                 run it with {interpreter} (cudawatch run -- {interpreter} {shown}) or add \
+                 `#!/usr/bin/env {interpreter}` as its first line"
+            )));
+        }
     }
     if super::is_python(program)
         && let Some(script) = program

@@ -439,3 +439,24 @@ fn a_user_without_a_gpu_or_a_clone_can_render_the_bundled_real_run() {
         "invalid_access"
     );
 }
+
+#[test]
+fn an_executable_python_script_without_its_hash_bang_line_is_told_how_to_run() {
+    // The shell read it ("import: command not found") and nothing said why.
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("train.py");
+    std::fs::write(&script, "import torch\nprint('step 1')\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = crate::helpers::run(crate::helpers::cudawatch().current_dir(tmp.path()).args([
+        "run",
+        "--",
+        "./train.py",
+    ]));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("it has no #! line")
+            && out.stderr.contains("cudawatch run -- python3 ./train.py"),
+        "{}",
+        out.stderr
+    );
+}

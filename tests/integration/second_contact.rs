@@ -286,11 +286,18 @@ fn wrong_files_name_the_flag_or_the_command_that_reads_them() {
         "a sweep says a missing tool before the first target: {}",
         out.stderr
     );
+    // Its JSON report is rendered as the sweep it is (it pointed to
+    // `merge .`, which fails on a file's folder), with the sweep's exit.
     let out = report(&tmp.path().join("night/report.json"));
+    assert_eq!(out.code, 3, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("a sweep's report, not a run's: cudawatch merge"),
-        "{}",
+        out.stdout.contains("Targets (1)")
+            && out
+                .stdout
+                .contains("INCONCLUSIVE: 1 of 1 targets not fully checked: t")
+            && !out.stderr.contains("cudawatch merge"),
+        "{}\n{}",
+        out.stdout,
         out.stderr
     );
     let out = report(&tmp.path().join("night"));

@@ -74,6 +74,19 @@ fn looks_like_tool_output(path: &std::path::Path) -> bool {
     first.is_some_and(|b| *b != b'{')
 }
 
+/// A merged sweep's JSON report, read as a run's report is (bounded).
+fn read_sweep_report(
+    path: &std::path::Path,
+) -> Result<cudawatch_model::SweepReport, ExpectedError> {
+    let input = |message: String| ExpectedError::Input {
+        path: path.display().to_string(),
+        message,
+    };
+    let bytes = crate::safe_files::read_named_at_most(path, baseline::MAX_REPORT_BYTES)
+        .map_err(|e| input(e.to_string()))?;
+    serde_json::from_slice(&bytes).map_err(|e| input(format!("not a cudawatch sweep report: {e}")))
+}
+
 /// Whether a JSON file is a sweep's `report.json` (it has a `sweep_id`).
 fn is_sweep_report(path: &std::path::Path) -> bool {
     crate::safe_files::read_named_at_most(path, baseline::MAX_REPORT_BYTES)
@@ -97,18 +110,13 @@ pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
     // A JSON report from someone else is rendered as it is: it names files,
     // and nothing it names is read.
     let report = match what_it_is(dir) {
-        Input::Report => baseline::read_report(dir).map_err(|e| match e {
-            ExpectedError::Input { path, .. } if is_sweep_report(dir) => ExpectedError::Input {
-                path,
-                message: format!(
-                    "a sweep's report, not a run's: cudawatch merge {} renders it",
-                    dir.parent()
-                        .filter(|p| !p.as_os_str().is_empty())
-                        .map_or_else(|| ".".to_string(), |p| p.display().to_string())
-                ),
-            },
-            other => other,
-        })?,
+        // A merged sweep's JSON (`merge --format json > nightly.json`) is
+        // rendered as the sweep it is, as saved.
+        Input::Report if is_sweep_report(dir) => {
+            let report = read_sweep_report(dir)?;
+            return Ok(super::sweep::render_sweep(&report, &output, styles));
+        }
+        Input::Report => baseline::read_report(dir)?,
         Input::RunDir => rundir::assemble(dir, &settings::source_root(&args.output))?,
         Input::Wrong(why) => {
             return Err(ExpectedError::Input {

@@ -235,7 +235,11 @@ fn finish_report(
 }
 
 /// Renders and returns the gate's exit code (a write error ranks with it).
-fn render_sweep(report: &SweepReport, output: &render::OutputSettings, styles: Styles) -> i32 {
+pub(super) fn render_sweep(
+    report: &SweepReport,
+    output: &render::OutputSettings,
+    styles: Styles,
+) -> i32 {
     match render::sweep::render(report, output, styles) {
         Ok(()) => report.exit_code,
         Err(error) => {
