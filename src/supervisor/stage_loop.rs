@@ -173,7 +173,8 @@ async fn run_stages(
             };
             record.out_of_memory_at = crate::tools::plain::out_of_memory_at(&sites);
             record.collective_timeout_at = crate::tools::plain::collective_timeout_at(&sites);
-            record.device_exception = crate::tools::plain::device_exception_at(&sites);
+            record.device_exception = crate::tools::plain::device_exception_at(&sites)
+                .or_else(|| crate::tools::plain::signal_a_fault_explains(record.end));
         }
         {
             let _busy = Blocking::enter();

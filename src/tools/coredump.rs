@@ -65,6 +65,15 @@ impl StageKind for Coredump {
     }
 
     fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        // Run for a signal alone, its rule must know: no dump then means
+        // the host crashed, not the GPU.
+        if plain
+            .device_exception
+            .as_deref()
+            .is_some_and(|e| e.starts_with(super::plain::SIGNAL_ONLY))
+        {
+            command.env.push((FOR_SIGNAL.into(), "1".into()));
+        }
         if plain.device_exception.is_none() && command.not_applicable.is_none() {
             command.not_applicable = Some(format!(
                 "{} the plain run met no device exception (the driver writes a core dump only \
@@ -274,6 +283,10 @@ fn name_only(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// Set on the stage when the plain run died of a signal and printed no
+/// device exception cudawatch recognised.
+const FOR_SIGNAL: &str = "CUDAWATCH_COREDUMP_FOR_SIGNAL";
+
 /// The core-dump stage: each dump is a finding; a program that failed
 /// without writing one left nothing to read.
 pub fn rule(record: &StageRecord, sites: &[Site], unread: usize) -> (Outcome, String) {
@@ -284,6 +297,18 @@ pub fn rule(record: &StageRecord, sites: &[Site], unread: usize) -> (Outcome, St
         return problem;
     }
     if sites.is_empty() {
+        if super::env_value(&record.env, FOR_SIGNAL).is_some() {
+            return (
+                Outcome::Skipped,
+                format!(
+                    "{} the plain run died of a signal, and under the core dump the program {} \
+                     with no core dump written: the GPU met no exception, the crash was the \
+                     host's",
+                    cudawatch_model::NOT_NEEDED,
+                    describe_end(record.end)
+                ),
+            );
+        }
         return match record.end {
             ProcessEnd::Exited(0) => (
                 Outcome::Clean,

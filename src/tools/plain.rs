@@ -82,6 +82,21 @@ pub fn device_exception_at(sites: &[Site]) -> Option<String> {
     Some(format!("{what} at {}", place(fault)))
 }
 
+/// `death by signal 6` when the plain run died of a signal a device
+/// exception can bring about (an abort after a CUDA error, a fault in a
+/// library's error path, a bus error) and printed no message cudawatch
+/// recognised: the core dump stage runs then too, and says when the driver
+/// wrote nothing (the crash was the host's).
+pub fn signal_a_fault_explains(end: ProcessEnd) -> Option<String> {
+    match end {
+        ProcessEnd::Signaled(signal @ (6 | 7 | 11)) => Some(format!("{SIGNAL_ONLY} {signal}")),
+        _ => None,
+    }
+}
+
+/// How [`signal_a_fault_explains`] begins.
+pub const SIGNAL_ONLY: &str = "death by signal";
+
 fn place(site: &Site) -> String {
     site.location
         .as_ref()

@@ -248,3 +248,40 @@ fn a_record_kind_a_newer_tool_prints_is_a_warning_the_verdict_names_never_a_gati
         .arg(&path));
     assert_eq!(strict.code, 1, "{}", strict.stderr);
 }
+
+#[test]
+fn a_plain_run_that_died_of_a_signal_gets_the_core_dump_which_says_when_the_host_crashed() {
+    // An abort with no message cudawatch knows: the GPU may have faulted
+    // (the dump would say where) or the host crashed (no dump).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(cudawatch()
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", root().join("tests/fakes").display()),
+        )
+        .args([
+            "--color",
+            "never",
+            "run",
+            "--stages",
+            "plain,coredump",
+            "--format",
+            "json",
+        ])
+        .arg("--out-dir")
+        .arg(tmp.path().join("run"))
+        .args(["--", "sh", "-c", "echo 'worker died'; kill -ABRT $$"]));
+    let report = json(&out);
+    let coredump = stage(&report, "coredump");
+    assert!(coredump["end"].is_object(), "it ran: {coredump}");
+    assert_eq!(coredump["outcome"], "skipped", "{coredump}");
+    assert!(
+        coredump["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the crash was the host's"),
+        "{coredump}"
+    );
+    // The plain run's failure decides; the dump's absence is no doubt.
+    assert_eq!(out.code, 1, "{}", out.stderr);
+}

@@ -484,6 +484,36 @@ RuntimeError: no checkpoint
     }
 
     #[test]
+    fn every_frameworks_way_of_saying_a_cuda_error_is_the_same_error() {
+        // The words each stack prints for one illegal address (a kernel
+        // reading through a wild index), as their exceptions word them.
+        for line in [
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+            "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered",
+            "numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in CUDA_ERROR_ILLEGAL_ADDRESS",
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA error: : CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
+            "RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered",
+            "  what():  parallel_for failed: cudaErrorIllegalAddress: an illegal memory access was encountered",
+            "kernel.cu:88 an illegal memory access was encountered",
+        ] {
+            let sites = cuda_errors(line);
+            assert_eq!(sites.len(), 1, "{line}: {sites:?}");
+            assert_eq!(
+                sites[0].error.as_deref(),
+                Some("cudaErrorIllegalAddress"),
+                "{line}"
+            );
+        }
+        assert_eq!(
+            cuda_errors("kernel.cu:88 an illegal memory access was encountered")[0]
+                .location
+                .as_ref()
+                .map(|l| (l.file.as_str(), l.line)),
+            Some(("kernel.cu", 88))
+        );
+    }
+
+    #[test]
     fn xlas_older_out_of_memory_says_bytes_and_its_log_lines_are_not_the_error() {
         // The capture of jax 0.11's is read in tests/captures.rs.
         let old = xla_out_of_memory(
