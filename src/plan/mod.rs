@@ -253,7 +253,13 @@ fn stage(
     if let Some(launcher) = launcher::multi_process(&settings.program).filter(|l| l.several()) {
         for_several_processes(&mut command, tool, &launcher, &dir);
         if launcher.launcher == "torchrun" && tools::sanitizer::per_rank::applies(tool) {
-            tools::sanitizer::per_rank::wrap(&mut command, tool, &settings.program, &dir);
+            tools::sanitizer::per_rank::wrap(
+                &mut command,
+                tool,
+                &settings.program,
+                &dir,
+                launcher.per_node,
+            );
         }
     }
     Stage { tool, command, dir }

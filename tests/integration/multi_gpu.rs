@@ -322,6 +322,17 @@ fn run_per_rank(
     rank_cases: &[(u32, &str)],
     only_ranks: Option<&str>,
 ) -> (std::path::PathBuf, std::process::Output) {
+    run_per_rank_seen(tmp, rank_cases, only_ranks, true)
+}
+
+/// [`run_per_rank`], with the GPU sampler seeing the workers or nothing
+/// (a container whose nvidia-smi lists no process, a job too short).
+fn run_per_rank_seen(
+    tmp: &Path,
+    rank_cases: &[(u32, &str)],
+    only_ranks: Option<&str>,
+    sampler_sees: bool,
+) -> (std::path::PathBuf, std::process::Output) {
     let marker = format!("cudawatch-test-perrank-{}", std::process::id());
     let torchrun = fake_torchrun_exec(tmp, &marker);
     let out_dir = tmp.join("run");
@@ -336,8 +347,10 @@ fn run_per_rank(
         .env("PATH", path)
         .env("FAKE_CASE", sample("clean"))
         .env("FAKE_SLEEP", "1.5")
-        .env("FAKE_SMI_FREE", "0, GPU-a, 79000\n1, GPU-b, 79000")
-        .env("FAKE_SMI_RANKS", format!("{marker}=900"));
+        .env("FAKE_SMI_FREE", "0, GPU-a, 79000\n1, GPU-b, 79000");
+    if sampler_sees {
+        command.env("FAKE_SMI_RANKS", format!("{marker}=900"));
+    }
     for (rank, case) in rank_cases {
         command.env(format!("FAKE_CASE_RANK{rank}"), sample(case));
     }
@@ -479,6 +492,36 @@ fn a_rank_that_left_no_sanitizer_output_keeps_the_stage_from_clean() {
             .contains("rank 1: left no memcheck output"),
         "{memcheck}"
     );
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_rank_missing_where_the_gpu_sampler_saw_no_process_still_keeps_the_stage_from_clean() {
+    // The sampler saw no GPU process: the world was taken for the ranks
+    // that left files, and rank 1, never checked, left the stage CLEAN. The
+    // workers' own WORLD_SIZE and the launcher's --nproc_per_node=2 say two.
+    let tmp = tempfile::tempdir().unwrap();
+    let step = "multi/ddp_step/ranks-memcheck";
+    let (out_dir, out) = run_per_rank_seen(tmp.path(), &[(0, step)], Some("0"), false);
+    let report = crate::helpers::judged(&out_dir);
+    let memcheck = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "memcheck")
+        .cloned()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(memcheck["outcome"], "inconclusive", "{memcheck}\n{stderr}");
+    assert!(
+        memcheck["reason"]
+            .as_str()
+            .unwrap()
+            .contains("rank 1: left no memcheck output"),
+        "{memcheck}"
+    );
+    assert!(out_dir.join("memcheck/rank-sanitizer.expected").is_file());
+    assert!(out_dir.join("memcheck/memcheck.rank0.world").is_file());
     assert_ne!(out.status.code(), Some(0), "{stderr}");
 }
 

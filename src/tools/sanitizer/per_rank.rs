@@ -26,6 +26,8 @@ pub const SCRIPT: &str = "rank-under-sanitizer.sh";
 /// The frontend's own arguments (NUL between them), for the rules that
 /// read the stage's command (launch selection, leak check).
 const ARGV_FILE: &str = "rank-sanitizer.argv";
+/// How many workers the launcher's arguments start, when they say.
+const EXPECTED_FILE: &str = "rank-sanitizer.expected";
 
 /// Whether `tool`'s stage runs a frontend per rank: memcheck and racecheck.
 /// Not the tools whose stages flood on library kernels, because the flood
@@ -51,6 +53,7 @@ pub fn wrap(
     tool: Tool,
     program: &[OsString],
     stage_dir: &Path,
+    expected: Option<u32>,
 ) -> bool {
     let Some(frontend_len) = command.argv.len().checked_sub(program.len()) else {
         return false;
@@ -94,6 +97,15 @@ pub fn wrap(
         contents: frontend.join("\0"),
         executable: false,
     });
+    // What the launcher's own arguments say it starts (`--nproc_per_node`),
+    // against which the ranks' files are counted.
+    if let Some(n) = expected {
+        command.files.push(StageFile {
+            path: stage_dir.join(EXPECTED_FILE),
+            contents: n.to_string(),
+            executable: false,
+        });
+    }
     command.argv = program.to_vec();
     command.env.retain(|(k, _)| k != "PYTHON_EXEC");
     command
@@ -138,7 +150,12 @@ fn script_text(tool: Tool, frontend: &[String], dir: &str, user_python: Option<&
          # of Python, so each rank runs under a compute-sanitizer of its own and\n\
          # leaves its own files: {tool}.rankN.xml, .log and .exit.\n\
          rank=${{RANK:-pid$$}}\n\
+         # An elastic restart's workers keep the first attempt's files.\n\
+         attempt=${{TORCHELASTIC_RESTART_COUNT:-0}}\n\
+         [ \"$attempt\" = 0 ] || rank=\"$rank.restart$attempt\"\n\
          out={out}\"$rank\"\n\
+         # How many ranks this worker was told the job has.\n\
+         [ -n \"${{WORLD_SIZE:-}}\" ] && echo \"$WORLD_SIZE\" >\"$out.world\"\n\
          {python}\n\
          child=\n\
          trap '[ -n \"$child\" ] && kill -TERM \"$child\" 2>/dev/null' TERM INT HUP\n\
@@ -252,7 +269,26 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
             summary: evidence.summary,
         });
     }
-    combine(tool, judged, record)
+    combine(tool, judged, record, told_world(files, tool))
+}
+
+/// The most ranks the workers' own `WORLD_SIZE` or the launcher's
+/// arguments said the job has, from the stage's files.
+fn told_world(files: &StageFiles, tool: Tool) -> u32 {
+    let number = |name: &str| -> Option<u32> {
+        String::from_utf8_lossy(&files.read(name))
+            .trim()
+            .parse()
+            .ok()
+    };
+    let prefix = format!("{}.", tool.name());
+    files
+        .names(&format!("{prefix}rank"), ".world")
+        .iter()
+        .filter_map(|name| number(name))
+        .chain(number(EXPECTED_FILE))
+        .max()
+        .unwrap_or(0)
 }
 
 /// `rank0`, `rank1`, `rankpid4242` (a worker without `RANK`): the ranks
@@ -260,7 +296,7 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
 fn rank_labels(files: &StageFiles, tool: Tool) -> Vec<String> {
     let prefix = format!("{}.", tool.name());
     let mut labels: Vec<String> = Vec::new();
-    for suffix in [".xml", ".log", ".exit"] {
+    for suffix in [".xml", ".log", ".exit", ".world"] {
         for name in files.names(&format!("{prefix}rank"), suffix) {
             if let Some(label) = name
                 .strip_prefix(&prefix)
@@ -275,8 +311,14 @@ fn rank_labels(files: &StageFiles, tool: Tool) -> Vec<String> {
     labels
 }
 
+/// `rank1` and an elastic restart's `rank1.restart2` are rank 1.
 fn rank_number(label: &str) -> Option<u32> {
-    label.strip_prefix("rank")?.parse().ok()
+    let digits: String = label
+        .strip_prefix("rank")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }
 
 /// The process a label names, with the pid and GPU the stage saw it use.
@@ -306,8 +348,24 @@ fn exit_of(files: &StageFiles, stem: &str) -> Option<ProcessEnd> {
 /// The stage from its ranks: clean only when every rank the program ran is
 /// there and clean; findings when every rank was checked to its end and
 /// some found any; otherwise the first rank that could not vouch decides.
-fn combine(tool: Tool, mut judged: Vec<RankJudged>, record: &StageRecord) -> StageJudged {
-    let world = crate::tools::ranks::world_size(record).unwrap_or(0);
+fn combine(
+    tool: Tool,
+    mut judged: Vec<RankJudged>,
+    record: &StageRecord,
+    told: u32,
+) -> StageJudged {
+    // Every rank any witness knows of: the GPU sampler's workers, what the
+    // workers were told (WORLD_SIZE), the launcher's arguments and the
+    // highest rank that left a file. "Saw nothing" never means one rank.
+    let highest = judged
+        .iter()
+        .filter_map(|j| j.who.rank)
+        .max()
+        .map_or(0, |r| r + 1);
+    let world = crate::tools::ranks::world_size(record)
+        .unwrap_or(0)
+        .max(told)
+        .max(highest);
     let missing: Vec<u32> = (0..world)
         .filter(|r| !judged.iter().any(|j| j.who.rank == Some(*r)))
         .collect();
@@ -411,7 +469,8 @@ mod tests {
             &mut command,
             Tool::Memcheck,
             &program,
-            Path::new("/runs/a b/memcheck")
+            Path::new("/runs/a b/memcheck"),
+            Some(2)
         ));
         assert_eq!(command.argv, program, "the stage runs the launcher itself");
         let script = &command.files[0];
@@ -479,8 +538,22 @@ mod tests {
             &mut command,
             Tool::Memcheck,
             &program,
-            Path::new("/d")
+            Path::new("/d"),
+            None
         ));
         assert!(command.files.is_empty());
+    }
+
+    #[test]
+    fn an_elastic_restarts_rank_keeps_its_first_attempts_files_and_is_the_same_rank() {
+        // A restart rewrote memcheck.rank1.*: the first attempt's errors
+        // vanished. Each attempt now writes its own files, all read.
+        let text = script_text(Tool::Memcheck, &["cs".into()], "/d", None);
+        assert!(text.contains("TORCHELASTIC_RESTART_COUNT"), "{text}");
+        assert!(text.contains("rank=\"$rank.restart$attempt\""), "{text}");
+        assert!(text.contains(">\"$out.world\""), "{text}");
+        assert_eq!(rank_number("rank1"), Some(1));
+        assert_eq!(rank_number("rank1.restart2"), Some(1));
+        assert_eq!(rank_number("rankpid77"), None);
     }
 }
