@@ -167,10 +167,16 @@ pub fn every_gpu_process_watched(
     record: &StageRecord,
     (instrument, needs): (&str, Watch),
 ) -> (Outcome, String) {
-    if judged.0 != Outcome::Clean || record.gpu_processes.is_empty() {
+    if judged.0 != Outcome::Clean {
         return judged;
     }
-    let (started, watched) = hook_lines(stage_dir, needs);
+    let lines = hook_lines(stage_dir, needs);
+    if record.gpu_processes.is_empty() {
+        return fewer_than_the_plain_run(judged, stage_dir, &lines.cuda, instrument);
+    }
+    let HookLines {
+        started, watched, ..
+    } = lines;
     let mut without_hook: Vec<String> = Vec::new();
     let mut unwatched: Vec<String> = Vec::new();
     for process in &record.gpu_processes {
@@ -213,17 +219,60 @@ pub fn every_gpu_process_watched(
     )
 }
 
-/// The pids the hook started in, and those it watched as `needs` asks
-/// (`processes.jsonl`, read bounded).
-fn hook_lines(
+/// A stage whose GPU sampler saw no process (a worker shorter than its
+/// interval, a container whose nvidia-smi lists none) has only the hook's
+/// word for what used CUDA: fewer such processes than the plain run had
+/// on the GPU, and it cannot vouch. "Saw nothing" is not "nothing there".
+fn fewer_than_the_plain_run(
+    judged: (Outcome, String),
     stage_dir: &Path,
-    needs: Watch,
-) -> (
-    std::collections::BTreeSet<u32>,
-    std::collections::BTreeSet<u32>,
-) {
+    used_cuda: &std::collections::BTreeSet<u32>,
+    instrument: &str,
+) -> (Outcome, String) {
+    let plain = stage_dir
+        .parent()
+        .map(|run| {
+            run.join(cudawatch_model::Tool::Plain.name())
+                .join("stage.json")
+        })
+        .and_then(|path| crate::safe_files::read_at_most(&path, 16 << 20).ok())
+        .and_then(|bytes| serde_json::from_slice::<StageRecord>(&bytes).ok());
+    let Some(plain) = plain else {
+        return judged;
+    };
+    let mut plain_pids: Vec<u32> = plain.gpu_processes.iter().map(|p| p.pid).collect();
+    plain_pids.sort_unstable();
+    plain_pids.dedup();
+    if plain_pids.len() <= used_cuda.len() {
+        return judged;
+    }
+    (
+        Outcome::Inconclusive,
+        format!(
+            "the GPU sampler saw none of this stage's processes, and cudawatch's hook names {} \
+             that used CUDA where the plain run had {} on the GPU, so {instrument} may not have \
+             watched them all; of those it did: {}",
+            used_cuda.len(),
+            plain_pids.len(),
+            judged.1
+        ),
+    )
+}
+
+/// What the hook's lines say (`processes.jsonl`): the pids it started in,
+/// those it watched as a stage needs, and those that used CUDA.
+struct HookLines {
+    started: std::collections::BTreeSet<u32>,
+    watched: std::collections::BTreeSet<u32>,
+    cuda: std::collections::BTreeSet<u32>,
+}
+
+/// The pids the hook started in, those it watched as `needs` asks and
+/// those that used CUDA (`processes.jsonl`, read bounded).
+fn hook_lines(stage_dir: &Path, needs: Watch) -> HookLines {
     let bytes = crate::safe_files::read(&stage_dir.join("processes.jsonl")).unwrap_or_default();
-    let (mut started, mut watched) = (Default::default(), Default::default());
+    let (mut started, mut watched, mut cuda) =
+        (Default::default(), Default::default(), Default::default());
     for line in String::from_utf8_lossy(&bytes).lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -233,6 +282,8 @@ fn hook_lines(
         };
         let set: &mut std::collections::BTreeSet<u32> = if v["hook"] == "start" {
             &mut started
+        } else if v["cuda"] == true {
+            &mut cuda
         } else if v["torch"] == true && (needs == Watch::Torch || v["csan"] == true) {
             &mut watched
         } else {
@@ -240,7 +291,11 @@ fn hook_lines(
         };
         set.insert(pid);
     }
-    (started, watched)
+    HookLines {
+        started,
+        watched,
+        cuda,
+    }
 }
 
 #[cfg(test)]

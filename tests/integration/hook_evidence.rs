@@ -155,3 +155,56 @@ fn a_gpu_worker_without_csan_leaves_csan_inconclusive_and_memory_clean() {
     );
     assert_eq!(stage(&report, "memory")["outcome"], "clean");
 }
+
+#[test]
+fn a_stage_whose_sampler_saw_no_process_is_counted_against_the_plain_runs() {
+    // Two GPU workers the plain run's sampler saw; under CSAN they were
+    // too short to be sampled (here: not started), and the stage vouched
+    // for a program it saw one process of.
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("cudawatch-test-short-{}", std::process::id());
+    let program = format!(
+        "import os, subprocess, sys
+import torch
+torch.cuda.init()
+if os.environ.get('CUDAWATCH_STAGE') == 'plain':
+    workers = [subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3)  # {marker}'])
+               for _ in range(2)]
+    for w in workers:
+        w.wait()
+"
+    );
+    let mut cmd = with_fake_torch(tmp.path(), &program);
+    let (_, path) = crate::helpers::fake_smi_path(tmp.path());
+    cmd.env("PATH", path)
+        .env("FAKE_SMI_FREE", "0, GPU-a, 79000")
+        .env("FAKE_SMI_HOLD", format!("{marker}=700"))
+        .args([
+            "--color",
+            "never",
+            "run",
+            "--grace",
+            "0.5",
+            "--stages",
+            "plain,csan",
+        ])
+        .args([
+            "--format",
+            "json",
+            "--out-dir",
+            "run",
+            "--",
+            "python3",
+            "prog.py",
+        ]);
+    let out = run(cmd);
+    let csan = stage(&json(&out), "csan").clone();
+    assert_eq!(csan["outcome"], "inconclusive", "{csan}\n{}", out.stderr);
+    assert!(
+        csan["reason"]
+            .as_str()
+            .unwrap()
+            .contains("where the plain run had 2 on the GPU"),
+        "{csan}"
+    );
+}

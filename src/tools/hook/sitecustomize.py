@@ -721,6 +721,10 @@ def _report():
                 _error("exit snapshot", error)
     if _facts.get("peak"):
         _write("peaks.jsonl", {**_process(), **_facts["peak"], "steps": _step_count}, mode="a")
+    # Each process that used CUDA says so at its exit: a worker too short
+    # for the GPU sampler is still counted against the plain run's.
+    if _facts.get("cuda_used"):
+        _write("processes.jsonl", {"pid": os.getpid(), "cuda": True}, mode="a")
     _keep_weightier_facts()
 
 
