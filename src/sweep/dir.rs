@@ -63,6 +63,11 @@ pub struct Attempt {
     pub setup_error: Option<String>,
     /// Hash of the files its command names.
     pub checksum: Option<String>,
+    /// Key of the code around them when it ran (`tree::key`): a resume
+    /// runs a target again whose imported modules or sourced scripts
+    /// changed since.
+    #[serde(default)]
+    pub tree: Option<String>,
     /// Hash of the `report.json` its run left, taken when the run ended: a
     /// report that differs later (rewritten, swapped for another run's, a
     /// stale copy) is not the one this attempt's exit code came from.

@@ -339,6 +339,11 @@ fn target(
     }
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);
+    if let Some(why) = cleaner_than_its_run(record.as_ref(), &report, judgement.exit_code) {
+        result.state = TargetState::Incomplete;
+        result.summary = format!("its report.json {why}: not trusted; a resume runs it again");
+        return (result, None);
+    }
     result.warnings = report
         .warnings
         .iter()
@@ -372,6 +377,26 @@ fn target(
         result.summary = format!("{why}; partial findings kept: {first_line}");
     }
     (result, Some((report, judgement)))
+}
+
+/// A report that says less than the exit code its own run gave when it
+/// ended (`Attempt::exit_code`): findings with no site in it, or an
+/// inconclusive run judged clean. No policy makes either; an edited report
+/// (its digest removed from the record too) does.
+fn cleaner_than_its_run(
+    record: Option<&crate::sweep::dir::Attempt>,
+    report: &cudawatch_model::Report,
+    judged: i32,
+) -> Option<String> {
+    match record?.exit_code? {
+        exit_codes::FINDINGS if report.findings.is_empty() => {
+            Some("holds no finding, where its run exited 1 with findings".into())
+        }
+        exit_codes::INCONCLUSIVE if judged == exit_codes::CLEAN => {
+            Some("judges clean, where its run exited 3, inconclusive".into())
+        }
+        _ => None,
+    }
 }
 
 fn counts(report: &cudawatch_model::Report, judgement: &cudawatch_model::Judgement) -> Counts {

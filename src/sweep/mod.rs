@@ -9,3 +9,4 @@ pub mod file;
 pub mod merge;
 pub mod run;
 pub mod shard;
+mod tree;

@@ -137,7 +137,7 @@ pub fn run_shard(
     };
     dir.write_manifest(shard, &manifest)?;
     let mut jobs = Vec::new();
-    let mut planned: Vec<(&Target, u32, Option<String>)> = Vec::new();
+    let mut planned: Vec<(&Target, u32, Sums)> = Vec::new();
     // Targets run one per GPU at once, and each runs its own stages at
     // once: the CPUs are shared out between the targets (a target's own
     // `-j` or `CUDAWATCH_JOBS` wins).
@@ -183,7 +183,14 @@ pub fn run_shard(
             flood: None,
             repeats: None,
         });
-        planned.push((target, attempt, checksum(target)));
+        planned.push((
+            target,
+            attempt,
+            (
+                checksum(target),
+                super::tree::key(&target.workdir, &dir.path),
+            ),
+        ));
     }
     on_event(SweepEvent::Planned {
         total: mine.len(),
@@ -228,7 +235,8 @@ pub fn run_shard(
                         by_budget,
                         interrupted: end.interrupted,
                         setup_error,
-                        checksum: sum.clone(),
+                        checksum: sum.0.clone(),
+                        tree: sum.1.clone(),
                         report_digest: dir.report_digest(&target.name, *attempt),
                     };
                     // The record is what makes a resume skip the target: a
@@ -333,9 +341,9 @@ type WideJob = (usize, ChildSpec, Slot);
 /// accelerate, deepspeed) with the GPUs each gets: the first N of
 /// `gpus`, every one when it does not say how many, unpinned when no GPU
 /// is known.
-fn split_by_width(
+fn split_by_width<T>(
     jobs: Vec<ChildSpec>,
-    planned: &[(&Target, u32, Option<String>)],
+    planned: &[(&Target, u32, T)],
     gpus: &[String],
 ) -> (Vec<(usize, ChildSpec)>, Vec<WideJob>) {
     let mut narrow = Vec::new();
@@ -356,6 +364,10 @@ fn split_by_width(
     }
     (narrow, wide)
 }
+
+/// A target's checksum and its tree's key (`tree::key`), as its attempt
+/// records them.
+type Sums = (Option<String>, Option<String>);
 
 /// What a resume does with a target.
 enum Resume {
@@ -384,16 +396,25 @@ fn resume(dir: &SweepDir, target: &Target) -> Resume {
     {
         return Resume::Changed(attempt);
     }
-    let recorded = record.and_then(|r| r.checksum);
-    match (recorded, checksum(target)) {
-        (Some(then), Some(now)) if then != now => Resume::Changed(attempt),
-        _ => Resume::Done,
+    let Some(record) = record else {
+        return Resume::Done;
+    };
+    let changed = |then: Option<String>, now: Option<String>| matches!((then, now), (Some(a), Some(b)) if a != b);
+    // The files its command names, or the code around them (a module it
+    // imports, a script it sources: tree::key).
+    if changed(record.checksum, checksum(target))
+        || changed(record.tree, super::tree::key(&target.workdir, &dir.path))
+    {
+        Resume::Changed(attempt)
+    } else {
+        Resume::Done
     }
 }
 
 /// A hash of the command and of every file it names (the program, found
 /// on PATH when it has no slash; scripts and inputs relative to the
-/// working directory): the same checksum means the same program.
+/// working directory): the same checksum means the same program, night to
+/// night. A resume also asks the tree (`tree::key`).
 fn checksum(target: &Target) -> Option<String> {
     let mut hash = cudawatch_parsers::site::Fnv::default();
     for (i, arg) in target.command.iter().enumerate() {

@@ -1000,6 +1000,56 @@ fn a_shard_directory_from_elsewhere_with_absurd_or_broken_records_is_refused_or_
 }
 
 #[test]
+fn a_resumed_sweep_checks_again_a_target_whose_sourced_script_changed_and_not_for_its_outputs() {
+    // The command names a.sh; the bug lands in lib.sh, which a.sh sources:
+    // the resume reused the clean result, as docs/sweeps.md promises never.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("a.sh"),
+        ". ./lib.sh\necho step >> train.log\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("lib.sh"), "true\n").unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+             [[target]]\nname = \"a\"\ncommand = [\"sh\", \"a.sh\"]\nenv = {{ FAKE_CASE = \"{}\" }}\n",
+            sample("clean").display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("night");
+    let first = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    // What the target wrote beside its code (train.log) and the sweep's own
+    // folder change nothing: a resume reuses the result, and says so.
+    let same = run(sweep_cmd(&file, &out, &[]));
+    assert!(
+        same.stderr
+            .contains("resuming: 1 of 1 targets finished earlier"),
+        "{}",
+        same.stderr
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(
+        tmp.path().join("lib.sh"),
+        "echo 'RuntimeError: CUDA error: an illegal memory access was encountered' >&2\nexit 1\n",
+    )
+    .unwrap();
+    let again = run(sweep_cmd(&file, &out, &[]));
+    assert!(
+        again
+            .stderr
+            .contains("again a: its command or files changed since attempt 1"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(again.code, 1, "{}", again.stderr);
+}
+
+#[test]
 fn a_resumed_sweep_checks_again_a_target_whose_script_changed() {
     // Before: target `a` finished clean, its script was changed to fail,
     // and the resumed sweep reused the old result: CLEAN, all as expected.
@@ -1178,6 +1228,53 @@ fn a_missing_tool_is_warned_about_only_for_the_targets_that_use_it() {
         !out.stderr.contains("memcheck, racecheck"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn a_report_edited_clean_with_its_digest_removed_is_held_to_its_runs_exit_code() {
+    // The report of `bad` edited to hold no finding, and the digest the
+    // sweep kept of it removed from its record: merged CLEAN, the record's
+    // exit code 1 ignored.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\"]",
+        &[T(
+            "bad",
+            "clean",
+            "echo RuntimeError: CUDA error: an illegal memory access was encountered >&2; exit 1",
+            "",
+        )],
+    );
+    let out = tmp.path().join("night");
+    let first = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    let report_path = out.join("targets/bad/attempt-1/report.json");
+    let mut edited: Value = read_json(&report_path);
+    edited["findings"] = serde_json::json!([]);
+    for stage in edited["stages"].as_array_mut().unwrap() {
+        stage["outcome"] = "clean".into();
+    }
+    std::fs::write(&report_path, edited.to_string()).unwrap();
+    let record_path = out.join("targets/bad/attempt-1.json");
+    let mut record: Value = read_json(&record_path);
+    record.as_object_mut().unwrap().remove("report_digest");
+    assert_eq!(record["exit_code"], 1);
+    std::fs::write(&record_path, record.to_string()).unwrap();
+    let mut cmd = cudawatch();
+    cmd.args(["merge", "--format", "json"]).arg(&out);
+    let merged = run(cmd);
+    assert_ne!(merged.code, 0, "{}", merged.stderr);
+    let report: Value = serde_json::from_str(&merged.stdout).unwrap();
+    let bad = target(&report, "bad");
+    assert_eq!(bad["state"], "incomplete", "{bad}");
+    assert!(
+        bad["summary"]
+            .as_str()
+            .unwrap()
+            .contains("holds no finding, where its run exited 1"),
+        "{bad}"
     );
 }
 
