@@ -189,6 +189,14 @@ pub struct Plan {
     pub keep_dumps: bool,
 }
 
+impl Plan {
+    /// The time limit of `tool`'s stage, given the plain run as it ended
+    /// (`None`: not yet): the one place a stage's limit is computed.
+    pub fn limit(&self, tool: Tool, plain: Option<&tools::StageRecord>) -> Duration {
+        self.timeouts.for_stage(tool, plain.map(|p| p.seconds))
+    }
+}
+
 /// The plan for `settings` in `run_dir`.
 pub fn plan(settings: &RunSettings, run_dir: &Path) -> Plan {
     let python = is_python(&settings.program);

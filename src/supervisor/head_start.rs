@@ -35,7 +35,8 @@ use super::child::Steer;
 use super::events::StageEvent;
 use super::notices::Notices;
 use super::signals::{Shutdown, Signals};
-use super::stage::{create_stage_dir, run_again_alone, run_stage_steered, shell_words};
+use super::stage::{run_again_alone, run_stage_steered};
+use super::stage_run;
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
 use crate::plan::concurrency::{self, Schedule};
@@ -144,53 +145,62 @@ pub async fn run(
         at_once: schedule.slots.len(),
         why: &schedule.why,
     })?;
-    let total = plan.stages.len();
-    let plain_stage = plan.stages[plain_index].clone();
-    create_stage_dir(&plain_stage)?;
-    on_event(StageEvent::Started {
-        index: plain_index,
-        total,
-        tool: Tool::Plain,
-        command: &shell_words(&plain_stage.command.argv),
-        quiet: false,
-    })?;
+    let plain_run = stage_run::prepare(
+        plan,
+        plain_index,
+        &stage_run::Start {
+            plain: None,
+            assumed: None,
+            slot: None,
+            label: "",
+        },
+    )?;
+    stage_run::announce(plan, plain_index, &plain_run, on_event)?;
     let plain_plan = std::rc::Rc::new(plan.clone());
     let plain_task = {
         let plan = plain_plan.clone();
-        let timeout = plan.timeouts.for_stage(Tool::Plain, None);
         let notices = notices.clone();
         tokio::task::spawn_local(async move {
             let mut signals = Signals::install();
-            run_stage_steered(&plan, &plain_stage, timeout, None, (&mut signals, &notices))
-                .await
-                .0
+            run_stage_steered(
+                &plan,
+                &plain_run.stage,
+                plain_run.limit,
+                None,
+                (&mut signals, &notices),
+            )
+            .await
+            .0
         })
     };
     let assumed = assumed_plain();
     let mut early = BTreeMap::new();
     for (offset, slot) in schedule.slots.iter().enumerate() {
         let index = batch.start + offset;
-        let mut stage = plan.stages[index].clone();
-        crate::tools::kind(stage.tool).after_plain(&mut stage.command, &assumed);
-        let env = stage.command.env.clone();
-        if let Some(gpu) = slot {
-            stage
-                .command
-                .env
-                .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
-        }
-        create_stage_dir(&stage)?;
-        let timeout = plan.timeouts.for_stage(stage.tool, None);
-        on_event(StageEvent::Started {
-            index,
-            total,
-            tool: stage.tool,
-            command: &format!(
-                "{}  [beside the plain run]",
-                shell_words(&stage.command.argv)
-            ),
-            quiet: stage.command.not_needed(),
-        })?;
+        let start = stage_run::Start {
+            plain: None,
+            assumed: Some(&assumed),
+            slot: slot.as_ref(),
+            label: "  [beside the plain run]",
+        };
+        let stage_run::Prepared {
+            stage,
+            limit: timeout,
+            ..
+        } = {
+            let prepared = stage_run::prepare(plan, index, &start)?;
+            stage_run::announce(plan, index, &prepared, on_event)?;
+            prepared
+        };
+        // What its kind set, its GPU aside: settle compares it with the
+        // command the real plain run gives.
+        let env: Vec<(String, String)> = stage
+            .command
+            .env
+            .iter()
+            .filter(|(k, _)| k != "CUDA_VISIBLE_DEVICES")
+            .cloned()
+            .collect();
         let (steer, orders) = watch::channel(Steer::Limit(timeout));
         let argv = stage.command.argv.clone();
         let not_applicable = stage.command.not_applicable.is_some();
@@ -374,15 +384,13 @@ pub async fn settle(
     let mut dropped = Vec::new();
     for (index, e) in early.iter_mut() {
         let stage = &plan.stages[*index];
-        let wanted = super::stage::stage_after_plain(stage, plain);
+        let wanted = stage_run::stage_after_plain(stage, plain);
         // The same command, and still (not) applicable: a stage planned
         // as not applicable runs after all when the plain run saw Python.
         let same_command = wanted.command.argv == e.argv
             && wanted.command.env == e.env
             && wanted.command.not_applicable.is_some() == e.not_applicable;
-        let limit = plan
-            .timeouts
-            .for_stage(stage.tool, plain.map(|p| p.seconds));
+        let limit = plan.limit(stage.tool, plain);
         let keep = !e.stopped
             && match &mut e.state {
                 // It ended before the plain run did, so well within the

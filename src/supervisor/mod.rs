@@ -17,6 +17,7 @@ pub mod rendezvous;
 pub mod repeats;
 pub mod signals;
 pub mod stage;
+mod stage_run;
 pub mod stage_loop;
 
 pub use events::StageEvent;

@@ -3,7 +3,6 @@
 //! commands its kind plans after it; and the words of its command line.
 //! The stage loop and the head start both run stages through this.
 
-use std::ffi::OsString;
 use std::time::Duration;
 
 use cudawatch_model::ProcessEnd;
@@ -15,6 +14,7 @@ use super::gpu_memory::Sampler;
 use super::notices::Notices;
 use super::repeats::RepeatWatch;
 use super::signals::{Shutdown, Signals};
+use super::stage_run::create_stage_dir;
 use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
 use crate::tools::{FollowUp, FollowUpContext, StageRecord, sanitizer};
@@ -29,20 +29,15 @@ pub(super) async fn run_alone(
     (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
-    let stage = &stage_after_plain(&plan.stages[index], plain);
-    create_stage_dir(stage)?;
-    let timeout = plan
-        .timeouts
-        .for_stage(stage.tool, plain.map(|p| p.seconds));
-    let command = shell_words(&stage.command.argv);
-    on_event(StageEvent::Started {
-        index,
-        total: plan.stages.len(),
-        tool: stage.tool,
-        command: &format!("{command}{label}"),
-        quiet: stage.command.not_needed(),
-    })?;
-    Ok(run_stage(plan, stage, timeout, signals, notices).await)
+    let start = super::stage_run::Start {
+        plain,
+        assumed: None,
+        slot: None,
+        label,
+    };
+    let prepared = super::stage_run::prepare(plan, index, &start)?;
+    super::stage_run::announce(plan, index, &prepared, on_event)?;
+    Ok(run_stage(plan, &prepared.stage, prepared.limit, signals, notices).await)
 }
 
 /// Runs stage `index` alone, and once more when its tool died of a fault
@@ -57,29 +52,19 @@ pub(super) async fn run_alone_or_again(
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<StageRecord, ExpectedError> {
     let record = run_alone(plan, index, plain, "", (signals, notices), on_event).await?;
-    let stage = &plan.stages[index];
-    let plain_dir = plan
-        .stages
-        .iter()
-        .find(|s| s.tool == Tool::Plain)
-        .map(|s| s.dir.clone());
-    let tried = tried_folders(&record);
-    let ended = crate::tools::retry::TryEnded {
-        record: &record,
-        stage_dir: &stage.dir,
-        plain_dir: plain_dir.as_deref(),
-        plain_ok: plain.is_some_and(|p| p.end == cudawatch_model::ProcessEnd::Exited(0)),
-        beside_others: false,
-        command: &stage.command,
-        flooded: None,
-        looped: false,
-        tried: &tried,
+    let context = super::stage_run::TryContext {
+        plain,
+        ..Default::default()
     };
-    match crate::tools::kind(stage.tool).retry(&ended) {
-        Some(retry)
-            if retry.when == crate::tools::retry::When::Alone
-                && signals.shutdown() == Shutdown::None =>
-        {
+    let retry = super::stage_run::retry_of(
+        plan,
+        &plan.stages[index],
+        (&record, &tried_folders(&record)),
+        &context,
+        crate::tools::retry::When::Alone,
+    );
+    match retry {
+        Some(retry) if signals.shutdown() == Shutdown::None => {
             run_again_alone(plan, index, plain, &retry, (signals, notices), on_event).await
         }
         _ => Ok(record),
@@ -148,39 +133,7 @@ fn set_aside(stage: &Stage, folder: &str) -> Option<String> {
     Some(format!("{folder}/{}", name.to_string_lossy()))
 }
 
-/// The stage as it runs: its command narrowed by what the plain run showed,
-/// once there was one.
-pub(super) fn stage_after_plain(stage: &Stage, plain: Option<&StageRecord>) -> Stage {
-    let mut stage = stage.clone();
-    if let Some(plain) = plain
-        && stage.tool != Tool::Plain
-    {
-        crate::tools::kind(stage.tool).after_plain(&mut stage.command, plain);
-    }
-    stage
-}
 
-/// The stage's folder, with the files its command reads.
-pub(super) fn create_stage_dir(stage: &Stage) -> Result<(), ExpectedError> {
-    let failed = |path: &std::path::Path, e: std::io::Error| ExpectedError::RunDir {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    std::fs::create_dir_all(&stage.dir).map_err(|e| failed(&stage.dir, e))?;
-    for file in &stage.command.files {
-        let path = &file.path;
-        if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder).map_err(|e| failed(folder, e))?;
-        }
-        std::fs::write(path, &file.contents).map_err(|e| failed(path, e))?;
-        if file.executable {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-                .map_err(|e| failed(path, e))?;
-        }
-    }
-    Ok(())
-}
 
 pub(super) async fn run_stage(
     plan: &Plan,
@@ -211,7 +164,6 @@ pub(super) async fn run_stage_steered(
     steer: Option<tokio::sync::watch::Receiver<Steer>>,
     (signals, notices): (&mut Signals, &Notices),
 ) -> (StageRecord, bool) {
-    let kind = crate::tools::kind(stage.tool);
     let mut current = stage.clone();
     let mut limit = timeout;
     let mut tried: Vec<&'static str> = Vec::new();
@@ -224,21 +176,22 @@ pub(super) async fn run_stage_steered(
         };
         let (record, end) = run_once(plan, &current, limit, steer.clone(), watch, signals).await;
         let wanted = !end.cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
-        let ended = crate::tools::retry::TryEnded {
-            record: &record,
-            stage_dir: &current.dir,
-            plain_dir: None,
-            plain_ok: false,
-            beside_others: false,
-            command: &current.command,
+        let context = super::stage_run::TryContext {
             flooded: end.flooded.then_some(plan.flood_records),
             looped: end.repeating,
-            tried: &tried,
+            ..Default::default()
         };
         let retry = wanted
-            .then(|| kind.retry(&ended))
-            .flatten()
-            .filter(|r| r.when == crate::tools::retry::When::Now && !tried.contains(&r.folder));
+            .then(|| {
+                super::stage_run::retry_of(
+                    plan,
+                    &current,
+                    (&record, &tried),
+                    &context,
+                    crate::tools::retry::When::Now,
+                )
+            })
+            .flatten();
         let Some(retry) = retry else {
             return (before.onto(record), end.cancelled);
         };
@@ -530,35 +483,4 @@ fn follow_up_spec(plan: &Plan, next: FollowUp, timeout: Duration) -> Option<Chil
         flood: None,
         repeats: None,
     })
-}
-
-/// The command line as a shell would take it back (for progress lines):
-/// shlex quotes `'`, spaces and the rest the way a POSIX shell reads them.
-pub(super) fn shell_words(argv: &[OsString]) -> String {
-    argv.iter()
-        .map(|a| {
-            let s = a.to_string_lossy();
-            // A NUL cannot be quoted for a shell; show it as such.
-            shlex::try_quote(&s).map_or_else(|_| format!("{s:?}"), |q| q.into_owned())
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_lines_are_quoted_as_a_shell_reads_them() {
-        let argv: Vec<OsString> = ["python3", "train.py", "--name", "it's a test", "a;b"]
-            .into_iter()
-            .map(OsString::from)
-            .collect();
-        let line = shell_words(&argv);
-        assert_eq!(
-            shlex::split(&line).unwrap(),
-            ["python3", "train.py", "--name", "it's a test", "a;b"]
-        );
-    }
 }

@@ -8,17 +8,14 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
-use cudawatch_model::{ProcessEnd, Tool};
+use cudawatch_model::Tool;
 
 use super::events::StageEvent;
 use super::head_start::{self, Early};
 use super::notices::{self, Notices};
 use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
-use super::stage::{
-    create_stage_dir, run_again_alone, run_alone_or_again, run_stage, shell_words,
-    stage_after_plain,
-};
+use super::stage::{run_again_alone, run_alone_or_again, run_stage};
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
 use crate::plan::concurrency::{self, Measured, Schedule};
@@ -270,11 +267,6 @@ async fn run_batch(
     let total = plan.stages.len();
     let first = range.start;
     let shared_gpu = slots.len() > 1;
-    let plain_dir = plan
-        .stages
-        .iter()
-        .find(|s| s.tool == Tool::Plain)
-        .map(|s| s.dir.clone());
     let mut next_report = first;
     let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
     let mut again: Vec<(usize, crate::tools::retry::Retry)> = Vec::new();
@@ -291,34 +283,26 @@ async fn run_batch(
             if signals.shutdown() != Shutdown::None {
                 return Ok(None);
             }
-            let mut stage = stage_after_plain(&plan.stages[index], plain);
-            create_stage_dir(&stage)?;
-            if let Some(gpu) = slot {
-                stage
-                    .command
-                    .env
-                    .push(("CUDA_VISIBLE_DEVICES".into(), gpu.clone()));
-            }
-            let timeout = plan
-                .timeouts
-                .for_stage(stage.tool, plain.map(|p| p.seconds));
-            let command = shell_words(&stage.command.argv);
-            let shown = match slot {
-                Some(gpu) => format!("{command}  [GPU {gpu}]"),
-                None => command,
+            let start = super::stage_run::Start {
+                plain,
+                assumed: None,
+                slot: slot.as_ref(),
+                label: "",
             };
-            on_event(StageEvent::Started {
-                index,
-                total,
-                tool: stage.tool,
-                command: &shown,
-                quiet: stage.command.not_needed(),
-            })?;
+            let prepared = super::stage_run::prepare(plan, index, &start)?;
+            super::stage_run::announce(plan, index, &prepared, &mut on_event)?;
             let plan = shared.clone();
             let notices = notices.clone();
             let task: StageTask = Box::pin(async move {
                 let mut signals = Signals::install();
-                run_stage(&plan, &stage, timeout, &mut signals, &notices).await
+                run_stage(
+                    &plan,
+                    &prepared.stage,
+                    prepared.limit,
+                    &mut signals,
+                    &notices,
+                )
+                .await
             });
             Ok(Some(task))
         }
@@ -328,21 +312,18 @@ async fn run_batch(
             // The kind answers whether this try runs again (crowded out
             // beside others, its tool crashed): the try is then kept and
             // the stage runs again alone once the batch is done.
-            let tried = super::stage::tried_folders(&output);
-            let ended = crate::tools::retry::TryEnded {
-                record: &output,
-                stage_dir: &stage.dir,
-                plain_dir: plain_dir.as_deref(),
-                plain_ok: plain.is_some_and(|p| p.end == ProcessEnd::Exited(0)),
+            let context = super::stage_run::TryContext {
+                plain,
                 beside_others: shared_gpu || beside_plain.contains(&index),
-                command: &stage.command,
-                flooded: None,
-                looped: false,
-                tried: &tried,
+                ..Default::default()
             };
-            let retry = crate::tools::kind(stage.tool)
-                .retry(&ended)
-                .filter(|r| r.when == crate::tools::retry::When::Alone);
+            let retry = super::stage_run::retry_of(
+                plan,
+                stage,
+                (&output, &super::stage::tried_folders(&output)),
+                &context,
+                crate::tools::retry::When::Alone,
+            );
             if let Some(retry) = retry {
                 again.push((index, retry));
                 return Ok(None);
