@@ -6,7 +6,8 @@
 //! negative; stages removed or listed twice; a stage folder made a symlink
 //! to another, clean run's; a stage.json that says it is another stage's;
 //! an earlier try's folder taken away, from a base whose findings only a
-//! crashed first try saw) and `cudawatch report` must
+//! crashed first try saw; the hook's facts and lines of the stages that
+//! watch from inside) and `cudawatch report` must
 //! judge each no better than the original: FINDINGS or CLEAN may become
 //! INCONCLUSIVE, nothing may become CLEAN that was not, FINDINGS never
 //! CLEAN; and a clean run whose evidence was taken away (a summary line, an
@@ -106,8 +107,13 @@ fn is_evidence(path: &Path) -> bool {
         .and_then(|p| p.file_name())
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    stage != "plain" && (name == "stdout" || name.ends_with(".xml") || name == "raw.csv")
+    // A tool's stdout is its summary; the stages that run the program
+    // itself (the plain run, CSAN, the memory hook) have the program's.
+    let tool_output = !["plain", "csan", "memory"].contains(&stage.as_str());
+    tool_output && (name == "stdout" || name.ends_with(".xml") || name == "raw.csv")
         || name == "stage.json"
+        // What the hook saw: without it CSAN's silence proves nothing.
+        || name == "hook.json"
 }
 
 fn damage(dir: &Path, rng: &mut Rng) -> Damage {
@@ -391,6 +397,24 @@ fn damage_never_improves_a_verdict() {
         let (code, _) = verdict(&dir);
         (dir, code)
     })
+    .chain(std::iter::once({
+        // The stages that watch from inside (CSAN, the memory hook) over a
+        // training loop they check the first steps of: the hook's facts
+        // and lines are their evidence.
+        let dir = tmp.path().join("base-hooked");
+        let program = "import torch\nopt = torch.optim.Optimizer()\ntorch.cuda.init()\n\
+                       for step in range(40):\n    x = torch.cuda.fake_alloc(1 << 20)\n    \
+                       torch.cuda.fake_free(x)\n    opt.step()\n";
+        let work = tmp.path().join("hooked-program");
+        std::fs::create_dir_all(&work).unwrap();
+        run(crate::helpers::with_fake_torch(&work, program)
+            .args(["run", "--grace", "0.5", "--stages", "plain,csan,memory", "--out-dir"])
+            .arg(&dir)
+            .args(["--", "python3", "prog.py"]));
+        let (code, _) = verdict(&dir);
+        assert_eq!(code, 0, "a clean hooked base");
+        (dir, code)
+    }))
     .chain(std::iter::once({
         // A stage run again: its first try printed invalid writes and
         // compute-sanitizer died; the rerun was clean. The try is evidence.
