@@ -133,9 +133,9 @@ pub struct OutputSettings {
     /// product, `cudawatch report r.json > r.txt`) unless a machine format
     /// claims it; stderr during a run, beside its progress lines.
     pub human_on_stdout: bool,
-    /// Whether doctor's problems were already said above the report (a
-    /// live run warns before its stages): the report then names them only.
-    pub environment_said: bool,
+    /// The checks of doctor's a live run said above the report, before its
+    /// stages (their ids): the report names those only, and says the rest.
+    pub environment_said: Vec<String>,
     /// Only the verdict on stderr: `report` and `parse` whose machine
     /// output is on stdout (`cudawatch report r.json --format json | jq`),
     /// where the whole human report would bury the terminal; a run keeps
@@ -170,7 +170,7 @@ impl OutputSettings {
         Ok(OutputSettings {
             reports: specs,
             human_on_stdout: false,
-            environment_said: false,
+            environment_said: Vec::new(),
             human_brief: false,
         })
     }
@@ -201,7 +201,7 @@ pub fn render(
         if output.human_brief {
             terminal::verdict(&untrusted::walk(judgement), style)
         } else {
-            terminal::render(report, judgement, style, width, output.environment_said)
+            terminal::render(report, judgement, style, width, &output.environment_said)
         }
     })?;
     let doc = Judged { report, judgement };

@@ -31,7 +31,7 @@ pub fn render(
     judgement: &Judgement,
     style: Style,
     width: Option<usize>,
-    environment_said: bool,
+    environment_said: &[String],
 ) -> String {
     // Everything below prints text from tools and captures: cleaned once.
     let (report, judgement) = super::untrusted::neutralise(report, judgement);
@@ -161,9 +161,7 @@ pub fn render(
         );
         // A live run said its problems as warnings before the stages:
         // they are named here, not repeated.
-        let said = |c: &&cudawatch_model::EnvCheck| {
-            environment_said && c.status == cudawatch_model::EnvStatus::Problem
-        };
+        let said = |c: &&cudawatch_model::EnvCheck| environment_said.contains(&c.id);
         let titles: Vec<&str> = env
             .checks
             .iter()

@@ -335,6 +335,18 @@ fn earlier_tries(
             let only_in = format!("the try kept in {} ({})", earlier.folder, earlier.reason);
             attempt.sites_only_here =
                 builder.earlier_try_sites(scratch.finish().findings, &only_in);
+            // Kept, but what it saw cannot be read: as unknown as a try
+            // that was not kept.
+            let unread = files.unread();
+            if !unread.is_empty() {
+                stage.outcome = stage.outcome.max(Outcome::Inconclusive);
+                stage.reason = format!(
+                    "what its earlier try ({}) saw could not be read ({}); {}",
+                    earlier.reason,
+                    unread.join(", "),
+                    stage.reason
+                );
+            }
         }
         stage.attempts.push(attempt);
     }

@@ -17,8 +17,8 @@ pub mod rendezvous;
 pub mod repeats;
 pub mod signals;
 pub mod stage;
-mod stage_run;
 pub mod stage_loop;
+mod stage_run;
 
 pub use events::StageEvent;
 pub use stage_loop::run_plan;

@@ -133,8 +133,6 @@ fn set_aside(stage: &Stage, folder: &str) -> Option<String> {
     Some(format!("{folder}/{}", name.to_string_lossy()))
 }
 
-
-
 pub(super) async fn run_stage(
     plan: &Plan,
     stage: &Stage,

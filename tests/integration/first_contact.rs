@@ -460,3 +460,45 @@ fn an_executable_python_script_without_its_hash_bang_line_is_told_how_to_run() {
         out.stderr
     );
 }
+
+#[test]
+fn the_closing_environment_block_says_said_above_only_of_what_was_said_above() {
+    // Missing tools were listed as "said above" although the run never
+    // printed them as warnings before its stages.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = crate::helpers::run(
+        crate::helpers::cudawatch()
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("CUDA_HOME")
+            .args(["--color", "never", "run", "--stages", "plain", "--out-dir"])
+            .arg(tmp.path().join("run"))
+            .args(["--", "true"]),
+    );
+    let block: String = out
+        .stderr
+        .split("Environment:")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        block.contains("problem compute-sanitizer found") && !block.contains("said above: compute"),
+        "{block}"
+    );
+    // What is named as said above was said above.
+    if let Some(said) = block
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- said above: "))
+    {
+        for title in said.split(", ") {
+            let before = out.stderr.split("Environment:").next().unwrap();
+            assert!(
+                before.contains(title),
+                "{title} was not said above:\n{}",
+                out.stderr
+            );
+        }
+    }
+}

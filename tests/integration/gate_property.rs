@@ -408,7 +408,14 @@ fn damage_never_improves_a_verdict() {
         let work = tmp.path().join("hooked-program");
         std::fs::create_dir_all(&work).unwrap();
         run(crate::helpers::with_fake_torch(&work, program)
-            .args(["run", "--grace", "0.5", "--stages", "plain,csan,memory", "--out-dir"])
+            .args([
+                "run",
+                "--grace",
+                "0.5",
+                "--stages",
+                "plain,csan,memory",
+                "--out-dir",
+            ])
             .arg(&dir)
             .args(["--", "python3", "prog.py"]));
         let (code, _) = verdict(&dir);

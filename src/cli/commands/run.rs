@@ -59,7 +59,6 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     }
     let policy = settings::policy(&args.output)?;
     let mut output = settings::output(&args.output)?;
-    output.environment_said = true;
     // A report that cannot be written must fail now, not after an hour of
     // sanitizers.
     render::check_targets(&output)?;
@@ -85,6 +84,8 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     // last ones from its cache): kept beside the run, embedded in its
     // report, and its problems said before any stage.
     let (environment, sanitizer_version) = crate::doctor::for_run(&run_settings.tools);
+    // What is said before the stages, which the report then only names.
+    let mut said: Vec<String> = Vec::new();
     run_settings.tools.sanitizer_version = sanitizer_version;
     if let Some((path, version)) = &mut run_settings.tools.racecheck_sanitizer {
         *version = crate::doctor::tool_version(path);
@@ -95,6 +96,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         .iter()
         .filter(|c| c.status == cudawatch_model::EnvStatus::Problem && !c.id.starts_with("tool_"))
     {
+        said.push(check.id.clone());
         render::stderr::warning(&format!(
             "{}: {}{}",
             check.title,
@@ -127,8 +129,11 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
                 name.to_string_lossy(),
                 affected.join(", ")
             ));
+            // doctor's check of that tool (`tool_compute_sanitizer`).
+            said.push(format!("tool_{}", name.to_string_lossy().replace('-', "_")));
         }
     }
+    output.environment_said = said;
     // The Python hook goes into the run directory (never the user's tree),
     // for the stages that put it on PYTHONPATH.
     if plan
