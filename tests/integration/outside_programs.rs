@@ -10,6 +10,29 @@ use serde_json::Value;
 use crate::helpers::{Output, cudawatch, json, root, run, sample, site_of_kind};
 use crate::run::stage;
 
+/// `cudawatch run --stages plain,coredump` of `program` into `tmp/run`,
+/// with the fakes on PATH (no cuda-gdb reads a dump here).
+fn plain_and_coredump(tmp: &std::path::Path, program: &[&std::ffi::OsStr]) -> Output {
+    run(cudawatch()
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", root().join("tests/fakes").display()),
+        )
+        .args([
+            "--color",
+            "never",
+            "run",
+            "--stages",
+            "plain,coredump",
+            "--format",
+            "json",
+        ])
+        .arg("--out-dir")
+        .arg(tmp.join("run"))
+        .arg("--")
+        .args(program))
+}
+
 fn outside(path: &str) -> PathBuf {
     sample("outside").join(path)
 }
@@ -165,24 +188,7 @@ fn an_error_macros_own_line_is_a_site_and_the_core_dump_runs_for_it() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let out = run(cudawatch()
-        .env(
-            "PATH",
-            format!("{}:/usr/bin:/bin", root().join("tests/fakes").display()),
-        )
-        .args([
-            "--color",
-            "never",
-            "run",
-            "--stages",
-            "plain,coredump",
-            "--format",
-            "json",
-        ])
-        .arg("--out-dir")
-        .arg(tmp.path().join("run"))
-        .arg("--")
-        .arg(&program));
+    let out = plain_and_coredump(tmp.path(), &[program.as_os_str()]);
     let report = json(&out);
     let site = site_of_kind(&report, "cuda_error");
     assert_eq!(site["error"], "cudaErrorIllegalAddress", "{site}");
@@ -254,23 +260,14 @@ fn a_plain_run_that_died_of_a_signal_gets_the_core_dump_which_says_when_the_host
     // An abort with no message cudawatch knows: the GPU may have faulted
     // (the dump would say where) or the host crashed (no dump).
     let tmp = tempfile::tempdir().unwrap();
-    let out = run(cudawatch()
-        .env(
-            "PATH",
-            format!("{}:/usr/bin:/bin", root().join("tests/fakes").display()),
-        )
-        .args([
-            "--color",
-            "never",
-            "run",
-            "--stages",
-            "plain,coredump",
-            "--format",
-            "json",
-        ])
-        .arg("--out-dir")
-        .arg(tmp.path().join("run"))
-        .args(["--", "sh", "-c", "echo 'worker died'; kill -ABRT $$"]));
+    let out = plain_and_coredump(
+        tmp.path(),
+        &[
+            "sh".as_ref(),
+            "-c".as_ref(),
+            "echo 'worker died'; kill -ABRT $$".as_ref(),
+        ],
+    );
     let report = json(&out);
     let coredump = stage(&report, "coredump");
     assert!(coredump["end"].is_object(), "it ran: {coredump}");

@@ -999,6 +999,25 @@ fn a_shard_directory_from_elsewhere_with_absurd_or_broken_records_is_refused_or_
     assert_eq!(o.stderr.trim().lines().count(), 1);
 }
 
+/// A sweep in `dir` of one target, `sh a.sh`, run once and finished
+/// clean: its file and its folder.
+fn one_script_sweep(dir: &Path) -> (PathBuf, PathBuf) {
+    let file = dir.join("sweep.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+             [[target]]\nname = \"a\"\ncommand = [\"sh\", \"a.sh\"]\nenv = {{ FAKE_CASE = \"{}\" }}\n",
+            sample("clean").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("night");
+    let first = run(sweep_cmd(&file, &out, &[]));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    (file, out)
+}
+
 #[test]
 fn a_resumed_sweep_checks_again_a_target_whose_sourced_script_changed_and_not_for_its_outputs() {
     // The command names a.sh; the bug lands in lib.sh, which a.sh sources:
@@ -1010,19 +1029,7 @@ fn a_resumed_sweep_checks_again_a_target_whose_sourced_script_changed_and_not_fo
     )
     .unwrap();
     std::fs::write(tmp.path().join("lib.sh"), "true\n").unwrap();
-    let file = tmp.path().join("sweep.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
-             [[target]]\nname = \"a\"\ncommand = [\"sh\", \"a.sh\"]\nenv = {{ FAKE_CASE = \"{}\" }}\n",
-            sample("clean").display()
-        ),
-    )
-    .unwrap();
-    let out = tmp.path().join("night");
-    let first = run(sweep_cmd(&file, &out, &[]));
-    assert_eq!(first.code, 0, "{}", first.stderr);
+    let (file, out) = one_script_sweep(tmp.path());
     // What the target wrote beside its code (train.log) and the sweep's own
     // folder change nothing: a resume reuses the result, and says so.
     let same = run(sweep_cmd(&file, &out, &[]));
@@ -1056,19 +1063,7 @@ fn a_resumed_sweep_checks_again_a_target_whose_script_changed() {
     let tmp = tempfile::tempdir().unwrap();
     let script = tmp.path().join("a.sh");
     std::fs::write(&script, "exit 0\n").unwrap();
-    let file = tmp.path().join("sweep.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
-             [[target]]\nname = \"a\"\ncommand = [\"sh\", \"a.sh\"]\nenv = {{ FAKE_CASE = \"{}\" }}\n",
-            sample("clean").display()
-        ),
-    )
-    .unwrap();
-    let out = tmp.path().join("night");
-    let first = run(sweep_cmd(&file, &out, &[]));
-    assert_eq!(first.code, 0, "{}", first.stderr);
+    let (file, out) = one_script_sweep(tmp.path());
     std::fs::write(
         &script,
         "echo 'RuntimeError: CUDA error: an illegal memory access was encountered' >&2\nexit 1\n",
