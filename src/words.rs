@@ -32,19 +32,64 @@ pub fn close(word: &str, typed: &str) -> bool {
     row[b.len()] <= 2
 }
 
-/// `text` cut to `max` characters, with `…` where it was cut.
+/// `text` cut to at most `max` characters, with `…` where it was cut: at
+/// the last space that keeps at least half, never inside a word, and
+/// before a parenthesis the cut would leave open (a reason cut as
+/// `memcheck (compute-sanitizer said: CUDA API Error: Duplicate entry ker…`
+/// read as a sentence that stops mid-word inside its parentheses).
 pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    let room: String = text.chars().take(max.saturating_sub(1)).collect();
+    let half = room.len() / 2;
+    let mut cut = match room.rfind(' ') {
+        Some(at) if at >= half => at,
+        _ => room.len(),
+    };
+    // The last parenthesis the kept part leaves open.
+    let mut open: Vec<usize> = Vec::new();
+    for (i, c) in room[..cut].char_indices() {
+        match c {
+            '(' => open.push(i),
+            ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    if let Some(&at) = open.first()
+        && room[..at].trim_end().len() >= max / 3
+    {
+        cut = at;
+    }
+    let mut s = room[..cut]
+        .trim_end_matches([' ', ',', ';', ':', '('])
+        .to_string();
     s.push('…');
     s
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{close, plural};
+    use super::{close, plural, shorten};
+
+    #[test]
+    fn a_cut_keeps_whole_words_and_never_leaves_a_parenthesis_open() {
+        let reason = "compute-sanitizer said: CUDA API Error: Duplicate entry kernels named \
+                      \"_ZN17cutlass__5x_cudnn6KernelI\"";
+        let cut = shorten(reason, 60);
+        assert!(cut.chars().count() <= 60, "{cut}");
+        assert!(cut.ends_with("Duplicate entry…"), "{cut}");
+        let cut = shorten(
+            "memcheck, racecheck (compute-sanitizer was not found on PATH, in $CUDA_HOME/bin)",
+            50,
+        );
+        assert_eq!(cut, "memcheck, racecheck…");
+        // A word longer than the room is cut where it must be.
+        assert_eq!(shorten("abcdefghijklmnop", 6), "abcde…");
+        assert_eq!(shorten("short", 60), "short");
+    }
 
     #[test]
     fn a_slip_is_close_and_another_word_is_not() {
