@@ -285,10 +285,21 @@ pub struct SourceLocation {
 }
 
 impl SourceLocation {
-    /// `oob_write.cu:6`: the file's base name and the line, for one-line
-    /// summaries (the full path stays in the report).
+    /// `src/oob_write.cu:6` for a project file, `cuda_fp16.hpp:11` for
+    /// another: for one-line summaries (the full path stays in the report).
     pub fn short(&self) -> String {
         short_place(&self.file, self.line)
+    }
+
+    /// `src/oob_write.cu:6` for a project file, the whole path for another:
+    /// for tables and pages. A project file is spelled as [`Self::short`]
+    /// spells it, in every format but the JSON's data.
+    pub fn shown(&self) -> String {
+        format!(
+            "{}:{}",
+            in_project(&self.file).unwrap_or(&self.file),
+            self.line
+        )
     }
 }
 
@@ -305,9 +316,11 @@ pub fn in_project(file: &str) -> Option<&str> {
     file.strip_prefix("./")
 }
 
-/// `oob_write.cu:6` for any file and line (a frame's as a location's).
+/// `src/oob_write.cu:6` for a project file (below the project's root, as
+/// every human format spells it), `cuda_fp16.hpp:11` for any other (its
+/// base name): a frame's as a location's.
 pub fn short_place(file: &str, line: u32) -> String {
-    let base = file.rsplit('/').next().unwrap_or(file);
+    let base = in_project(file).unwrap_or_else(|| file.rsplit('/').next().unwrap_or(file));
     format!("{base}:{line}")
 }
 

@@ -596,7 +596,7 @@ fn listed(out: &mut String, id: &str, title: &str, items: &[cudawatch_model::War
 /// other files whole. Unlike the terminal, never relative to where the page
 /// was rendered: the page is shared.
 fn place(location: &cudawatch_model::SourceLocation) -> String {
-    format!("{}:{}", project_file(&location.file), location.line)
+    location.shown()
 }
 
 /// A frame as the page shows it, its file as [`place`] shows one.

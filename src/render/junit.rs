@@ -62,7 +62,7 @@ impl Exporter<Judged<'_>> for JunitExporter {
                     site.kernel.as_deref().unwrap_or(""),
                     site.location
                         .as_ref()
-                        .map(|l| format!(" at {l}"))
+                        .map(|l| format!(" at {}", l.shown()))
                         .unwrap_or_default()
                 );
                 let outside = judgement.out_of_scope.contains(&site.id);

@@ -86,7 +86,7 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
                     cell(s.kernel.as_deref().unwrap_or("")),
                     s.location
                         .as_ref()
-                        .map(|l| cell(&l.to_string()))
+                        .map(|l| cell(&l.shown()))
                         .unwrap_or_default(),
                     s.count_text(),
                     cell(&match super::describe::processes_line(s) {

@@ -386,6 +386,12 @@ fn stages_table(report: &Report, width: Option<usize>, notes: &mut Notes) -> Str
         }
         t.render(width)
     };
+    // Out of the table, which is for what checked the program, but named:
+    // every other format lists these stages too.
+    for stage in report.stages.iter().filter(|s| s.not_needed()) {
+        let why = stage.reason.trim_start_matches(cudawatch_model::NOT_NEEDED);
+        let _ = writeln!(out, "  {} not needed:{why}", stage.tool.name());
+    }
     for stage in report.stages.iter().filter(|s| !s.stderr_tail.is_empty()) {
         let _ = writeln!(
             out,

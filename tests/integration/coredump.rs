@@ -112,7 +112,7 @@ fn a_fault_inside_a_cuda_graph_is_placed_at_its_kernel_and_line_by_the_dump() {
     assert_eq!(plain["consequence_of"], dump["id"], "{plain}");
     assert!(
         out.stderr
-            .contains("root cause: coredump invalid_access at graph_wild_index.cu:15: GPU core dump: Warp Invalid Address Space in scatter; it explains the plain run's cudaErrorIllegalAddress at graph_wild_index.cu:43"),
+            .contains("root cause: coredump invalid_access at tests/gpu/coredump/graph_wild_index.cu:15: GPU core dump: Warp Invalid Address Space in scatter; it explains the plain run's cudaErrorIllegalAddress at tests/gpu/coredump/graph_wild_index.cu:43"),
         "{}",
         out.stderr
     );
@@ -232,6 +232,14 @@ fn a_clean_program_needs_no_dump_and_stays_clean() {
         .unwrap_or_default()
         .to_string();
     assert!(!verdict.contains("coredump"), "{verdict}");
+    // But the terminal names it, as every other format does (before, only
+    // the JSON, HTML and Markdown did).
+    assert!(
+        out.stderr
+            .contains("coredump not needed: the plain run met no device exception"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -325,9 +333,9 @@ fn a_saved_run_renders_the_dumps_finding_again() {
     let again = run(cudawatch().arg("report").arg(&out_dir));
     assert_eq!(again.code, 1, "{}", again.stderr);
     assert!(
-        again
-            .stdout
-            .contains("root cause: coredump invalid_access at graph_wild_index.cu:15"),
+        again.stdout.contains(
+            "root cause: coredump invalid_access at tests/gpu/coredump/graph_wild_index.cu:15"
+        ),
         "{}",
         again.stdout
     );

@@ -426,7 +426,7 @@ fn a_user_without_a_gpu_or_a_clone_can_render_the_bundled_real_run() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stdout
-            .contains("FINDINGS: root cause: memcheck invalid_access at oob_write.cu:6"),
+            .contains("FINDINGS: root cause: memcheck invalid_access at tests/gpu/oob_write.cu:6"),
         "{}",
         out.stdout
     );
@@ -500,5 +500,37 @@ fn the_closing_environment_block_says_said_above_only_of_what_was_said_above() {
                 out.stderr
             );
         }
+    }
+}
+
+#[test]
+fn a_project_file_is_spelled_one_way_in_every_human_format() {
+    // Before: `./tests/gpu/oob_write.cu:6` in the Markdown and JUnit,
+    // `tests/gpu/oob_write.cu:6` in the terminal, HTML and SARIF, and
+    // `oob_write.cu:6` on the verdict line and in the checklist.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = cudawatch();
+    cmd.current_dir(tmp.path())
+        .args(["--color", "never", "report", "--example"]);
+    for format in ["markdown", "html", "junit", "sarif"] {
+        cmd.args(["--report", &format!("{format}={format}.out")]);
+    }
+    let out = run(&mut cmd);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let mut shown = vec![("terminal".to_string(), out.stdout.clone())];
+    for format in ["markdown", "html", "junit", "sarif"] {
+        let text = std::fs::read_to_string(tmp.path().join(format!("{format}.out"))).unwrap();
+        // Markdown escapes the underscore.
+        shown.push((format.to_string(), text.replace("\\_", "_")));
+    }
+    for (format, text) in &shown {
+        assert!(text.contains("tests/gpu/oob_write.cu"), "{format}: {text}");
+        assert!(
+            !text.contains("./tests/gpu/oob_write.cu"),
+            "{format}: {text}"
+        );
+        let bare =
+            text.matches(" oob_write.cu:6").count() + text.matches("`oob_write.cu:6").count();
+        assert_eq!(bare, 0, "{format}: {text}");
     }
 }

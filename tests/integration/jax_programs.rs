@@ -197,7 +197,7 @@ fn xlas_out_of_memory_is_the_root_cause_at_the_users_line() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stdout.contains(
-            "root cause: plain out_of_memory at jax_oom.py:21: out of GPU memory (XLA): tried to \
+            "root cause: plain out_of_memory at tests/gpu/beyond/jax_oom.py:21: out of GPU memory (XLA): tried to \
              allocate 125.02GiB (GPU_0_bfc)"
         ),
         "{}",

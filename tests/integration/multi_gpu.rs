@@ -31,7 +31,7 @@ fn a_bad_label_on_rank_1_is_rank_1s_failure_at_the_users_line() {
     let verdict = verdict(&report);
     assert!(
         verdict.contains("root cause: rank 1 failed first: plain device_assert")
-            && verdict.contains("launched from bad_label_rank1.py:15"),
+            && verdict.contains("launched from tests/gpu/multi/bad_label_rank1.py:15"),
         "{verdict}"
     );
     for site in findings(&report) {

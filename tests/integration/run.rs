@@ -910,6 +910,15 @@ fn a_ctrl_c_during_the_ncu_imports_stops_the_remaining_imports() {
     assert!(imports.matches("ncu import").count() <= 3, "{imports}");
     assert!(!imports.contains("page=source"), "{imports}");
     assert_eq!(read_json(&out_dir.join("run.json"))["interrupted"], true);
+    // Read later, the stopped run is one that did not check everything: a
+    // CI step that renders it is not itself cancelled (before: 130).
+    let later = run(cudawatch().arg("report").arg(&out_dir));
+    assert_eq!(later.code, 3, "{}", later.stdout);
+    assert!(
+        later.stdout.contains("the run was stopped"),
+        "{}",
+        later.stdout
+    );
 }
 
 #[test]
@@ -1368,8 +1377,9 @@ fn a_loop_kept_alive_by_kernel_level_recovery_is_stopped_and_checked_the_tools_w
         out.stderr
     );
     assert!(
-        out.stderr
-            .contains("root cause: memcheck invalid_access at retry_until_done.cu:17"),
+        out.stderr.contains(
+            "root cause: memcheck invalid_access at tests/gpu/beyond/retry_until_done.cu:17"
+        ),
         "{}",
         out.stderr
     );

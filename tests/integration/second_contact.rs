@@ -175,7 +175,8 @@ fn without_the_tools_the_remedy_is_said_once_and_referred_to_after() {
     );
     let report = &out.stderr[out.stderr.find("cudawatch: python3").unwrap()..];
     let lines = report.lines().count();
-    assert!(lines <= 70, "{lines} lines:\n{report}");
+    // 72: the stage not needed (coredump) takes its two lines under the table.
+    assert!(lines <= 72, "{lines} lines:\n{report}");
 }
 
 #[test]

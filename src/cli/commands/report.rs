@@ -5,6 +5,7 @@
 use crate::cli::args::ReportArgs;
 use crate::cli::settings;
 use crate::errors::ExpectedError;
+use crate::exit_codes;
 use crate::judge::baseline;
 use crate::render::style::Styles;
 use crate::rundir;
@@ -114,7 +115,8 @@ pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
         // rendered as the sweep it is, as saved.
         Input::Report if is_sweep_report(dir) => {
             let report = read_sweep_report(dir)?;
-            return Ok(super::sweep::render_sweep(&report, &output, styles));
+            let code = super::sweep::render_sweep(&report, &output, styles);
+            return Ok(read_later(code));
         }
         Input::Report => baseline::read_report(dir)?,
         Input::RunDir => rundir::assemble(dir, &settings::source_root(&args.output))?,
@@ -125,7 +127,17 @@ pub fn run(args: &ReportArgs, styles: Styles) -> Result<i32, ExpectedError> {
             });
         }
     };
-    Ok(super::judge_and_render(
-        report, &policy, &output, styles, None,
-    ))
+    let code = super::judge_and_render(report, &policy, &output, styles, None);
+    Ok(read_later(code))
+}
+
+/// The exit code of a saved run read later. Its Ctrl-C was the run's, not
+/// this command's: a stopped run is one that did not check everything (3),
+/// so a CI step that renders it afterwards does not read as cancelled (130).
+fn read_later(code: i32) -> i32 {
+    if code == exit_codes::INTERRUPTED {
+        exit_codes::INCONCLUSIVE
+    } else {
+        code
+    }
 }
