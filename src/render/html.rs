@@ -37,6 +37,7 @@ impl Exporter<Judged<'_>> for HtmlExporter {
             &Warning::grouped(&report.warnings),
         );
         listed(&mut out, "notes", "Notes", &report.notes);
+        environment(&mut out, report.environment.as_ref());
         let _ = write!(
             out,
             "<footer>cudawatch {} · report schema {}</footer>\n</body>\n</html>\n",
@@ -589,6 +590,48 @@ fn listed(out: &mut String, id: &str, title: &str, items: &[cudawatch_model::War
         );
     }
     out.push_str("</ul>\n</section>\n");
+}
+
+/// Where the run ran, every check doctor made: the page is read by
+/// someone who did not see the run's warnings (the terminal names only
+/// what is not ok).
+fn environment(out: &mut String, env: Option<&cudawatch_model::Environment>) {
+    let Some(env) = env else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "<section id=\"environment\">\n<h2>Environment</h2>\n<p>{}</p>\n<table>\n\
+         <thead><tr><th>check</th><th>status</th><th>detail</th></tr></thead>\n<tbody>",
+        escape_markup(&super::doctor::summary(env))
+    );
+    for check in &env.checks {
+        let status = check.status.name();
+        let fix = check
+            .fix
+            .as_deref()
+            .map(|f| format!(" (fix: {})", escape_markup(f)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr data-check=\"{}\"><td>{}</td><td><span class=\"badge {}\">{status}</span></td><td>{}{fix}</td></tr>",
+            escape_markup(&check.id),
+            escape_markup(&check.title),
+            badge_class(check.status),
+            escape_markup(&check.detail)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+/// The badge colour of a doctor check: ok as a pass, a problem as a failure.
+fn badge_class(status: cudawatch_model::EnvStatus) -> &'static str {
+    match status {
+        cudawatch_model::EnvStatus::Ok => "pass",
+        cudawatch_model::EnvStatus::Skipped => "skipped",
+        cudawatch_model::EnvStatus::Warning => "warning",
+        cudawatch_model::EnvStatus::Problem => "fail",
+    }
 }
 
 /// A source position as the page shows it: a project file without the

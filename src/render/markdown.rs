@@ -153,8 +153,42 @@ impl Exporter<Judged<'_>> for MarkdownExporter {
             }
             out.push('\n');
         }
+        if let Some(env) = &report.environment {
+            environment(&mut out, env);
+        }
         out.into_bytes()
     }
+}
+
+/// Where the run ran, every check doctor made: a pull request's reader
+/// did not see the run's warnings (the terminal names only what is not ok).
+/// Folded under its summary, as a pull request comment should be.
+fn environment(out: &mut String, env: &cudawatch_model::Environment) {
+    let _ = writeln!(
+        out,
+        "### Environment\n\n{}\n\n<details><summary>{}</summary>\n\n\
+         | check | status | detail |\n| --- | --- | --- |",
+        super::doctor::summary(env),
+        crate::words::plural(env.checks.len() as u64, "check")
+    );
+    for check in &env.checks {
+        let status = match check.status {
+            cudawatch_model::EnvStatus::Problem => "**problem**",
+            other => other.name(),
+        };
+        let fix = check
+            .fix
+            .as_deref()
+            .map(|f| format!(" (fix: {})", cell(f)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {} | {status} | {}{fix} |",
+            cell(&check.title),
+            cell(&check.detail)
+        );
+    }
+    out.push_str("\n</details>\n\n");
 }
 
 /// Text safe inside a table cell: pipes escaped, HTML and newlines neutralised.
