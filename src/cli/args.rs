@@ -259,17 +259,18 @@ pub struct RunArgs {
     #[arg(help_heading = "Timeouts", long, value_name = "DURATION", value_parser = time_limit, env = "CUDAWATCH_TIMEOUT")]
     pub timeout: Option<f64>,
     /// Timeout of the plain run, in seconds or with a unit (600, 10m, 2h).
-    #[arg(help_heading = "Timeouts", long, value_name = "DURATION", default_value_t = 3600.0, value_parser = time_limit, env = "CUDAWATCH_PLAIN_TIMEOUT")]
+    #[arg(hide_short_help = true, help_heading = "Timeouts", long, value_name = "DURATION", default_value_t = 3600.0, value_parser = time_limit, env = "CUDAWATCH_PLAIN_TIMEOUT")]
     pub plain_timeout: f64,
     /// Time between SIGTERM and SIGKILL when a stage is stopped (seconds,
     /// or 30s, 1m).
-    #[arg(help_heading = "Timeouts", long, value_name = "DURATION", default_value_t = 5.0, value_parser = duration, env = "CUDAWATCH_GRACE")]
+    #[arg(hide_short_help = true, help_heading = "Timeouts", long, value_name = "DURATION", default_value_t = 5.0, value_parser = duration, env = "CUDAWATCH_GRACE")]
     pub grace: f64,
     #[command(flatten)]
     pub output: OutputArgs,
     /// At most N stages at once, the plain run counted [default: one per
-    /// CPU; as many as fit in the GPUs' free memory]. When the GPU has
-    /// room, tool stages start beside the plain run and are stopped and
+    /// CPU; as many as fit in the GPUs' free memory].
+    ///
+    /// When the GPU has room, tool stages start beside the plain run and are stopped and
     /// started again if it shows they should not have. `-j 1` runs one
     /// stage at a time. The report is the same either way.
     #[arg(help_heading = "Stages", short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), env = "CUDAWATCH_JOBS")]
@@ -292,7 +293,7 @@ pub struct RunArgs {
     /// Stream each stage's output live to stderr as well as to its files.
     /// The bytes are the program's and the tools' own, passed on raw
     /// (escape sequences included), unlike everything cudawatch prints.
-    #[arg(help_heading = "Output", long, env = "CUDAWATCH_STREAM",
+    #[arg(hide_short_help = true, help_heading = "Output", long, env = "CUDAWATCH_STREAM",
         value_parser = clap::builder::BoolishValueParser::new())]
     pub stream: bool,
     /// Keep PyTorch's caching allocator (and JAX's BFC pool) on under the
@@ -308,15 +309,16 @@ pub struct RunArgs {
     /// Keep the GPU core dumps the coredump stage wrote (`coredump/core.PID`)
     /// once cuda-gdb has read them; they are deleted by default (a dump
     /// without the GPU's memory is small, but it is not the report).
-    #[arg(help_heading = "Stages", long, env = "CUDAWATCH_KEEP_DUMPS",
+    #[arg(hide_short_help = true, help_heading = "Stages", long, env = "CUDAWATCH_KEEP_DUMPS",
         value_parser = clap::builder::BoolishValueParser::new())]
     pub keep_dumps: bool,
     /// The oom-recovery stage caps the program's GPU memory to this share
     /// of the peak allocated memory the memory stage measured.
-    #[arg(help_heading = "Stages", long, default_value_t = 0.6, value_parser = share, env = "CUDAWATCH_OOM_RECOVERY_SHARE")]
+    #[arg(hide_short_help = true, help_heading = "Stages", long, default_value_t = 0.6, value_parser = share, env = "CUDAWATCH_OOM_RECOVERY_SHARE")]
     pub oom_recovery_share: f64,
     /// Most kernel launches ncu profiles in all.
     #[arg(
+        hide_short_help = true,
         help_heading = "Tools",
         long,
         default_value_t = 50,
@@ -324,15 +326,21 @@ pub struct RunArgs {
     )]
     pub ncu_launch_cap: u32,
     /// Profile every launch, not one per unique kernel and launch configuration.
-    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_ALL_LAUNCHES",
+    #[arg(hide_short_help = true, help_heading = "Tools", long, env = "CUDAWATCH_NCU_ALL_LAUNCHES",
         value_parser = clap::builder::BoolishValueParser::new())]
     pub ncu_all_launches: bool,
     /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
-    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU_KERNEL")]
+    #[arg(
+        hide_short_help = true,
+        help_heading = "Tools",
+        long,
+        env = "CUDAWATCH_NCU_KERNEL"
+    )]
     pub ncu_kernel: Option<String>,
     /// A compute-sanitizer suppression XML, passed to every sanitizer stage
     /// as `--suppressions`.
     #[arg(
+        hide_short_help = true,
         help_heading = "Stages",
         long,
         value_name = "FILE",
@@ -345,6 +353,7 @@ pub struct RunArgs {
     /// Caveat, as for --sanitizer-kernel: racecheck crashes programs whose
     /// unchecked launches are cuDNN's (a ResNet step did, either way).
     #[arg(
+        hide_short_help = true,
         help_heading = "Stages",
         long,
         value_name = "N",
@@ -354,6 +363,7 @@ pub struct RunArgs {
     /// Sanitizer stages skip this many kernel launches before checking
     /// (the caveat of --sanitizer-launch-count holds).
     #[arg(
+        hide_short_help = true,
         help_heading = "Stages",
         long,
         value_name = "N",
@@ -367,6 +377,7 @@ pub struct RunArgs {
     /// to leave out library kernels (on a ResNet step without cuDNN,
     /// racecheck crashed and initcheck flooded with false reports).
     #[arg(
+        hide_short_help = true,
         help_heading = "Stages",
         long,
         value_name = "FILTER",
@@ -376,14 +387,14 @@ pub struct RunArgs {
     /// memcheck's leak check: `auto` checks native programs but not Python,
     /// whose teardown crashes under `--leak-check full` (the memory check
     /// would be lost with it); `full` forces it, `off` never.
-    #[arg(help_heading = "Stages", long, value_enum, default_value_t = LeakCheckArg::Auto, env = "CUDAWATCH_LEAK_CHECK")]
+    #[arg(hide_short_help = true, help_heading = "Stages", long, value_enum, default_value_t = LeakCheckArg::Auto, env = "CUDAWATCH_LEAK_CHECK")]
     pub leak_check: LeakCheckArg,
     /// What a sanitizer stage does after a kernel faults: `kernel` stops
     /// that kernel only and goes on checking (compute-sanitizer's
     /// `--destroy-on-device-error kernel`), so independent bugs are all
     /// found in one run; `context` is the tool's default: the first device
     /// error ends the checking, and every later CUDA call fails.
-    #[arg(help_heading = "Stages", long, value_enum, default_value_t = RecoveryArg::Kernel, env = "CUDAWATCH_SANITIZER_RECOVERY")]
+    #[arg(hide_short_help = true, help_heading = "Stages", long, value_enum, default_value_t = RecoveryArg::Kernel, env = "CUDAWATCH_SANITIZER_RECOVERY")]
     pub sanitizer_recovery: RecoveryArg,
     /// Which blocks of each launch racecheck analyses: `all` (the
     /// default), or `first`: block (or cluster) 0 only, through
@@ -393,7 +404,7 @@ pub struct RunArgs {
     /// is not seen, and the stage says so. Measured on ResNet-18's step on
     /// an H100 with 2026.4: racecheck 29 s against 64 s (49 s with 2025.3.1),
     /// and a race present in every block still found.
-    #[arg(help_heading = "Stages", long, value_enum, default_value_t = RacecheckBlocksArg::All, env = "CUDAWATCH_RACECHECK_BLOCKS")]
+    #[arg(hide_short_help = true, help_heading = "Stages", long, value_enum, default_value_t = RacecheckBlocksArg::All, env = "CUDAWATCH_RACECHECK_BLOCKS")]
     pub racecheck_blocks: RacecheckBlocksArg,
     /// Host call stacks in the sanitizers' records: `auto` keeps them
     /// except in initcheck, which writes one record per thread and spends
@@ -403,7 +414,7 @@ pub struct RunArgs {
     /// has no launching line (ATen's kernel under `buf.sum()`), initcheck
     /// runs once more with host stacks for its first 2000 records and the
     /// site takes its line from there. `all` keeps them in every stage.
-    #[arg(help_heading = "Stages", long, value_enum, default_value_t = HostStacksArg::Auto, env = "CUDAWATCH_HOST_STACKS")]
+    #[arg(hide_short_help = true, help_heading = "Stages", long, value_enum, default_value_t = HostStacksArg::Auto, env = "CUDAWATCH_HOST_STACKS")]
     pub host_stacks: HostStacksArg,
     /// Records a memcheck, initcheck or synccheck stage may print before it
     /// is stopped as a flood and run again without call stacks
@@ -416,6 +427,7 @@ pub struct RunArgs {
     /// a minute (ViT-tiny's full check on an H100: 88 s against 103 s). 0:
     /// never.
     #[arg(
+        hide_short_help = true,
         help_heading = "Stages",
         long,
         default_value_t = 5_000,
@@ -431,6 +443,7 @@ pub struct RunArgs {
     /// stopped, its records kept, and run again with the tool's default,
     /// where the first error ends the checking. 0: never.
     #[arg(
+        hide_short_help = true,
         help_heading = "Stages",
         long,
         default_value_t = 10,
@@ -438,10 +451,12 @@ pub struct RunArgs {
         env = "CUDAWATCH_LOOP_SECONDS"
     )]
     pub loop_seconds: u64,
-    /// End a Python program after its first N optimizer steps
-    /// (`torch.optim`) in every stage, the plain run too. Without it, the
-    /// plain run runs the whole program and each tool stage its first
-    /// steps (racecheck and ncu 1, memcheck, initcheck, synccheck and csan
+    /// End a Python program after its first N optimizer steps, in every
+    /// stage [default: the plain run whole, each tool stage its first steps].
+    ///
+    /// Steps are `torch.optim` steps, counted in every stage, the plain run
+    /// too. Without it, the plain run runs the whole program and each tool
+    /// stage its first steps (racecheck and ncu 1, memcheck, initcheck, synccheck and csan
     /// 2, memory 16): a training loop's later steps launch the kernels its
     /// first ones did. A program that builds no optimizer (inference,
     /// evaluation, generation) counts model calls (a `torch.nn.Module`
@@ -457,8 +472,9 @@ pub struct RunArgs {
     )]
     pub steps: Option<u32>,
     /// Run the whole program in every stage, every step of a training
-    /// script under every tool (by default the tool stages check its first
-    /// steps): a bug that shows only at a later step is then seen by the
+    /// script under every tool.
+    ///
+    /// By default the tool stages check its first steps (`--steps`): a bug that shows only at a later step is then seen by the
     /// tools too, at their cost per step (racecheck: minutes a step of a
     /// convolutional model).
     #[arg(help_heading = "Stages", long, env = "CUDAWATCH_WHOLE_PROGRAM")]
@@ -472,7 +488,12 @@ pub struct RunArgs {
     /// install nvidia-cuda-sanitizer-api; its compute-sanitizer is under
     /// site-packages/nvidia/cu13/compute-sanitizer/). 2025.3.1 crashes
     /// the program when they are left out, so it analyses them.
-    #[arg(help_heading = "Tools", long, env = "CUDAWATCH_RACECHECK_SANITIZER")]
+    #[arg(
+        hide_short_help = true,
+        help_heading = "Tools",
+        long,
+        env = "CUDAWATCH_RACECHECK_SANITIZER"
+    )]
     pub racecheck_sanitizer: Option<PathBuf>,
     /// ncu executable.
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_NCU")]
@@ -505,6 +526,7 @@ pub struct OutputArgs {
     /// working directory]; never from /proc, /sys or /dev. A saved JSON
     /// report is rendered with the snippets it carries.
     #[arg(
+        hide_short_help = true,
         help_heading = "Output",
         long,
         value_name = "DIR",
@@ -552,21 +574,21 @@ pub struct GateArgs {
     /// framework or library kernels the user's own line launched; racecheck,
     /// initcheck and coalescing findings inside cuDNN, cuBLAS, CUTLASS or
     /// ATen are reported, not gating. `all` counts every finding.
-    #[arg(help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
+    #[arg(hide_short_help = true, help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
     /// racecheck calls races between lanes of one warp (shared memory
     /// without `__syncwarp`) warnings; on sm_70 and later the lanes do not
     /// run in lockstep, so in the user's kernels they are real races and
     /// gate as errors. `report` keeps racecheck's level, for code that
     /// targets older GPUs only.
-    #[arg(help_heading = "Gate", long, value_enum, default_value_t = RacecheckWarningsArg::Gate, env = "CUDAWATCH_RACECHECK_WARNINGS")]
+    #[arg(hide_short_help = true, help_heading = "Gate", long, value_enum, default_value_t = RacecheckWarningsArg::Gate, env = "CUDAWATCH_RACECHECK_WARNINGS")]
     pub racecheck_warnings: RacecheckWarningsArg,
     /// Fail the gate when the oom-recovery stage shows the program does not
     /// recover from running out of memory. Off by default: the stage runs
     /// the program on less memory than it needs, on purpose, and many
     /// correct programs are not meant to adapt; ask for it where recovery
     /// is a requirement (a service that must survive a smaller GPU).
-    #[arg(help_heading = "Gate", long, env = "CUDAWATCH_GATE_OOM_RECOVERY",
+    #[arg(hide_short_help = true, help_heading = "Gate", long, env = "CUDAWATCH_GATE_OOM_RECOVERY",
         value_parser = clap::builder::BoolishValueParser::new())]
     pub gate_oom_recovery: bool,
     /// A TOML file of suppression rules: matching findings stay visible as
@@ -580,6 +602,7 @@ pub struct GateArgs {
     pub suppressions: Option<PathBuf>,
     /// Checklist: the most a kernel may waste of its global sectors, in percent.
     #[arg(
+        hide_short_help = true,
         help_heading = "Checklist thresholds",
         long,
         default_value_t = 50.0,
@@ -590,12 +613,13 @@ pub struct GateArgs {
     pub max_wasted_sectors: f64,
     /// Checklist: the most a single source line may waste of the sectors
     /// its accesses move, in percent [default: not checked].
-    #[arg(help_heading = "Checklist thresholds", long, value_name = "PCT", value_parser = percent, env = "CUDAWATCH_MAX_LINE_WASTED_SECTORS")]
+    #[arg(hide_short_help = true, help_heading = "Checklist thresholds", long, value_name = "PCT", value_parser = percent, env = "CUDAWATCH_MAX_LINE_WASTED_SECTORS")]
     pub max_line_wasted_sectors: Option<f64>,
     /// Checklist: the most sectors per request a kernel's loads or stores
     /// may need beyond the ideal for its access width (4 for 4-byte
     /// accesses) [default: not checked].
     #[arg(
+        hide_short_help = true,
         help_heading = "Checklist thresholds",
         long,
         value_name = "SECTORS",
@@ -605,6 +629,7 @@ pub struct GateArgs {
     pub max_excess_sectors_per_request: Option<f64>,
     /// Checklist: the least free GPU memory at the plain run's peak, in percent.
     #[arg(
+        hide_short_help = true,
         help_heading = "Checklist thresholds",
         long,
         default_value_t = 10.0,
@@ -649,7 +674,7 @@ pub struct SweepArgs {
     pub budget: Option<f64>,
     /// Seconds a stopped target's `cudawatch run` gets to stop its stage
     /// and write its report before SIGKILL.
-    #[arg(long, value_name = "DURATION", default_value_t = 30.0, value_parser = duration, env = "CUDAWATCH_SWEEP_GRACE")]
+    #[arg(hide_short_help = true, long, value_name = "DURATION", default_value_t = 30.0, value_parser = duration, env = "CUDAWATCH_SWEEP_GRACE")]
     pub grace: f64,
     /// A history file (JSON lines): the trend, shards balanced by the last
     /// night's durations; a line is appended for this sweep (unsharded; a

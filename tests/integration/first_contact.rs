@@ -534,3 +534,67 @@ fn a_project_file_is_spelled_one_way_in_every_human_format() {
         assert_eq!(bare, 0, "{format}: {text}");
     }
 }
+
+#[test]
+fn the_html_and_markdown_say_where_the_run_ran() {
+    // Before: only the terminal and the JSON had the environment; a pull
+    // request's reader could not tell which compute-sanitizer or driver
+    // checked the program.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(cudawatch().current_dir(tmp.path()).args([
+        "report",
+        "--example",
+        "--report",
+        "html=r.html",
+        "--report",
+        "markdown=r.md",
+    ]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    for page in ["r.html", "r.md"] {
+        let text = std::fs::read_to_string(tmp.path().join(page)).unwrap();
+        let env = &text[text.find("Environment").expect(page)..];
+        assert!(env.contains("doctor: all ok"), "{page}: {env}");
+        assert!(
+            env.contains("compute-sanitizer 2025.3.1.0"),
+            "{page}: {env}"
+        );
+        assert!(env.contains("580.159.04"), "{page}: {env}");
+    }
+}
+
+#[test]
+fn run_dash_h_is_a_screenful_and_dash_dash_help_has_every_flag() {
+    // Before: `run -h` was 262 lines at 80 columns, every tool knob in it.
+    let short = run(cudawatch().env("COLUMNS", "80").args(["run", "-h"]));
+    let lines = short.stdout.lines().count();
+    assert!(lines <= 100, "{lines} lines:\n{}", short.stdout);
+    for common in [
+        "--stages",
+        "--steps",
+        "--whole-program",
+        "--report",
+        "--fail-on",
+        "--timeout",
+    ] {
+        assert!(short.stdout.contains(common), "{common}: {}", short.stdout);
+    }
+    assert!(
+        short.stdout.contains("see more with '--help'"),
+        "{}",
+        short.stdout
+    );
+    assert!(
+        !short.stdout.contains("--sanitizer-kernel"),
+        "{}",
+        short.stdout
+    );
+    let long = run(cudawatch().env("COLUMNS", "80").args(["run", "--help"]));
+    for knob in [
+        "--sanitizer-kernel",
+        "--racecheck-sanitizer",
+        "--max-wasted-sectors",
+        "--grace",
+    ] {
+        assert!(long.stdout.contains(knob), "{knob}: {}", long.stdout);
+    }
+}
