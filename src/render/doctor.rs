@@ -35,6 +35,15 @@ pub fn terminal(env: &Environment, style: Style) -> String {
     out
 }
 
+/// A check's detail and, where it has one, its fix: `detail (fix: ...)`,
+/// for one table cell.
+pub fn detail_and_fix(check: &cudawatch_model::EnvCheck) -> String {
+    match &check.fix {
+        Some(fix) => format!("{} (fix: {fix})", check.detail),
+        None => check.detail.clone(),
+    }
+}
+
 /// `doctor: 1 problem, 2 warnings` (or `doctor: all ok`).
 pub fn summary(env: &Environment) -> String {
     let count = |s: EnvStatus| env.checks.iter().filter(|c| c.status == s).count() as u64;

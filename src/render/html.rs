@@ -607,18 +607,13 @@ fn environment(out: &mut String, env: Option<&cudawatch_model::Environment>) {
     );
     for check in &env.checks {
         let status = check.status.name();
-        let fix = check
-            .fix
-            .as_deref()
-            .map(|f| format!(" (fix: {})", escape_markup(f)))
-            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "<tr data-check=\"{}\"><td>{}</td><td><span class=\"badge {}\">{status}</span></td><td>{}{fix}</td></tr>",
+            "<tr data-check=\"{}\"><td>{}</td><td><span class=\"badge {}\">{status}</span></td><td>{}</td></tr>",
             escape_markup(&check.id),
             escape_markup(&check.title),
             badge_class(check.status),
-            escape_markup(&check.detail)
+            escape_markup(&super::doctor::detail_and_fix(check))
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");

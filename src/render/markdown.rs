@@ -176,16 +176,11 @@ fn environment(out: &mut String, env: &cudawatch_model::Environment) {
             cudawatch_model::EnvStatus::Problem => "**problem**",
             other => other.name(),
         };
-        let fix = check
-            .fix
-            .as_deref()
-            .map(|f| format!(" (fix: {})", cell(f)))
-            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "| {} | {status} | {}{fix} |",
+            "| {} | {status} | {} |",
             cell(&check.title),
-            cell(&check.detail)
+            cell(&super::doctor::detail_and_fix(check))
         );
     }
     out.push_str("\n</details>\n\n");
