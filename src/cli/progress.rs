@@ -98,7 +98,7 @@ impl Progress {
     fn line(&self, text: &str) {
         match &self.multi {
             Some(multi) if !self.bars.is_empty() => {
-                let _ = multi.println(text);
+                let _ = multi.println(crate::render::stderr::fitted(text));
             }
             _ => crate::render::stderr::line(text),
         }

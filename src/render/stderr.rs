@@ -9,10 +9,21 @@ use std::io::Write as _;
 /// Writes `text` (one or more lines, `\n` added) to stderr, fitted, each
 /// line neutralised (ids and paths may come from someone else's report).
 pub fn line(text: &str) {
-    let width = super::width_of(&std::io::stderr());
-    let mut fitted = super::text::fit(&neutralised(text), width);
+    let mut fitted = fitted(text);
     fitted.push('\n');
     let _ = std::io::stderr().lock().write_all(fitted.as_bytes());
+}
+
+/// `text` neutralised and wrapped at words to stderr's width, without its
+/// last line break: for a line printed above live spinners, which the
+/// terminal would otherwise break mid-word.
+pub fn fitted(text: &str) -> String {
+    let width = super::width_of(&std::io::stderr());
+    let mut fitted = super::text::fit(&neutralised(text), width);
+    if fitted.ends_with('\n') {
+        fitted.pop();
+    }
+    fitted
 }
 
 /// `warning: {text}`, on one line whatever `text` holds.

@@ -1338,6 +1338,81 @@ fn an_out_of_memory_plain_run_is_answered_without_the_slow_tools_meeting_it_agai
 }
 
 #[test]
+fn on_a_60_column_terminal_a_line_said_beside_the_spinners_breaks_at_words() {
+    // Before: a stage's note printed above the live spinners went out as
+    // one line, and the terminal broke it mid-word ("kernel-lev|el").
+    // `script` gives the run a terminal of 60 columns, as a user's is.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let case = sample("beyond/retry_loop");
+    let quote = |p: &Path| format!("'{}'", p.display());
+    let program = format!(
+        "cat {0}/plain.stdout; cat {0}/plain.stderr >&2; exit 0",
+        case.display()
+    );
+    let command = format!(
+        "stty rows 40 cols 60; exec {} run --out-dir {} --stages plain,memcheck --loop-seconds 2 \
+         --timeout 120 --grace 0.5 --compute-sanitizer {} -- sh -c \"{program}\"",
+        quote(Path::new(env!("CARGO_BIN_EXE_cudawatch"))),
+        quote(&out_dir),
+        quote(&root().join("tests/fakes/compute-sanitizer")),
+    );
+    let cudawatch = cudawatch();
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", &command, "/dev/null"]);
+    for (name, value) in cudawatch.get_envs() {
+        match value {
+            Some(value) => cmd.env(name, value),
+            None => cmd.env_remove(name),
+        };
+    }
+    cmd.env("FAKE_MODE", "loop").env("FAKE_CASE", &case);
+    let out = run(cmd);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let ansi = regex::Regex::new("\x1b\\[[0-9;?]*[A-Za-z]").unwrap();
+    let shown = ansi.replace_all(&out.stdout, "");
+    // The rows the terminal shows: each line as written, without the
+    // spinner drawn after it (it starts with a braille dot), wrapped at 60
+    // columns as the terminal wraps it.
+    let rows: Vec<String> = shown
+        .split(['\r', '\n'])
+        .map(|l| {
+            l.split(|c| ('\u{2800}'..='\u{28ff}').contains(&c))
+                .next()
+                .unwrap_or("")
+        })
+        .flat_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars
+                .chunks(60)
+                .map(|row| row.iter().collect::<String>().trim_end().to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|row| !row.is_empty())
+        .collect();
+    // The progress line's rows, up to the stage's end (the report after
+    // it says the same again, wrapped by cudawatch).
+    let first = rows
+        .iter()
+        .position(|r| r.starts_with("(2/2) memcheck: repeated"))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    let last = rows
+        .iter()
+        .position(|r| r.starts_with("(2/2) memcheck findings"))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    let rows = &rows[first..last];
+    let said = "repeated the same errors under kernel-level recovery, nothing new among them (the \
+                program never saw its kernels fail, and kept going): stopped after 2s, running \
+                again where the first error ends the checking";
+    for word in said.split(' ') {
+        assert!(
+            rows.iter().any(|row| row.split(' ').any(|w| w == word)),
+            "{word:?} broken: {rows:#?}"
+        );
+    }
+}
+
+#[test]
 fn a_loop_kept_alive_by_kernel_level_recovery_is_stopped_and_checked_the_tools_way() {
     // tests/gpu/beyond/retry_until_done.cu retries a pass until its kernel
     // handles every item; the kernel reads past its buffer. Under
