@@ -219,6 +219,30 @@ pub struct TargetResult {
     /// Warnings", and the sweep's reports are where its reader looks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What its run's clean verdict does not vouch for, as that verdict
+    /// said it: the sweep's CLEAN line says it too.
+    #[serde(default, skip_serializing_if = "Narrowed::is_empty")]
+    pub narrowed: Narrowed,
+}
+
+/// How a target's run checked less than a full `cudawatch run` does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Narrowed {
+    /// The stages of a full check its run left out (the sweep file's
+    /// `stages`, a `--stages` in its `run-args`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<String>,
+    /// Its tool stages checked only the program's first steps (by default,
+    /// or `--steps`), not the whole program.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first_steps: bool,
+}
+
+impl Narrowed {
+    /// Whether it checked all a full run checks.
+    pub fn is_empty(&self) -> bool {
+        self.not_run.is_empty() && !self.first_steps
+    }
 }
 
 impl TargetResult {

@@ -10,6 +10,7 @@ use cudawatch_model::{
 
 use super::gate::Decision;
 use crate::exit_codes;
+use crate::words::plural;
 
 /// Whether a run that exited `code` checked the program to its end: the
 /// gate either passed or failed on what it found.
@@ -102,17 +103,18 @@ pub fn judge(report: &mut SweepReport) {
             .iter()
             .filter(|t| t.exit_code == Some(exit_codes::FINDINGS))
             .count();
+        let as_expected = if with_findings == 0 {
+            format!("{} clean and as expected", every(total))
+        } else {
+            format!(
+                "{} as expected ({} clean, {with_findings} with their expected findings)",
+                every(total),
+                total - with_findings
+            )
+        };
         lines.push(VerdictLine {
             label: VerdictLabel::Clean,
-            text: if with_findings == 0 {
-                format!("{} clean and as expected", every(total))
-            } else {
-                format!(
-                    "{} as expected ({} clean, {with_findings} with their expected findings)",
-                    every(total),
-                    total - with_findings
-                )
-            },
+            text: as_expected + &narrowed_scope(&report.targets),
         });
     }
     if report.interrupted {
@@ -131,6 +133,36 @@ pub fn judge(report: &mut SweepReport) {
     };
     report.exit_code = decision.exit_code();
     report.verdict = lines;
+}
+
+/// `; not run: csan, memory in 8 targets, ncu in 1 target; the tool stages
+/// checked only the first steps of 6 targets`: what the targets' own CLEAN
+/// lines said they did not check, which a sweep's CLEAN must not hide.
+fn narrowed_scope(targets: &[TargetResult]) -> String {
+    let mut left_out: Vec<(&[String], usize)> = Vec::new();
+    for target in targets.iter().filter(|t| !t.narrowed.not_run.is_empty()) {
+        let stages = target.narrowed.not_run.as_slice();
+        match left_out.iter_mut().find(|(s, _)| *s == stages) {
+            Some((_, n)) => *n += 1,
+            None => left_out.push((stages, 1)),
+        }
+    }
+    let mut out = String::new();
+    if !left_out.is_empty() {
+        let groups: Vec<String> = left_out
+            .iter()
+            .map(|(stages, n)| format!("{} in {}", stages.join(", "), plural(*n as u64, "target")))
+            .collect();
+        out.push_str(&format!("; not run: {}", groups.join(", ")));
+    }
+    let first_steps = targets.iter().filter(|t| t.narrowed.first_steps).count();
+    if first_steps > 0 {
+        out.push_str(&format!(
+            "; the tool stages checked only the first steps of {} (--whole-program: every step)",
+            plural(first_steps as u64, "target")
+        ));
+    }
+    out
 }
 
 /// "all 3 targets", or "the 1 target".
@@ -177,6 +209,7 @@ mod tests {
             checksum: None,
             change: None,
             warnings: Vec::new(),
+            narrowed: Default::default(),
         }
     }
 
@@ -196,6 +229,33 @@ mod tests {
             verdict: Vec::new(),
             exit_code: -1,
         }
+    }
+
+    #[test]
+    fn a_sweep_clean_says_what_its_targets_left_out() {
+        // Before: "all 3 targets clean and as expected", though two ran
+        // without csan and memory and one checked its first steps only.
+        let narrowed = |not_run: &[&str], first_steps| cudawatch_model::Narrowed {
+            not_run: not_run.iter().map(|s| s.to_string()).collect(),
+            first_steps,
+        };
+        let mut targets = vec![
+            row("a", Expect::Clean, TargetState::Finished, Some(0)),
+            row("b", Expect::Clean, TargetState::Finished, Some(0)),
+            row("c", Expect::Clean, TargetState::Finished, Some(0)),
+        ];
+        targets[0].narrowed = narrowed(&["csan", "memory"], false);
+        targets[1].narrowed = narrowed(&["csan", "memory"], true);
+        targets[2].narrowed = narrowed(&["ncu"], false);
+        let mut report = sweep(targets);
+        judge(&mut report);
+        assert_eq!(report.exit_code, exit_codes::CLEAN);
+        assert_eq!(
+            report.verdict[0].text,
+            "all 3 targets clean and as expected; not run: csan, memory in 2 targets, ncu in \
+             1 target; the tool stages checked only the first steps of 1 target \
+             (--whole-program: every step)"
+        );
     }
 
     #[test]

@@ -275,20 +275,7 @@ fn clean_scope(report: &Report, facts: &Facts<'_>) -> String {
     if !not_applicable.is_empty() {
         line.push_str(&format!("; not applicable: {}", not_applicable.join(", ")));
     }
-    // A run of fewer stages than a full check (`--stages`, or a
-    // settings file's `stages`) is clean for those alone.
-    let not_selected: Vec<&str> = if report.stages.is_empty() {
-        Vec::new()
-    } else {
-        // The core dump checks nothing a clean run lacks: it places a
-        // device exception, and a clean run met none.
-        Tool::DEFAULT_STAGES
-            .iter()
-            .filter(|t| **t != Tool::Coredump)
-            .filter(|t| !report.stages.iter().any(|s| s.tool == **t))
-            .map(|t| t.name())
-            .collect()
-    };
+    let not_selected = not_selected(report);
     if !not_selected.is_empty() {
         line.push_str(&format!(
             "; not run (--stages): {}",
@@ -299,6 +286,31 @@ fn clean_scope(report: &Report, facts: &Facts<'_>) -> String {
         line.push_str(&parsed_scope(report));
     }
     line
+}
+
+/// The stages of a full check a run left out: a run of fewer (`--stages`,
+/// or a settings file's `stages`) is clean for those alone.
+fn not_selected(report: &Report) -> Vec<&'static str> {
+    if report.stages.is_empty() {
+        return Vec::new();
+    }
+    // The core dump checks nothing a clean run lacks: it places a device
+    // exception, and a clean run met none.
+    Tool::DEFAULT_STAGES
+        .iter()
+        .filter(|t| **t != Tool::Coredump)
+        .filter(|t| !report.stages.iter().any(|s| s.tool == **t))
+        .map(|t| t.name())
+        .collect()
+}
+
+/// How a run checked less than a full one, for a sweep's row: what its
+/// CLEAN line says as `not run (--stages)` and of its steps.
+pub fn narrowed(report: &Report) -> cudawatch_model::Narrowed {
+    cudawatch_model::Narrowed {
+        not_run: not_selected(report).into_iter().map(String::from).collect(),
+        first_steps: report.stages.iter().any(|s| s.covered.is_some()),
+    }
 }
 
 /// `the tool stages checked the program's first steps, the plain run all of

@@ -276,6 +276,7 @@ fn row(info: &Target, state: TargetState, summary: String, shard: u32) -> Target
         checksum: None,
         change: None,
         warnings: Vec::new(),
+        narrowed: Default::default(),
     }
 }
 
@@ -357,6 +358,7 @@ fn target(
         .first()
         .map(|l| l.text.clone())
         .unwrap_or_default();
+    result.narrowed = judge::verdict::narrowed(&report);
     if scan.finished.is_some() {
         result.state = TargetState::Finished;
         result.as_expected = judge::sweep::as_expected(info.expect, Some(judgement.exit_code));

@@ -1377,3 +1377,27 @@ fn a_target_of_several_gpus_gets_them_and_one_gpu_targets_keep_one_each() {
     let seen = std::fs::read_to_string(&seen).unwrap();
     assert!(seen.contains("torchrun 0,1"), "{seen}");
 }
+
+#[test]
+fn a_sweeps_clean_says_the_stages_its_sweep_file_left_out() {
+    // Before: "CLEAN: the 1 target clean and as expected" for a sweep file
+    // whose `stages` ran memcheck alone; the target's own CLEAN said
+    // "not run (--stages): racecheck, ...", the sweep's nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(
+        tmp.path(),
+        "[\"plain\", \"memcheck\"]",
+        &[T("a", "clean", "exit 0", "")],
+    );
+    let out = run(sweep_cmd(&file, &tmp.path().join("night"), &[]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let verdict = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("CLEAN:"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(
+        verdict.contains("not run: racecheck, initcheck, synccheck, csan, memory, ncu in 1 target"),
+        "{verdict}"
+    );
+}
