@@ -11,6 +11,7 @@ mod config;
 mod coredump;
 mod csan_stage;
 mod diff;
+mod doc_commands;
 mod doctor;
 mod evidence;
 mod explain;
