@@ -36,7 +36,32 @@ pub fn env(run_dir: &Path, stage_dir: &Path, pythonpath: Option<String>) -> Vec<
     vec![
         (HOOK_OUT.into(), stage_dir.display().to_string()),
         ("PYTHONPATH".into(), path),
+        (HOOK_NONCE.into(), nonce()),
     ]
+}
+
+/// The variable that gives the hook this stage's nonce, which it writes in
+/// each of its `processes.jsonl` lines: a line without it (a stale file, a
+/// launcher's hand-written line) is not the hook's word for this run.
+const HOOK_NONCE: &str = "CUDAWATCH_HOOK_NONCE";
+
+/// 16 hex digits no earlier run could have written: from the kernel's
+/// random source, else from the clock and the pid.
+fn nonce() -> String {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_ok();
+    let value = if random {
+        u64::from_le_bytes(bytes)
+    } else {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ (u64::from(std::process::id()) << 32)
+    };
+    format!("{value:016x}")
 }
 
 /// The command of a stage that watches a Python program from inside: the
@@ -170,7 +195,8 @@ pub fn every_gpu_process_watched(
     if judged.0 != Outcome::Clean {
         return judged;
     }
-    let lines = hook_lines(stage_dir, needs);
+    let nonce = super::env_value(&record.env, HOOK_NONCE);
+    let lines = hook_lines(stage_dir, needs, nonce);
     if record.gpu_processes.is_empty() {
         return fewer_than_the_plain_run(judged, stage_dir, &lines.cuda, instrument);
     }
@@ -268,8 +294,10 @@ struct HookLines {
 }
 
 /// The pids the hook started in, those it watched as `needs` asks and
-/// those that used CUDA (`processes.jsonl`, read bounded).
-fn hook_lines(stage_dir: &Path, needs: Watch) -> HookLines {
+/// those that used CUDA (`processes.jsonl`, read bounded). A stage given a
+/// nonce counts only the lines that carry it (a run directory from before
+/// nonces has none, and is read as it was written).
+fn hook_lines(stage_dir: &Path, needs: Watch, nonce: Option<&str>) -> HookLines {
     let bytes = crate::safe_files::read(&stage_dir.join("processes.jsonl")).unwrap_or_default();
     let (mut started, mut watched, mut cuda) =
         (Default::default(), Default::default(), Default::default());
@@ -280,6 +308,9 @@ fn hook_lines(stage_dir: &Path, needs: Watch) -> HookLines {
         let Some(pid) = v["pid"].as_u64().and_then(|p| u32::try_from(p).ok()) else {
             continue;
         };
+        if nonce.is_some_and(|n| v["nonce"].as_str() != Some(n)) {
+            continue;
+        }
         let set: &mut std::collections::BTreeSet<u32> = if v["hook"] == "start" {
             &mut started
         } else if v["cuda"] == true {
@@ -309,7 +340,7 @@ mod tests {
             Path::new("cudawatch-runs/x/memory"),
             None,
         );
-        for (key, value) in &set {
+        for (key, value) in set.iter().filter(|(key, _)| key != HOOK_NONCE) {
             assert!(value.starts_with('/'), "{key}={value}");
         }
     }

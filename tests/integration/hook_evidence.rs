@@ -18,8 +18,15 @@ if os.environ.get('CHDIR'):
 if os.environ.get('SCRUBBED_WORKER'):
     # A launcher that starts its GPU worker with a cleared environment:
     # no PYTHONPATH, so no hook, no CSAN, no memory history in it.
-    subprocess.run(['env', '-i', sys.executable, '-c',
-                    'import time; time.sleep(4)  # ' + os.environ['SCRUBBED_WORKER']])
+    worker = subprocess.Popen(['env', '-i', sys.executable, '-c',
+                               'import time; time.sleep(4)  # ' + os.environ['SCRUBBED_WORKER']])
+    out = os.environ.get('CUDAWATCH_HOOK_OUT')
+    if os.environ.get('FORGE_LINES') and out:
+        # The launcher writes the hook's lines for its worker itself.
+        with open(os.path.join(out, 'processes.jsonl'), 'a') as f:
+            f.write('{\"pid\": %d, \"hook\": \"start\"}\\n' % worker.pid)
+            f.write('{\"pid\": %d, \"torch\": true, \"csan\": true}\\n' % worker.pid)
+    worker.wait()
 if os.environ.get('CSAN_OFF_WORKER'):
     # A worker that keeps the hook but starts without CSAN.
     subprocess.run(['env', '-u', 'TORCH_CUDA_SANITIZER', sys.executable, '-c',
@@ -114,7 +121,19 @@ fn a_gpu_worker_started_with_a_cleared_environment_leaves_csan_and_memory_inconc
         ("FAKE_SMI_HOLD", &format!("{marker}=700")),
     ];
     let (_tmp, out) = staged("plain,csan,memory", &env, "run");
+    unhooked_worker_leaves_csan_and_memory_inconclusive(&out);
+    // The same program without the scrubbed worker is clean in both.
+    let (_tmp, out) = staged("plain,csan,memory", &[], "run");
     let report = json(&out);
+    for name in ["csan", "memory"] {
+        assert_eq!(stage(&report, name)["outcome"], "clean", "{name}");
+    }
+}
+
+/// Both stages that watch from inside name the worker that ran without
+/// the hook, and neither is clean.
+fn unhooked_worker_leaves_csan_and_memory_inconclusive(out: &Output) {
+    let report = json(out);
     for name in ["csan", "memory"] {
         let s = stage(&report, name);
         assert_eq!(s["outcome"], "inconclusive", "{name}: {s}\n{}", out.stderr);
@@ -126,12 +145,23 @@ fn a_gpu_worker_started_with_a_cleared_environment_leaves_csan_and_memory_inconc
             "{name}: {s}"
         );
     }
-    // The same program without the scrubbed worker is clean in both.
-    let (_tmp, out) = staged("plain,csan,memory", &[], "run");
-    let report = json(&out);
-    for name in ["csan", "memory"] {
-        assert_eq!(stage(&report, name)["outcome"], "clean", "{name}");
-    }
+}
+
+#[test]
+fn hook_lines_a_launcher_wrote_for_its_worker_do_not_vouch_for_it() {
+    // Before: the launcher's hand-written lines said the scrubbed worker
+    // had the hook and CSAN on, and both stages came out clean. The hook's
+    // own lines carry the stage's nonce; these do not.
+    let marker = format!("cudawatch-test-forged-{}", std::process::id());
+    let env = [
+        ("SCRUBBED_WORKER", marker.as_str()),
+        ("FORGE_LINES", "1"),
+        ("FAKE_SMI_FREE", "0, GPU-a, 79000"),
+        ("FAKE_SMI_HOLD", &format!("{marker}=700")),
+    ];
+    let (_tmp, out) = staged("plain,csan,memory", &env, "run");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    unhooked_worker_leaves_csan_and_memory_inconclusive(&out);
 }
 
 #[test]

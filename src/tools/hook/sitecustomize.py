@@ -44,6 +44,7 @@ import os
 import sys
 
 _OUT = os.environ.get("CUDAWATCH_HOOK_OUT")
+_NONCE = os.environ.get("CUDAWATCH_HOOK_NONCE")
 _MEMORY = os.environ.get("CUDAWATCH_MEMORY") == "1"
 _CSAN = bool(os.environ.get("TORCH_CUDA_SANITIZER"))
 try:
@@ -93,6 +94,8 @@ def _write(name, doc, mode="w"):
         import json
 
         if mode == "a":
+            # The stage's nonce: a line without it is not this run's.
+            doc = dict(doc, nonce=_NONCE) if _NONCE else doc
             _append_line(name, json.dumps(doc, separators=(",", ":")))
             return
         with open(os.path.join(_OUT, name), mode) as f:
