@@ -144,7 +144,10 @@ fn read_output_of(
     text_file: &str,
     process: Option<&cudawatch_model::ProcessRef>,
 ) -> (SanitizerEvidence, Vec<u8>) {
-    let text = files.read(text_file);
+    // The program's own output is in it: read as the plain run reads it,
+    // from both ends (the tool's summary is at the end; its records are in
+    // the XML), and a cut one keeps the stage from vouching.
+    let text = files.read_program(text_file);
     let xml = files.open(xml_file);
     let xml_name = files.rel(xml_file);
     let evidence = builder.sanitizer_of(
