@@ -36,7 +36,7 @@ pub fn env(run_dir: &Path, stage_dir: &Path, pythonpath: Option<String>) -> Vec<
     vec![
         (HOOK_OUT.into(), stage_dir.display().to_string()),
         ("PYTHONPATH".into(), path),
-        (HOOK_NONCE.into(), nonce()),
+        (HOOK_NONCE.into(), super::record::nonce()),
     ]
 }
 
@@ -44,25 +44,6 @@ pub fn env(run_dir: &Path, stage_dir: &Path, pythonpath: Option<String>) -> Vec<
 /// each of its `processes.jsonl` lines: a line without it (a stale file, a
 /// launcher's hand-written line) is not the hook's word for this run.
 const HOOK_NONCE: &str = "CUDAWATCH_HOOK_NONCE";
-
-/// 16 hex digits no earlier run could have written: from the kernel's
-/// random source, else from the clock and the pid.
-fn nonce() -> String {
-    use std::io::Read as _;
-    let mut bytes = [0u8; 8];
-    let random = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .is_ok();
-    let value = if random {
-        u64::from_le_bytes(bytes)
-    } else {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        nanos ^ (u64::from(std::process::id()) << 32)
-    };
-    format!("{value:016x}")
-}
 
 /// The command of a stage that watches a Python program from inside: the
 /// program as it runs for real (`CUDA_LAUNCH_BLOCKING` removed: streams

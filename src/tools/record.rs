@@ -11,6 +11,28 @@ pub fn env_value<'a>(env: &'a [String], name: &str) -> Option<&'a str> {
         .find_map(|e| e.strip_prefix(name)?.strip_prefix('='))
 }
 
+/// A stage's nonce, for the files the program's processes write on its
+/// behalf (the hook's lines, a rank's exit status): set in the stage's
+/// environment, so its record ([`env_value`]) says which one to expect.
+/// 16 hex digits no earlier run could have written: from the kernel's
+/// random source, else from the clock and the pid.
+pub fn nonce() -> String {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_ok();
+    let value = if random {
+        u64::from_le_bytes(bytes)
+    } else {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ (u64::from(std::process::id()) << 32)
+    };
+    format!("{value:016x}")
+}
+
 /// What the supervisor saw of one stage.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StageRecord {

@@ -305,6 +305,12 @@ for r in ${{FAKE_TORCHRUN_RANKS:-0 1}}; do
 done
 fail=0
 for job in $(jobs -p); do wait "$job" || fail=1; done
+if [ -n "${{FAKE_FORGE_RANK1:-}}" ] && [ -n "${{PYTHON_EXEC:-}}" ]; then
+  # The launcher writes rank 1's files itself, from rank 0's.
+  dir=$(dirname "$PYTHON_EXEC")
+  for f in xml log world; do cp "$dir/memcheck.rank0.$f" "$dir/memcheck.rank1.$f" 2>/dev/null; done
+  echo 0 >"$dir/memcheck.rank1.exit"
+fi
 exit $fail
 "#
     );
@@ -333,6 +339,17 @@ fn run_per_rank_seen(
     only_ranks: Option<&str>,
     sampler_sees: bool,
 ) -> (std::path::PathBuf, std::process::Output) {
+    run_per_rank_with(tmp, rank_cases, only_ranks, sampler_sees, &[])
+}
+
+/// [`run_per_rank_seen`], with more of the fakes' variables.
+fn run_per_rank_with(
+    tmp: &Path,
+    rank_cases: &[(u32, &str)],
+    only_ranks: Option<&str>,
+    sampler_sees: bool,
+    env: &[(&str, &str)],
+) -> (std::path::PathBuf, std::process::Output) {
     let marker = format!("cudawatch-test-perrank-{}", std::process::id());
     let torchrun = fake_torchrun_exec(tmp, &marker);
     let out_dir = tmp.join("run");
@@ -357,6 +374,7 @@ fn run_per_rank_seen(
     if let Some(ranks) = only_ranks {
         command.env("FAKE_TORCHRUN_RANKS", ranks);
     }
+    command.envs(env.iter().copied());
     let out = command
         .args(["run", "--grace", "0.5", "--stages", "plain,memcheck"])
         .arg("--out-dir")
@@ -503,7 +521,42 @@ fn a_rank_missing_where_the_gpu_sampler_saw_no_process_still_keeps_the_stage_fro
     let tmp = tempfile::tempdir().unwrap();
     let step = "multi/ddp_step/ranks-memcheck";
     let (out_dir, out) = run_per_rank_seen(tmp.path(), &[(0, step)], Some("0"), false);
-    let report = crate::helpers::judged(&out_dir);
+    assert_memcheck_inconclusive(&out_dir, &out, "rank 1: left no memcheck output");
+    assert!(out_dir.join("memcheck/rank-sanitizer.expected").is_file());
+    assert!(out_dir.join("memcheck/memcheck.rank0.world").is_file());
+}
+
+#[test]
+fn rank_files_a_launcher_wrote_itself_do_not_vouch_for_the_rank() {
+    // Rank 1 never ran under its tool; the launcher left files in its name
+    // (an exit status of 0 without the stage's nonce). Before, they stood
+    // for rank 1 and the stage passed.
+    let tmp = tempfile::tempdir().unwrap();
+    let step = "multi/ddp_step/ranks-memcheck";
+    let (out_dir, out) = run_per_rank_with(
+        tmp.path(),
+        &[(0, step)],
+        Some("0"),
+        true,
+        &[("FAKE_FORGE_RANK1", "1")],
+    );
+    assert!(out_dir.join("memcheck/memcheck.rank1.exit").is_file());
+    assert_memcheck_inconclusive(
+        &out_dir,
+        &out,
+        "rank 1: its exit file (memcheck.rank1.exit) was not written by this run's script",
+    );
+    assert_eq!(out.status.code(), Some(3));
+}
+
+/// The memcheck stage of the run in `out_dir`, judged again, which must be
+/// inconclusive for the reason `why` names; the run did not exit 0.
+fn assert_memcheck_inconclusive(
+    out_dir: &Path,
+    out: &std::process::Output,
+    why: &str,
+) -> serde_json::Value {
+    let report = crate::helpers::judged(out_dir);
     let memcheck = report["stages"]
         .as_array()
         .unwrap()
@@ -514,15 +567,11 @@ fn a_rank_missing_where_the_gpu_sampler_saw_no_process_still_keeps_the_stage_fro
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(memcheck["outcome"], "inconclusive", "{memcheck}\n{stderr}");
     assert!(
-        memcheck["reason"]
-            .as_str()
-            .unwrap()
-            .contains("rank 1: left no memcheck output"),
+        memcheck["reason"].as_str().unwrap().contains(why),
         "{memcheck}"
     );
-    assert!(out_dir.join("memcheck/rank-sanitizer.expected").is_file());
-    assert!(out_dir.join("memcheck/memcheck.rank0.world").is_file());
     assert_ne!(out.status.code(), Some(0), "{stderr}");
+    memcheck
 }
 
 #[test]

@@ -28,6 +28,9 @@ pub const SCRIPT: &str = "rank-under-sanitizer.sh";
 const ARGV_FILE: &str = "rank-sanitizer.argv";
 /// How many workers the launcher's arguments start, when they say.
 const EXPECTED_FILE: &str = "rank-sanitizer.expected";
+/// The stage's nonce, which each rank's script writes after its exit
+/// status (`TOOL.rankN.exit`: `0 NONCE`).
+const RANK_NONCE: &str = "CUDAWATCH_RANK_NONCE";
 
 /// Whether `tool`'s stage runs a frontend per rank: memcheck and racecheck.
 /// Not the tools whose stages flood on library kernels, because the flood
@@ -87,11 +90,15 @@ pub fn wrap(
     };
     let script = stage_dir.join(SCRIPT);
     let user_python = std::env::var("PYTHON_EXEC").ok();
+    // Each rank's exit file carries it: one the run's scripts did not
+    // write (a stale copy, a launcher's own) is not a rank's end.
+    let nonce = crate::tools::record::nonce();
     command.files.push(StageFile {
         path: script.clone(),
-        contents: script_text(tool, &frontend, dir, user_python.as_deref()),
+        contents: script_text(tool, &frontend, (dir, &nonce), user_python.as_deref()),
         executable: true,
     });
+    command.env.push((RANK_NONCE.into(), nonce));
     command.files.push(StageFile {
         path: stage_dir.join(ARGV_FILE),
         contents: frontend.join("\0"),
@@ -132,7 +139,12 @@ fn quoted(word: &str) -> String {
 /// user's own `PYTHON_EXEC`. Signals torchrun sends the worker (SIGTERM
 /// when another rank failed) go on to the frontend, which then still writes
 /// its files; the script waits for it and keeps its exit status.
-fn script_text(tool: Tool, frontend: &[String], dir: &str, user_python: Option<&str>) -> String {
+fn script_text(
+    tool: Tool,
+    frontend: &[String],
+    (dir, nonce): (&str, &str),
+    user_python: Option<&str>,
+) -> String {
     let python = match user_python {
         Some(p) => format!("python={}", quoted(p)),
         // A parent that is not a Python (a launcher between torchrun and
@@ -167,7 +179,7 @@ fn script_text(tool: Tool, frontend: &[String], dir: &str, user_python: Option<&
          \x20 status=$?\n\
          \x20 kill -0 \"$child\" 2>/dev/null || break\n\
          done\n\
-         echo \"$status\" >\"$out.exit\"\n\
+         echo \"$status {nonce}\" >\"$out.exit\"\n\
          exit \"$status\"\n",
         tool = tool.name(),
         frontend = frontend.join(" "),
@@ -214,6 +226,7 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
     let stage_text = files.read_program("stdout");
     let usage = String::from_utf8_lossy(&stage_text).contains("Usage: compute-sanitizer");
     let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &stage_text);
+    let nonce = crate::tools::env_value(&record.env, RANK_NONCE);
     let mut judged: Vec<RankJudged> = Vec::new();
     for label in rank_labels(files, tool) {
         let who = process_of(&label, record);
@@ -232,7 +245,15 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
             .iter()
             .find(|l| l.contains(NEVER_ATTACHED))
             .cloned();
-        let (outcome, reason) = match exit_of(files, &stem) {
+        let (outcome, reason) = match exit_of(files, &stem, nonce) {
+            RankExit::NotThisRuns => (
+                Outcome::Inconclusive,
+                format!(
+                    "its exit file ({stem}.exit) was not written by this run's script (no \
+                     nonce of this stage in it: a stale copy, or another process's), so \
+                     nothing says the rank was checked to its end"
+                ),
+            ),
             // Before the stage's timeout: the worker ran unchecked (and,
             // seen on two H200s with eight two-rank programs at once, hung
             // until that timeout).
@@ -244,20 +265,20 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
                     never_attached.unwrap_or_default()
                 ),
             ),
-            Some(end) => {
+            RankExit::Ended(end) => {
                 let mut rank_record = record.clone();
                 rank_record.command = frontend.clone();
                 rank_record.end = end;
                 rule(&rank_record, &evidence, usage, complete)
             }
-            None if evidence.folded > 0 => (
+            RankExit::Missing if evidence.folded > 0 => (
                 Outcome::Findings,
                 format!(
                     "{} reported before its compute-sanitizer was stopped",
                     crate::words::plural(evidence.folded, "error")
                 ),
             ),
-            None => (
+            RankExit::Missing => (
                 Outcome::Inconclusive,
                 "its compute-sanitizer was stopped before it ended (no exit status)".into(),
             ),
@@ -334,12 +355,29 @@ fn process_of(label: &str, record: &StageRecord) -> ProcessRef {
     who
 }
 
+/// How a rank's frontend ended, as its exit file says.
+enum RankExit {
+    /// The status the script kept.
+    Ended(ProcessEnd),
+    /// No status (the frontend was stopped before it ended).
+    Missing,
+    /// A status without the stage's nonce: not this run's script's.
+    NotThisRuns,
+}
+
 /// How a rank's frontend ended, from the status the script kept (a shell
-/// gives 128+N for a death by signal N).
-fn exit_of(files: &StageFiles, stem: &str) -> Option<ProcessEnd> {
+/// gives 128+N for a death by signal N) after checking the stage's
+/// `nonce` beside it (a run directory from before nonces has none).
+fn exit_of(files: &StageFiles, stem: &str, nonce: Option<&str>) -> RankExit {
     let text = String::from_utf8_lossy(&files.read(&format!("{stem}.exit"))).into_owned();
-    let status: i32 = text.trim().parse().ok()?;
-    Some(match status {
+    let mut words = text.split_whitespace();
+    let Some(status) = words.next().and_then(|w| w.parse::<i32>().ok()) else {
+        return RankExit::Missing;
+    };
+    if nonce.is_some_and(|n| words.next() != Some(n)) {
+        return RankExit::NotThisRuns;
+    }
+    RankExit::Ended(match status {
         129..=192 => ProcessEnd::Signaled(status - 128),
         code => ProcessEnd::Exited(code),
     })
@@ -548,7 +586,11 @@ mod tests {
     fn an_elastic_restarts_rank_keeps_its_first_attempts_files_and_is_the_same_rank() {
         // A restart rewrote memcheck.rank1.*: the first attempt's errors
         // vanished. Each attempt now writes its own files, all read.
-        let text = script_text(Tool::Memcheck, &["cs".into()], "/d", None);
+        let text = script_text(Tool::Memcheck, &["cs".into()], ("/d", "n0nce"), None);
+        assert!(
+            text.contains("echo \"$status n0nce\" >\"$out.exit\""),
+            "{text}"
+        );
         assert!(text.contains("TORCHELASTIC_RESTART_COUNT"), "{text}");
         assert!(text.contains("rank=\"$rank.restart$attempt\""), "{text}");
         assert!(text.contains(">\"$out.world\""), "{text}");
