@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::helpers::{Output, cudawatch, root, run, sample};
+use crate::helpers::{Output, captured, cudawatch, root, run, sample};
 use crate::run::stage;
 
 /// `cudawatch run --stages STAGES` of the captured `case`, with the fake
@@ -112,7 +112,7 @@ fn a_fault_inside_a_cuda_graph_is_placed_at_its_kernel_and_line_by_the_dump() {
     assert_eq!(plain["consequence_of"], dump["id"], "{plain}");
     assert!(
         out.stderr
-            .contains("root cause: coredump invalid_access at tests/gpu/coredump/graph_wild_index.cu:15: GPU core dump: Warp Invalid Address Space in scatter; it explains the plain run's cudaErrorIllegalAddress at tests/gpu/coredump/graph_wild_index.cu:43"),
+            .contains(&format!("root cause: coredump invalid_access at {}: GPU core dump: Warp Invalid Address Space in scatter; it explains the plain run's cudaErrorIllegalAddress at {}", captured("tests/gpu/coredump/graph_wild_index.cu:15"), captured("tests/gpu/coredump/graph_wild_index.cu:43"))),
         "{}",
         out.stderr
     );
@@ -333,9 +333,10 @@ fn a_saved_run_renders_the_dumps_finding_again() {
     let again = run(cudawatch().arg("report").arg(&out_dir));
     assert_eq!(again.code, 1, "{}", again.stderr);
     assert!(
-        again.stdout.contains(
-            "root cause: coredump invalid_access at tests/gpu/coredump/graph_wild_index.cu:15"
-        ),
+        again.stdout.contains(&format!(
+            "root cause: coredump invalid_access at {}",
+            captured("tests/gpu/coredump/graph_wild_index.cu:15")
+        )),
         "{}",
         again.stdout
     );

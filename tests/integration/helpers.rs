@@ -12,6 +12,22 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Where the GPU machine's copy of the project was when the captures in
+/// `sample-reports/` were made: the files they name are under it.
+pub const CAPTURED_IN: &str = "/work/main";
+
+/// How a report names a project file that a capture names (`rel`, from the
+/// project's root, with its line): from the root when this checkout is
+/// where the captures were made, else by its base name, as it names any
+/// file outside the project (a fresh clone elsewhere, as CI's).
+pub fn captured(rel: &str) -> String {
+    if root() == Path::new(CAPTURED_IN) {
+        rel.to_string()
+    } else {
+        rel.rsplit('/').next().unwrap_or(rel).to_string()
+    }
+}
+
 pub fn sample(case: &str) -> PathBuf {
     root().join("sample-reports").join(case)
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::helpers::{cudawatch, json, read_json, root, run, sample};
+use crate::helpers::{captured, cudawatch, json, read_json, root, run, sample};
 use crate::run::stage;
 
 /// `cudawatch run` of `program` (Python, run for real in the stages that
@@ -196,10 +196,11 @@ fn xlas_out_of_memory_is_the_root_cause_at_the_users_line() {
     let out = run(cmd);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
-        out.stdout.contains(
-            "root cause: plain out_of_memory at tests/gpu/beyond/jax_oom.py:21: out of GPU memory (XLA): tried to \
-             allocate 125.02GiB (GPU_0_bfc)"
-        ),
+        out.stdout.contains(&format!(
+            "root cause: plain out_of_memory at {}: out of GPU memory (XLA): tried to allocate \
+             125.02GiB (GPU_0_bfc)",
+            captured("tests/gpu/beyond/jax_oom.py:21")
+        )),
         "{}",
         out.stdout
     );

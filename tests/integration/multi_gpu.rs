@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::helpers::{cudawatch, json, read_json, root, run, sample};
+use crate::helpers::{captured, cudawatch, json, read_json, root, run, sample};
 
 fn parse_json(file: &Path) -> serde_json::Value {
     let out = run(cudawatch().args(["parse", "--format", "json"]).arg(file));
@@ -31,7 +31,10 @@ fn a_bad_label_on_rank_1_is_rank_1s_failure_at_the_users_line() {
     let verdict = verdict(&report);
     assert!(
         verdict.contains("root cause: rank 1 failed first: plain device_assert")
-            && verdict.contains("launched from tests/gpu/multi/bad_label_rank1.py:15"),
+            && verdict.contains(&format!(
+                "launched from {}",
+                captured("tests/gpu/multi/bad_label_rank1.py:15")
+            )),
         "{verdict}"
     );
     for site in findings(&report) {

@@ -2,7 +2,7 @@
 //! racecheck calls a warning still gates in the user's kernel, and no
 //! verdict says "clean" while it lists findings.
 
-use crate::helpers::{checklist_item, read_json, run, site_of_kind};
+use crate::helpers::{captured, checklist_item, read_json, run, site_of_kind};
 use crate::run::{fake_run, stage};
 
 #[test]
@@ -877,7 +877,10 @@ fn a_framework_read_without_host_stacks_gets_its_launching_line_from_a_rerun_wit
         report["verdict"][0]["text"]
             .as_str()
             .unwrap()
-            .contains("reduce_kernel (launched from tests/gpu/real/empty_then_reduce.py:9)"),
+            .contains(&format!(
+                "reduce_kernel (launched from {})",
+                captured("tests/gpu/real/empty_then_reduce.py:9")
+            )),
         "{report}"
     );
     let runs = initcheck_runs(&log);
@@ -933,9 +936,10 @@ fn a_race_in_a_users_extension_kernel_names_the_python_line_ncu_saw_launch_it() 
         out.stderr
     );
     assert!(
-        out.stderr.contains(
-            "racecheck race at cuda.cu:11 (launched from tests/gpu/real/user_kernel_race.py:31)"
-        ),
+        out.stderr.contains(&format!(
+            "racecheck race at cuda.cu:11 (launched from {})",
+            captured("tests/gpu/real/user_kernel_race.py:31")
+        )),
         "{}",
         out.stderr
     );

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::helpers::{cudawatch, finish, json, read_json, root, run, sample};
+use crate::helpers::{captured, cudawatch, finish, json, read_json, root, run, sample};
 
 /// A run of `case` with both fakes, the plain stage replaying the case's
 /// plain capture.
@@ -1452,9 +1452,10 @@ fn a_loop_kept_alive_by_kernel_level_recovery_is_stopped_and_checked_the_tools_w
         out.stderr
     );
     assert!(
-        out.stderr.contains(
-            "root cause: memcheck invalid_access at tests/gpu/beyond/retry_until_done.cu:17"
-        ),
+        out.stderr.contains(&format!(
+            "root cause: memcheck invalid_access at {}",
+            captured("tests/gpu/beyond/retry_until_done.cu:17")
+        )),
         "{}",
         out.stderr
     );

@@ -714,15 +714,19 @@ fn a_symlink_swapped_in_while_snippets_are_read_never_leaks_what_it_points_to() 
             }
         })
     };
-    let (mut leaked, mut shown_mine) = (0, 0);
-    for _ in 0..120 {
+    // 120 reads, and on a loaded machine more, until the real file was read
+    // at least 5 times (the swapper may hold the link most of the time).
+    let (mut leaked, mut shown_mine, mut reads) = (0, 0, 0);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while reads < 120 || (shown_mine < 5 && std::time::Instant::now() < until) {
         let shown = parse_naming(&proj, &named.display().to_string(), &[]);
         leaked += usize::from(shown.contains("TOPSECRET"));
         shown_mine += usize::from(shown.contains("MINE"));
+        reads += 1;
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     swapper.join().unwrap();
-    assert_eq!(leaked, 0, "the secret leaked in {leaked} of 120 runs");
+    assert_eq!(leaked, 0, "the secret leaked in {leaked} of {reads} runs");
     // The race was really run: the real file was read some of the time.
     assert!(shown_mine > 0, "the user's file was never shown");
 }
