@@ -35,8 +35,7 @@ use super::child::Steer;
 use super::events::StageEvent;
 use super::notices::Notices;
 use super::signals::{Shutdown, Signals};
-use super::stage::{run_again_alone, run_stage_steered};
-use super::stage_run;
+use super::stage_run::{self, AloneGate, Begin, Place};
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
 use crate::plan::concurrency::{self, Schedule};
@@ -135,9 +134,8 @@ fn assumed_plain() -> StageRecord {
 // beside it, which share its state.
 pub async fn run(
     plan: &Plan,
-    plain_index: usize,
-    batch: std::ops::Range<usize>,
-    (schedule, free_before): (Schedule, Vec<Option<u64>>),
+    (plain_index, batch): (usize, std::ops::Range<usize>),
+    ((schedule, free_before), gate): ((Schedule, Vec<Option<u64>>), &AloneGate),
     (signals, notices): (&mut Signals, &Notices),
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<(StageRecord, Started), ExpectedError> {
@@ -158,19 +156,22 @@ pub async fn run(
     stage_run::announce(plan, plain_index, &plain_run, on_event)?;
     let plain_plan = std::rc::Rc::new(plan.clone());
     let plain_task = {
-        let plan = plain_plan.clone();
+        let (plan, gate) = (plain_plan.clone(), gate.clone());
         let notices = notices.clone();
         tokio::task::spawn_local(async move {
             let mut signals = Signals::install();
-            run_stage_steered(
-                &plan,
-                &plain_run.stage,
-                plain_run.limit,
-                None,
-                (&mut signals, &notices),
-            )
-            .await
-            .0
+            // Whether it runs again alone is the head start's to say, below.
+            let place = Place {
+                plain: None,
+                beside_others: false,
+                steer: None,
+                gate: &gate,
+                alone_later: true,
+            };
+            let begin = Begin::First(plain_run);
+            stage_run::run_tries(&plan, plain_index, begin, place, (&mut signals, &notices))
+                .await
+                .0
         })
     };
     let assumed = assumed_plain();
@@ -183,15 +184,9 @@ pub async fn run(
             slot: slot.as_ref(),
             label: "  [beside the plain run]",
         };
-        let stage_run::Prepared {
-            stage,
-            limit: timeout,
-            ..
-        } = {
-            let prepared = stage_run::prepare(plan, index, &start)?;
-            stage_run::announce(plan, index, &prepared, on_event)?;
-            prepared
-        };
+        let prepared = stage_run::prepare(plan, index, &start)?;
+        stage_run::announce(plan, index, &prepared, on_event)?;
+        let stage = &prepared.stage;
         // What its kind set, its GPU aside: settle compares it with the
         // command the real plain run gives.
         let env: Vec<(String, String)> = stage
@@ -201,21 +196,24 @@ pub async fn run(
             .filter(|(k, _)| k != "CUDA_VISIBLE_DEVICES")
             .cloned()
             .collect();
-        let (steer, orders) = watch::channel(Steer::Limit(timeout));
+        let (steer, orders) = watch::channel(Steer::Limit(prepared.limit));
         let argv = stage.command.argv.clone();
         let not_applicable = stage.command.not_applicable.is_some();
-        let plan = plain_plan.clone();
+        let (plan, gate) = (plain_plan.clone(), gate.clone());
         let notices = notices.clone();
         let task = tokio::task::spawn_local(async move {
             let mut signals = Signals::install();
-            run_stage_steered(
-                &plan,
-                &stage,
-                timeout,
-                Some(orders),
-                (&mut signals, &notices),
-            )
-            .await
+            // Whether it runs again alone is weighed once the plain run
+            // has ended, by the batch that takes it over.
+            let place = Place {
+                plain: None,
+                beside_others: true,
+                steer: Some(orders),
+                gate: &gate,
+                alone_later: true,
+            };
+            let begin = Begin::First(prepared);
+            stage_run::run_tries(&plan, index, begin, place, (&mut signals, &notices)).await
         });
         early.insert(
             index,
@@ -257,15 +255,16 @@ pub async fn run(
     let started = schedule.slots.len();
     stop_running(plan, &mut early).await;
     let retry = crate::tools::retry::Retry::alone(format!("the plain run {why}"), "crowded", false);
-    let again = run_again_alone(
-        plan,
-        plain_index,
-        None,
-        &retry,
-        (signals, notices),
-        on_event,
-    )
-    .await?;
+    let place = Place {
+        plain: None,
+        beside_others: true,
+        steer: None,
+        gate,
+        alone_later: false,
+    };
+    let begin = Begin::Again(Box::new(plain), retry);
+    let (again, _) =
+        stage_run::run_tries(plan, plain_index, begin, place, (signals, notices)).await;
     Ok((
         again,
         Started {

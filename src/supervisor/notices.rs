@@ -1,8 +1,9 @@
 //! What a running stage has to say before it ends: a flood stopped it and
-//! it runs again without call stacks, which can take as long again. Stage
-//! tasks send a notice; the stage loop, while it waits on them, passes it
-//! on as a `StageEvent::Noted`, so the progress line says why a stage is
-//! still running (the stage's record says it too, once it ends).
+//! it runs again without call stacks, which can take as long again; it
+//! starts again alone. Stage tasks send a notice; the stage loop, while it
+//! waits on them, passes it on as a `StageEvent::Noted` (or `Started`), so
+//! the progress line says why a stage is still running (the stage's record
+//! says it too, once it ends).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -15,9 +16,23 @@ use crate::errors::ExpectedError;
 use crate::plan::Plan;
 
 /// One notice: which stage, and what happened to it.
-pub struct Notice {
-    tool: Tool,
-    text: String,
+pub enum Notice {
+    /// A line about it.
+    Noted {
+        /// Its tool.
+        tool: Tool,
+        /// What happened.
+        text: String,
+    },
+    /// It starts again (alone).
+    Started {
+        /// Its position in the plan.
+        index: usize,
+        /// Its command line and where it runs.
+        shown: String,
+        /// Nothing called for it: not shown.
+        quiet: bool,
+    },
 }
 
 /// Where stage tasks send their notices (cloned into each task).
@@ -28,7 +43,17 @@ impl Notices {
     /// Says `text` of `tool`'s stage. A loop that no longer listens has
     /// ended: the notice is dropped, the stage's record keeps its note.
     pub fn say(&self, tool: Tool, text: String) {
-        let _ = self.0.send(Notice { tool, text });
+        let _ = self.0.send(Notice::Noted { tool, text });
+    }
+
+    /// Says that stage `index` starts again: its command line as `shown`,
+    /// not shown at all when `quiet`.
+    pub fn started(&self, index: usize, shown: String, quiet: bool) {
+        let _ = self.0.send(Notice::Started {
+            index,
+            shown,
+            quiet,
+        });
     }
 }
 
@@ -65,18 +90,39 @@ fn relay<F>(plan: &Plan, notice: &Notice, on_event: &RefCell<F>) -> Result<(), E
 where
     F: FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 {
-    let Some(index) = plan.stages.iter().position(|s| s.tool == notice.tool) else {
-        return Ok(());
-    };
     // Never taken while `work` is inside its own call (see above); were it
     // so, the notice would be dropped rather than the run stopped.
     let Ok(mut on_event) = on_event.try_borrow_mut() else {
         return Ok(());
     };
-    on_event(StageEvent::Noted {
-        index,
-        total: plan.stages.len(),
-        tool: notice.tool,
-        text: &notice.text,
-    })
+    let total = plan.stages.len();
+    match notice {
+        Notice::Noted { tool, text } => {
+            let Some(index) = plan.stages.iter().position(|s| s.tool == *tool) else {
+                return Ok(());
+            };
+            on_event(StageEvent::Noted {
+                index,
+                total,
+                tool: *tool,
+                text,
+            })
+        }
+        Notice::Started {
+            index,
+            shown,
+            quiet,
+        } => {
+            let Some(stage) = plan.stages.get(*index) else {
+                return Ok(());
+            };
+            on_event(StageEvent::Started {
+                index: *index,
+                total,
+                tool: stage.tool,
+                command: shown,
+                quiet: *quiet,
+            })
+        }
+    }
 }

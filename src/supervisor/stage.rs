@@ -1,7 +1,6 @@
-//! One stage's run: its folder, its command as the plain run narrowed it,
-//! the child supervised (time limit, orders, GPU memory sampled), the
-//! commands its kind plans after it; and the words of its command line.
-//! The stage loop and the head start both run stages through this.
+//! One try of a stage: the child supervised (time limit, orders, flood and
+//! repeat watches, GPU memory sampled) and the commands its kind plans
+//! after it. Its tries are `stage_run::run_tries`'s.
 
 use std::time::Duration;
 
@@ -9,252 +8,11 @@ use cudawatch_model::ProcessEnd;
 use cudawatch_model::Tool;
 
 use super::child::{ChildEnd, ChildSpec, FloodWatch, Output, Steer, supervise};
-use super::events::StageEvent;
 use super::gpu_memory::Sampler;
-use super::notices::Notices;
 use super::repeats::RepeatWatch;
 use super::signals::{Shutdown, Signals};
-use super::stage_run::create_stage_dir;
-use crate::errors::ExpectedError;
 use crate::plan::{Plan, Stage};
 use crate::tools::{FollowUp, FollowUpContext, StageRecord, sanitizer};
-
-/// Runs stage `index` with nothing beside it: its folder, its Started event
-/// (its command line and `label`, after the command), the stage.
-pub(super) async fn run_alone(
-    plan: &Plan,
-    index: usize,
-    plain: Option<&StageRecord>,
-    label: &str,
-    (signals, notices): (&mut Signals, &Notices),
-    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
-) -> Result<StageRecord, ExpectedError> {
-    let start = super::stage_run::Start {
-        plain,
-        assumed: None,
-        slot: None,
-        label,
-    };
-    let prepared = super::stage_run::prepare(plan, index, &start)?;
-    super::stage_run::announce(plan, index, &prepared, on_event)?;
-    Ok(run_stage(plan, &prepared.stage, prepared.limit, signals, notices).await)
-}
-
-/// Runs stage `index` alone, and once more when its tool died of a fault
-/// before its summary (`starved::tool_crashed`), unless the user is
-/// stopping the run: the stage loop's way for a stage with nothing beside
-/// it (the batches decide the same as their stages end).
-pub(super) async fn run_alone_or_again(
-    plan: &Plan,
-    index: usize,
-    plain: Option<&StageRecord>,
-    (signals, notices): (&mut Signals, &Notices),
-    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
-) -> Result<StageRecord, ExpectedError> {
-    let record = run_alone(plan, index, plain, "", (signals, notices), on_event).await?;
-    let context = super::stage_run::TryContext {
-        plain,
-        ..Default::default()
-    };
-    let retry = super::stage_run::retry_of(
-        plan,
-        &plan.stages[index],
-        (&record, &tried_folders(&record)),
-        &context,
-        crate::tools::retry::When::Alone,
-    );
-    match retry {
-        Some(retry) if signals.shutdown() == Shutdown::None => {
-            run_again_alone(plan, index, plain, &retry, (signals, notices), on_event).await
-        }
-        _ => Ok(record),
-    }
-}
-
-/// Runs stage `index` again alone after a first try that was crowded out
-/// or whose tool crashed (`why`, which starts its note); the first try is
-/// kept in `<folder>/<stage>/` (`crowded`, `crashed`).
-pub(super) async fn run_again_alone(
-    plan: &Plan,
-    index: usize,
-    plain: Option<&StageRecord>,
-    retry: &crate::tools::retry::Retry,
-    (signals, notices): (&mut Signals, &Notices),
-    on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
-) -> Result<StageRecord, ExpectedError> {
-    let kept = set_aside(&plan.stages[index], retry.folder);
-    let mut record = run_alone(
-        plan,
-        index,
-        plain,
-        "  [again, alone]",
-        (signals, notices),
-        on_event,
-    )
-    .await?;
-    let note = retry
-        .note
-        .clone()
-        .unwrap_or_else(|| format!("{}, and was run again alone", retry.reason));
-    record
-        .notes
-        .push(format!("{note}{}", retry.kept_said.words(kept.as_deref())));
-    record.earlier_tries.insert(
-        0,
-        crate::tools::EarlierTry {
-            reason: retry.reason.clone(),
-            folder: kept.unwrap_or_default(),
-            judged: retry.judged,
-        },
-    );
-    Ok(record)
-}
-
-/// The folders of a record's earlier tries (`flooded`, `cudagraphs`): the
-/// reasons it already ran again for.
-pub(super) fn tried_folders(record: &StageRecord) -> Vec<&str> {
-    record
-        .earlier_tries
-        .iter()
-        .filter_map(|t| t.folder.split('/').next())
-        .collect()
-}
-
-/// Moves a stage's first try to `<folder>/<stage>/` in the run directory
-/// (`crowded`, `flooded`: the evidence of why it ran twice); returns that
-/// path as the report names it, or `None` when it could not be kept.
-fn set_aside(stage: &Stage, folder: &str) -> Option<String> {
-    let run_dir = stage.dir.parent()?;
-    let name = stage.dir.file_name()?;
-    let to = run_dir.join(folder).join(name);
-    let _ = std::fs::remove_dir_all(&to);
-    std::fs::create_dir_all(to.parent()?).ok()?;
-    std::fs::rename(&stage.dir, &to).ok()?;
-    Some(format!("{folder}/{}", name.to_string_lossy()))
-}
-
-pub(super) async fn run_stage(
-    plan: &Plan,
-    stage: &Stage,
-    timeout: Duration,
-    signals: &mut Signals,
-    notices: &Notices,
-) -> StageRecord {
-    run_stage_steered(plan, stage, timeout, None, (signals, notices))
-        .await
-        .0
-}
-
-/// Runs a stage under `timeout`, or under the orders `steer` gives while it
-/// runs (a stage started beside the plain run: its real limit, or stop);
-/// returns its record and whether a stop order ended it. After each try
-/// the stage's kind answers whether it runs again at once
-/// (`StageKind::retry`, `retry::When::Now`: a flood, again without call
-/// stacks; CUDA graphs the stage's settings broke, again without them);
-/// each such try is kept in its folder (`flooded/`, `cudagraphs/`) with its
-/// record, and the last try's record carries them all (`earlier_tries`),
-/// its time theirs too. The answers to run again alone are the stage
-/// loop's.
-pub(super) async fn run_stage_steered(
-    plan: &Plan,
-    stage: &Stage,
-    timeout: Duration,
-    steer: Option<tokio::sync::watch::Receiver<Steer>>,
-    (signals, notices): (&mut Signals, &Notices),
-) -> (StageRecord, bool) {
-    let mut current = stage.clone();
-    let mut limit = timeout;
-    let mut tried: Vec<&'static str> = Vec::new();
-    let mut before = Tries::default();
-    loop {
-        let watch = if tried.contains(&"flooded") {
-            None
-        } else {
-            flood_watch(plan, &current)
-        };
-        let (record, end) = run_once(plan, &current, limit, steer.clone(), watch, signals).await;
-        let wanted = !end.cancelled && !record.interrupted && signals.shutdown() == Shutdown::None;
-        let context = super::stage_run::TryContext {
-            flooded: end.flooded.then_some(plan.flood_records),
-            looped: end.repeating,
-            ..Default::default()
-        };
-        let retry = wanted
-            .then(|| {
-                super::stage_run::retry_of(
-                    plan,
-                    &current,
-                    (&record, &tried),
-                    &context,
-                    crate::tools::retry::When::Now,
-                )
-            })
-            .flatten();
-        let Some(retry) = retry else {
-            return (before.onto(record), end.cancelled);
-        };
-        let mut next = current.clone();
-        if let Some(command) = retry.command.clone() {
-            next.command = command;
-        }
-        let kept = set_aside(&current, retry.folder);
-        // The kept try keeps its record: how it ended is what the note says.
-        if let (Some(kept), Some(run_dir)) = (&kept, current.dir.parent()) {
-            let _ = crate::rundir::write_json(&run_dir.join(kept).join("stage.json"), &record);
-        }
-        if let Err(e) = create_stage_dir(&next) {
-            let mut record = before.onto(record);
-            record
-                .notes
-                .push(format!("{} and it could not run again: {e}", retry.reason));
-            return (record, end.cancelled);
-        }
-        if let Some(notice) = &retry.notice {
-            notices.say(stage.tool, notice.clone());
-        }
-        before.add(&record, &retry, kept);
-        // The limit it ran under, as its orders left it.
-        limit = Duration::from_secs_f64(record.timeout_seconds);
-        tried.push(retry.folder);
-        current = next;
-    }
-}
-
-/// The tries of a stage run again at once, for the record of its last.
-#[derive(Default)]
-struct Tries {
-    seconds: f64,
-    notes: Vec<String>,
-    earlier: Vec<crate::tools::EarlierTry>,
-}
-
-impl Tries {
-    fn add(
-        &mut self,
-        record: &StageRecord,
-        retry: &crate::tools::retry::Retry,
-        kept: Option<String>,
-    ) {
-        let note = retry.note.clone().unwrap_or_else(|| retry.reason.clone());
-        self.notes
-            .push(format!("{note}{}", retry.kept_said.words(kept.as_deref())));
-        self.earlier.push(crate::tools::EarlierTry {
-            reason: retry.reason.clone(),
-            folder: kept.unwrap_or_default(),
-            judged: retry.judged,
-        });
-        self.seconds += record.seconds;
-    }
-
-    /// The last try's record with the earlier tries': their time, notes
-    /// and folders.
-    fn onto(self, mut record: StageRecord) -> StageRecord {
-        record.seconds += self.seconds;
-        record.notes.extend(self.notes);
-        record.earlier_tries.splice(0..0, self.earlier);
-        record
-    }
-}
 
 /// The stage's flood watch, when it can flood and be made cheaper
 /// (`tools::sanitizer::can_flood`) and the user did not turn it off.
@@ -279,15 +37,17 @@ fn repeat_watch(plan: &Plan, stage: &Stage) -> Option<RepeatWatch> {
     })
 }
 
-/// One run of the stage's command; its record and how its child ended.
-async fn run_once(
+/// One try of the stage's command (`stage_run::run_tries` runs them all),
+/// its flood watched unless a flood already made it run again
+/// (`watch_floods`): its record and how its child ended.
+pub(super) async fn run_once(
     plan: &Plan,
     stage: &Stage,
-    timeout: Duration,
-    steer: Option<tokio::sync::watch::Receiver<Steer>>,
-    flood: Option<FloodWatch>,
+    (timeout, steer): (Duration, Option<tokio::sync::watch::Receiver<Steer>>),
+    watch_floods: bool,
     signals: &mut Signals,
 ) -> (StageRecord, ChildEnd) {
+    let flood = watch_floods.then(|| flood_watch(plan, stage)).flatten();
     let mut command = stage.command.clone();
     if stage.tool != Tool::Plain {
         super::rendezvous::own_port(&mut command.env);

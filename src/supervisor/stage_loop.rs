@@ -15,7 +15,7 @@ use super::head_start::{self, Early};
 use super::notices::{self, Notices};
 use super::pool::Step;
 use super::signals::{Blocking, Shutdown, Signals};
-use super::stage::{run_again_alone, run_alone_or_again, run_stage};
+use super::stage_run::{self, AloneGate, Begin, Place};
 use crate::errors::ExpectedError;
 use crate::plan::Plan;
 use crate::plan::concurrency::{self, Measured, Schedule};
@@ -60,6 +60,8 @@ async fn run_stages(
     let mut on_event = |event: StageEvent<'_>| (events.borrow_mut())(event);
     let (notices, mut heard) = notices::channel();
     let mut signals = Signals::install();
+    // What lets a try run again alone, shared by every stage's tries.
+    let gate = AloneGate::default();
     super::group::adopt_orphans();
     // The plain run as it finished, when it did: its time sets the tool
     // stages' timeouts, its peak memory how many fit at once, its GPU
@@ -112,7 +114,7 @@ async fn run_stages(
             let work = run_batch(
                 plan,
                 index..index + batch,
-                plain.as_ref(),
+                (plain.as_ref(), &gate),
                 (schedule.slots, beside.early),
                 (&mut signals, &notices),
                 &mut on_event,
@@ -134,9 +136,8 @@ async fn run_stages(
             Some(head) => {
                 let work = head_start::run(
                     plan,
-                    index,
-                    next_batch,
-                    head,
+                    (index, next_batch),
+                    (head, &gate),
                     (&mut signals, &notices),
                     &mut on_event,
                 );
@@ -145,10 +146,10 @@ async fn run_stages(
                 record
             }
             None => {
-                let work = run_alone_or_again(
+                let work = stage_run::run_alone(
                     plan,
                     index,
-                    plain.as_ref(),
+                    (plain.as_ref(), &gate),
                     (&mut signals, &notices),
                     &mut on_event,
                 );
@@ -247,111 +248,78 @@ async fn decide(
 
 /// Runs the stages of `range` over `slots` (one slot: one after another);
 /// the events of their ends come in plan order, so the run directory and
-/// the report are what a sequential run writes. A stage that ran out of
-/// GPU memory beside others (and not in the plain run), or whose
-/// compute-sanitizer died of a fault (`starved::tool_crashed`), is run again
-/// alone before its end is reported.
-// Over 100 lines on purpose: one select! loop over a batch of stages, which
-// share its state.
+/// the report are what a sequential run writes. Each stage's tries are its
+/// own (`stage_run::run_tries`): one crowded out beside the others, or
+/// whose compute-sanitizer died of a fault, runs again alone once those
+/// beside it are done, before its end is reported.
 async fn run_batch(
     plan: &Plan,
     range: std::ops::Range<usize>,
-    plain: Option<&StageRecord>,
+    (plain, gate): (Option<&StageRecord>, &AloneGate),
     (slots, mut early): (Vec<Option<String>>, BTreeMap<usize, Early>),
     (signals, notices): (&mut Signals, &Notices),
     mut on_event: impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<LoopEnd, ExpectedError> {
     let shared = std::rc::Rc::new(plan.clone());
-    // Those started beside the plain run shared the GPU with it.
-    let beside_plain: std::collections::HashSet<usize> = early.keys().copied().collect();
+    let plain_shared = plain.cloned().map(std::rc::Rc::new);
     let total = plan.stages.len();
     let first = range.start;
     let shared_gpu = slots.len() > 1;
     let mut next_report = first;
-    let mut done: std::collections::BTreeMap<usize, StageRecord> = Default::default();
-    let mut again: Vec<(usize, crate::tools::retry::Retry)> = Vec::new();
+    let mut done: BTreeMap<usize, StageRecord> = Default::default();
     super::pool::schedule(range.len(), slots, |step| match step {
         Step::Start { index, slot } => {
             let index = first + index;
             // Started beside the plain run: its end is awaited in its turn
-            // (its Started event was sent then).
-            if let Some(running) = early.remove(&index) {
-                let tool = plan.stages[index].tool;
-                let task: StageTask = Box::pin(head_start::end_of(running, tool));
-                return Ok(Some(task));
-            }
-            if signals.shutdown() != Shutdown::None {
+            // (its Started event was sent then), and its kind weighs it
+            // now that the plain run has ended.
+            let starting = if let Some(running) = early.remove(&index) {
+                Starting::Beside(running)
+            } else if signals.shutdown() != Shutdown::None {
                 return Ok(None);
-            }
-            let start = super::stage_run::Start {
-                plain,
-                assumed: None,
-                slot: slot.as_ref(),
-                label: "",
+            } else {
+                let start = stage_run::Start {
+                    plain,
+                    assumed: None,
+                    slot: slot.as_ref(),
+                    label: "",
+                };
+                let prepared = stage_run::prepare(plan, index, &start)?;
+                stage_run::announce(plan, index, &prepared, &mut on_event)?;
+                Starting::Prepared(prepared)
             };
-            let prepared = super::stage_run::prepare(plan, index, &start)?;
-            super::stage_run::announce(plan, index, &prepared, &mut on_event)?;
-            let plan = shared.clone();
+            let (plan, plain, gate) = (shared.clone(), plain_shared.clone(), gate.clone());
             let notices = notices.clone();
             let task: StageTask = Box::pin(async move {
                 let mut signals = Signals::install();
-                run_stage(
-                    &plan,
-                    &prepared.stage,
-                    prepared.limit,
-                    &mut signals,
-                    &notices,
-                )
-                .await
+                let tool = plan.stages[index].tool;
+                let (begin, beside_plain) = match starting {
+                    Starting::Prepared(prepared) => (Begin::First(prepared), false),
+                    Starting::Beside(running) => (
+                        Begin::Ended(Box::new(head_start::end_of(running, tool).await)),
+                        true,
+                    ),
+                };
+                let place = Place {
+                    plain: plain.as_deref(),
+                    beside_others: shared_gpu || beside_plain,
+                    steer: None,
+                    gate: &gate,
+                    alone_later: false,
+                };
+                stage_run::run_tries(&plan, index, begin, place, (&mut signals, &notices))
+                    .await
+                    .0
             });
             Ok(Some(task))
         }
         Step::Done { index, output, .. } => {
-            let index = first + index;
-            let stage = &plan.stages[index];
-            // The kind answers whether this try runs again (crowded out
-            // beside others, its tool crashed): the try is then kept and
-            // the stage runs again alone once the batch is done.
-            let context = super::stage_run::TryContext {
-                plain,
-                beside_others: shared_gpu || beside_plain.contains(&index),
-                ..Default::default()
-            };
-            let retry = super::stage_run::retry_of(
-                plan,
-                stage,
-                (&output, &super::stage::tried_folders(&output)),
-                &context,
-                crate::tools::retry::When::Alone,
-            );
-            if let Some(retry) = retry {
-                again.push((index, retry));
-                return Ok(None);
-            }
-            done.insert(index, output);
-            report_in_order(&mut done, &mut next_report, total, &again, &mut on_event)?;
+            done.insert(first + index, output);
+            report_in_order(&mut done, &mut next_report, total, &mut on_event)?;
             Ok(None)
         }
     })
     .await?;
-    // The stages crowded out beside others or whose tool crashed, alone
-    // now, unless the user stopped the run.
-    for (index, retry) in std::mem::take(&mut again) {
-        if signals.shutdown() != Shutdown::None {
-            break;
-        }
-        let record = run_again_alone(
-            plan,
-            index,
-            plain,
-            &retry,
-            (signals, notices),
-            &mut on_event,
-        )
-        .await?;
-        done.insert(index, record);
-    }
-    report_in_order(&mut done, &mut next_report, total, &[], &mut on_event)?;
     if next_report < range.end || signals.shutdown() != Shutdown::None {
         let _busy = Blocking::enter();
         let after = plan.stages[next_report.saturating_sub(1)].tool;
@@ -361,18 +329,23 @@ async fn run_batch(
     Ok(LoopEnd::Completed)
 }
 
+/// How a stage of a batch starts.
+enum Starting {
+    /// Now, prepared and announced.
+    Prepared(stage_run::Prepared),
+    /// It started beside the plain run.
+    Beside(Early),
+}
+
 /// Reports the finished stages from `next` on, in plan order, up to the
-/// first still running or waiting to run again.
+/// first still running.
 fn report_in_order(
-    done: &mut std::collections::BTreeMap<usize, StageRecord>,
+    done: &mut BTreeMap<usize, StageRecord>,
     next: &mut usize,
     total: usize,
-    again: &[(usize, crate::tools::retry::Retry)],
     on_event: &mut impl FnMut(StageEvent<'_>) -> Result<(), ExpectedError>,
 ) -> Result<(), ExpectedError> {
-    while !again.iter().any(|(i, _)| i == next)
-        && let Some(record) = done.remove(next)
-    {
+    while let Some(record) = done.remove(next) {
         let _busy = Blocking::enter();
         on_event(StageEvent::Finished {
             index: *next,
