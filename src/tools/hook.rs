@@ -178,6 +178,20 @@ pub fn every_gpu_process_watched(
     }
     let nonce = super::env_value(&record.env, HOOK_NONCE);
     let lines = hook_lines(stage_dir, needs, nonce);
+    // The hook writes a line in every Python process it starts in: none of
+    // this stage's (the file gone, or lines without its nonce: stale,
+    // copied, written by hand) and nothing shows it watched at all.
+    if nonce.is_some() && lines.started.is_empty() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "cudawatch's hook left no line of this stage's (processes.jsonl is missing, or \
+                 its lines do not carry the stage's nonce), so nothing shows {instrument} \
+                 watched the program; of what it printed: {}",
+                judged.1
+            ),
+        );
+    }
     if record.gpu_processes.is_empty() {
         return fewer_than_the_plain_run(judged, stage_dir, &lines.cuda, instrument);
     }

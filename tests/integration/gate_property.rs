@@ -7,7 +7,8 @@
 //! to another, clean run's; a stage.json that says it is another stage's;
 //! an earlier try's folder taken away, from a base whose findings only a
 //! crashed first try saw; the hook's facts and lines of the stages that
-//! watch from inside) and `cudawatch report` must
+//! watch from inside, and those lines forged without the stage's nonce) and
+//! `cudawatch report` must
 //! judge each no better than the original: FINDINGS or CLEAN may become
 //! INCONCLUSIVE, nothing may become CLEAN that was not, FINDINGS never
 //! CLEAN; and a clean run whose evidence was taken away (a summary line, an
@@ -345,6 +346,27 @@ fn damage(dir: &Path, rng: &mut Rng) -> Damage {
             std::fs::remove_dir_all(&kept).unwrap();
             Damage {
                 what: format!("removed {}", kept.display()),
+                took_evidence: true,
+            }
+        }
+        8 if file.ends_with("processes.jsonl") => {
+            // The hook's lines as a launcher would forge them: without the
+            // stage's nonce, or with another's.
+            let forged: String = text
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .map(|mut line| {
+                    if rng.below(2) == 0 {
+                        line.as_object_mut().map(|o| o.remove("nonce"));
+                    } else {
+                        line["nonce"] = "0123456789abcdef".into();
+                    }
+                    line.to_string() + "\n"
+                })
+                .collect();
+            std::fs::write(&file, forged).unwrap();
+            Damage {
+                what: format!("{shown}: every line without the stage's nonce"),
                 took_evidence: true,
             }
         }

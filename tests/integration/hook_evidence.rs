@@ -27,6 +27,12 @@ if os.environ.get('SCRUBBED_WORKER'):
             f.write('{\"pid\": %d, \"hook\": \"start\"}\\n' % worker.pid)
             f.write('{\"pid\": %d, \"torch\": true, \"csan\": true}\\n' % worker.pid)
     worker.wait()
+if os.environ.get('REWRITE_LINES') and os.environ.get('CUDAWATCH_HOOK_OUT'):
+    # Something in the program overwrites the hook's lines with its own,
+    # which lack the stage's nonce.
+    with open(os.path.join(os.environ['CUDAWATCH_HOOK_OUT'], 'processes.jsonl'), 'w') as f:
+        f.write('{\"pid\": %d, \"hook\": \"start\"}\\n' % os.getpid())
+        f.write('{\"pid\": %d, \"torch\": true, \"csan\": true}\\n' % os.getpid())
 if os.environ.get('CSAN_OFF_WORKER'):
     # A worker that keeps the hook but starts without CSAN.
     subprocess.run(['env', '-u', 'TORCH_CUDA_SANITIZER', sys.executable, '-c',
@@ -130,21 +136,20 @@ fn a_gpu_worker_started_with_a_cleared_environment_leaves_csan_and_memory_inconc
     }
 }
 
-/// Both stages that watch from inside name the worker that ran without
-/// the hook, and neither is clean.
-fn unhooked_worker_leaves_csan_and_memory_inconclusive(out: &Output) {
+/// Both stages that watch from inside are inconclusive, saying `why`.
+fn csan_and_memory_inconclusive(out: &Output, why: &str) {
     let report = json(out);
     for name in ["csan", "memory"] {
         let s = stage(&report, name);
         assert_eq!(s["outcome"], "inconclusive", "{name}: {s}\n{}", out.stderr);
-        assert!(
-            s["reason"]
-                .as_str()
-                .unwrap()
-                .contains("used the GPU without cudawatch's hook"),
-            "{name}: {s}"
-        );
+        assert!(s["reason"].as_str().unwrap().contains(why), "{name}: {s}");
     }
+}
+
+/// Both stages that watch from inside name the worker that ran without
+/// the hook, and neither is clean.
+fn unhooked_worker_leaves_csan_and_memory_inconclusive(out: &Output) {
+    csan_and_memory_inconclusive(out, "used the GPU without cudawatch's hook");
 }
 
 #[test]
@@ -162,6 +167,16 @@ fn hook_lines_a_launcher_wrote_for_its_worker_do_not_vouch_for_it() {
     let (_tmp, out) = staged("plain,csan,memory", &env, "run");
     assert_eq!(out.code, 3, "{}", out.stderr);
     unhooked_worker_leaves_csan_and_memory_inconclusive(&out);
+}
+
+#[test]
+fn hook_lines_without_the_stages_nonce_vouch_for_nothing_even_where_the_sampler_saw_nothing() {
+    // Before: with no GPU process sampled (a short job, a container whose
+    // nvidia-smi lists none) and the plain run's sampler seeing none
+    // either, lines without the nonce left both stages CLEAN on nothing.
+    let (_tmp, out) = staged("plain,csan,memory", &[("REWRITE_LINES", "1")], "run");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    csan_and_memory_inconclusive(&out, "cudawatch's hook left no line of this stage's");
 }
 
 #[test]
