@@ -7,7 +7,8 @@
 //! to another, clean run's; a stage.json that says it is another stage's;
 //! an earlier try's folder taken away, from a base whose findings only a
 //! crashed first try saw; the hook's facts and lines of the stages that
-//! watch from inside, and those lines forged without the stage's nonce) and
+//! watch from inside, and those lines forged without the stage's nonce; a
+//! rank's exit file under per-rank sanitizers, forged the same way) and
 //! `cudawatch report` must
 //! judge each no better than the original: FINDINGS or CLEAN may become
 //! INCONCLUSIVE, nothing may become CLEAN that was not, FINDINGS never
@@ -115,6 +116,9 @@ fn is_evidence(path: &Path) -> bool {
         || name == "stage.json"
         // What the hook saw: without it CSAN's silence proves nothing.
         || name == "hook.json"
+        // A rank's exit under its own sanitizer: without it, that rank's
+        // silence proves nothing.
+        || (name.contains(".rank") && name.ends_with(".exit"))
 }
 
 fn damage(dir: &Path, rng: &mut Rng) -> Damage {
@@ -370,6 +374,16 @@ fn damage(dir: &Path, rng: &mut Rng) -> Damage {
                 took_evidence: true,
             }
         }
+        8 if shown.contains(".rank") && shown.ends_with(".exit") => {
+            // A rank's exit file as a process of the run would forge it:
+            // its status without the stage's nonce.
+            let status = text.split_whitespace().next().unwrap_or("0").to_string();
+            std::fs::write(&file, status + "\n").unwrap();
+            Damage {
+                what: format!("{shown}: its status without the stage's nonce"),
+                took_evidence: true,
+            }
+        }
         _ => {
             // A stage listed twice in run.json.
             let path = dir.join("run.json");
@@ -442,6 +456,21 @@ fn damage_never_improves_a_verdict() {
             .args(["--", "python3", "prog.py"]));
         let (code, _) = verdict(&dir);
         assert_eq!(code, 0, "a clean hooked base");
+        (dir, code)
+    }))
+    .chain(std::iter::once({
+        // Two ranks under torchrun, each under its own memcheck: each
+        // rank's exit file, with the stage's nonce, is its evidence.
+        let work = tmp.path().join("ranked");
+        std::fs::create_dir_all(&work).unwrap();
+        let (dir, out) = crate::multi_gpu::run_per_rank_with(&work, &[], None, true, &[]);
+        let (code, _) = verdict(&dir);
+        assert_eq!(
+            code,
+            0,
+            "a clean two-rank base: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         (dir, code)
     }))
     .chain(std::iter::once({

@@ -314,6 +314,9 @@ if [ -n "${{FAKE_FORGE_RANK1:-}}" ] && [ -n "${{PYTHON_EXEC:-}}" ]; then
   for f in xml log world; do cp "$dir/memcheck.rank0.$f" "$dir/memcheck.rank1.$f" 2>/dev/null; done
   echo 0 >"$dir/memcheck.rank1.exit"
 fi
+# A launcher that fails under the tool after its ranks ended well (an
+# agent's own error, a crash at its teardown).
+[ -n "${{FAKE_LAUNCHER_EXIT:-}}" ] && [ -n "${{PYTHON_EXEC:-}}" ] && exit "$FAKE_LAUNCHER_EXIT"
 exit $fail
 "#
     );
@@ -346,7 +349,7 @@ fn run_per_rank_seen(
 }
 
 /// [`run_per_rank_seen`], with more of the fakes' variables.
-fn run_per_rank_with(
+pub(crate) fn run_per_rank_with(
     tmp: &Path,
     rank_cases: &[(u32, &str)],
     only_ranks: Option<&str>,
@@ -548,6 +551,22 @@ fn rank_files_a_launcher_wrote_itself_do_not_vouch_for_the_rank() {
         &out_dir,
         &out,
         "rank 1: its exit file (memcheck.rank1.exit) was not written by this run's script",
+    );
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn ranks_that_ended_clean_under_a_launcher_that_failed_are_not_a_clean_stage() {
+    // Found by the gate's property test: torchrun exited 1 (or died of a
+    // signal) under the stage while both ranks' memcheck ended clean, and
+    // the stage was clean; the plain run's torchrun exited 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let (out_dir, out) =
+        run_per_rank_with(tmp.path(), &[], None, true, &[("FAKE_LAUNCHER_EXIT", "1")]);
+    assert_memcheck_inconclusive(
+        &out_dir,
+        &out,
+        "torchrun exited 1 after its ranks' memcheck ended clean",
     );
     assert_eq!(out.status.code(), Some(3));
 }

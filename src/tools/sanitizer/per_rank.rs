@@ -290,7 +290,35 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
             summary: evidence.summary,
         });
     }
-    combine(tool, judged, record, told_world(files, tool))
+    let judged = combine(tool, judged, record, told_world(files, tool));
+    launcher_ended_well(judged, record)
+}
+
+/// A clean stage from its ranks stands only if the launcher around them
+/// ended as a program that ran to its end does: one that exited non-zero
+/// or died of a signal after every rank's sanitizer ended clean (a worker
+/// it restarted, one that never reached the wrapper, its own crash) ran
+/// something no rank's file accounts for.
+fn launcher_ended_well(judged: StageJudged, record: &StageRecord) -> StageJudged {
+    if judged.outcome != Outcome::Clean || record.end == ProcessEnd::Exited(0) {
+        return judged;
+    }
+    let launcher = record
+        .command
+        .iter()
+        .find(|a| !a.contains("compute-sanitizer"))
+        .map_or("the launcher", |a| a.rsplit('/').next().unwrap_or(a));
+    StageJudged {
+        outcome: Outcome::Inconclusive,
+        reason: format!(
+            "{launcher} {} after its ranks' {} ended clean, so something ran that no rank's \
+             output accounts for; of the ranks: {}",
+            crate::tools::outcome::describe_end(record.end),
+            record.tool.name(),
+            judged.reason
+        ),
+        summary: judged.summary,
+    }
 }
 
 /// The most ranks the workers' own `WORLD_SIZE` or the launcher's
