@@ -123,6 +123,40 @@ impl Tool {
         }
     }
 
+    /// The checklist item a stage of this kind vouches for on its own
+    /// (`memcheck_clean`, "memcheck clean"), or `None` for a kind whose
+    /// items are of the judge's own making (the plain run, ncu's
+    /// coalescing, the OOM-recovery test) or that vouches for nothing of
+    /// its own (the core dump places a failure the plain run's item
+    /// already fails on). No `_ =>`: a new kind must say.
+    pub fn checklist_item(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Tool::Memcheck => Some(("memcheck_clean", "memcheck clean")),
+            Tool::Racecheck => Some(("racecheck_clean", "racecheck clean")),
+            Tool::Initcheck => Some(("initcheck_clean", "initcheck clean")),
+            Tool::Synccheck => Some(("synccheck_clean", "synccheck clean")),
+            Tool::Csan => Some(("no_stream_races", "no races between streams")),
+            Tool::Memory => Some(("no_memory_growth", "GPU memory does not grow across steps")),
+            Tool::Plain | Tool::Ncu | Tool::OomRecovery | Tool::Sanitizer | Tool::Coredump => None,
+        }
+    }
+
+    /// Whether a tool's saved output (`cudawatch parse`) can stand for a
+    /// stage of this kind: a compute-sanitizer's or ncu's, not a program's
+    /// own output (the plain run, CSAN, the memory hook, the OOM test, the
+    /// core dump). No `_ =>`: a new kind must say.
+    pub fn parsed_from_files(self) -> bool {
+        match self {
+            Tool::Memcheck
+            | Tool::Racecheck
+            | Tool::Initcheck
+            | Tool::Synccheck
+            | Tool::Sanitizer
+            | Tool::Ncu => true,
+            Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery | Tool::Coredump => false,
+        }
+    }
+
     /// Parses a tool name as written by [`Tool::name`]. Through the
     /// derived deserializer, whose names are `name`'s (a test holds them
     /// equal): no hand list that a new kind could be missing from (one

@@ -705,23 +705,9 @@ fn nvml_headroom(plain: Option<&StageReport>, thresholds: Thresholds) -> (CheckS
 pub const GROWTH_NOT_JUDGED: [&str; 2] = ["too few to judge growth", "growth was not judged"];
 
 /// The checklist item a stage kind has of its own ("memcheck clean"), or
-/// `None` for a kind with items of its own making below (the plain run,
-/// ncu's coalescing, the OOM-recovery test). No `_ =>`: a new kind must say.
+/// `None` for a kind with items of its own making below (`Tool::checklist_item`).
 fn stage_item(tool: Tool) -> Option<(Tool, &'static str, &'static str)> {
-    let (id, title) = match tool {
-        Tool::Memcheck => ("memcheck_clean", "memcheck clean"),
-        Tool::Racecheck => ("racecheck_clean", "racecheck clean"),
-        Tool::Initcheck => ("initcheck_clean", "initcheck clean"),
-        Tool::Synccheck => ("synccheck_clean", "synccheck clean"),
-        Tool::Csan => ("no_stream_races", "no races between streams"),
-        Tool::Memory => ("no_memory_growth", "GPU memory does not grow across steps"),
-        // The core dump places a failure the plain run's item already
-        // fails on; it vouches for nothing of its own.
-        Tool::Plain | Tool::Ncu | Tool::OomRecovery | Tool::Sanitizer | Tool::Coredump => {
-            return None;
-        }
-    };
-    Some((tool, id, title))
+    tool.checklist_item().map(|(id, title)| (tool, id, title))
 }
 
 #[cfg(test)]

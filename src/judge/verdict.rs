@@ -347,12 +347,7 @@ fn parsed_scope(report: &Report) -> String {
     // its name did not say.
     let tools: Vec<Tool> = Tool::STAGES
         .into_iter()
-        .filter(|t| {
-            !matches!(
-                t,
-                Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery | Tool::Coredump
-            )
-        })
+        .filter(|t| t.parsed_from_files())
         .chain([Tool::Sanitizer])
         .collect();
     let files = |tool: Tool| {

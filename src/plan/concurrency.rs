@@ -63,26 +63,9 @@ pub struct Schedule {
 const USABLE_SHARE: f64 = 0.85;
 
 /// The GPU memory a stage of `tool` needs for a program whose plain run
-/// peaked at `peak` MiB, as measured on the H100 (docs/benchmarks.md,
-/// `tests/gpu/beyond/most_memory.py` at 1, 16.6 and 48 GiB): memcheck,
-/// racecheck and synccheck add 34 to 150 MiB whatever the program holds;
-/// initcheck's shadow adds 12.6% of it; ncu's kernel replay keeps a copy
-/// of the program's memory on the GPU (+16.5 GiB beside a 16.6 GiB
-/// program); PyTorch's own instruments hold what the program holds. Each
-/// with a margin: peaks are sampled, not exact.
+/// peaked at `peak` MiB: its kind's figure (`StageKind::gpu_need_mib`).
 pub fn need_mib(tool: Tool, peak: u64) -> u64 {
-    let (factor, fixed) = match tool {
-        Tool::Memcheck | Tool::Racecheck | Tool::Synccheck | Tool::Sanitizer => (1.1, 512),
-        Tool::Initcheck => (1.2, 512),
-        Tool::Ncu => return crate::tools::ncu::kernel_replay_mib(peak),
-        Tool::Csan | Tool::Memory => (1.1, 512),
-        Tool::OomRecovery => (1.25, 512),
-        Tool::Plain => (1.0, 0),
-        // The program as it runs, and the dump's writing, which holds no
-        // more on the GPU.
-        Tool::Coredump => (1.1, 512),
-    };
-    (peak as f64 * factor) as u64 + fixed
+    crate::tools::kind(tool).gpu_need_mib(tool, peak)
 }
 
 /// How many of the stages needing `needs` MiB fit in `budget` MiB whichever
@@ -318,20 +301,10 @@ fn round_robin(
     (slots, taken)
 }
 
-/// How long a stage kind takes against the others, from their times alone
-/// on the real corpus's steps (docs/benchmarks.md: ResNet-18 and ViT-tiny
-/// on an H100, racecheck 45-65 s, ncu 28 s alone and twice that beside
-/// racecheck, initcheck 27-58 s, the rest 10-27 s): only the order and the
-/// rough ratios matter, to place the long ones apart.
+/// How long a stage kind takes against the others: its kind's figure
+/// (`StageKind::relative_cost`).
 fn relative_cost(tool: Tool) -> u32 {
-    match tool {
-        Tool::Racecheck => 10,
-        Tool::Ncu => 7,
-        Tool::Initcheck => 6,
-        Tool::Memcheck | Tool::Synccheck | Tool::Sanitizer => 3,
-        Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery => 2,
-        Tool::Coredump => 1,
-    }
+    crate::tools::kind(tool).relative_cost(tool)
 }
 
 /// The slots of the stages that start together, placed by cost when they

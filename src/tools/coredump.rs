@@ -46,6 +46,17 @@ const READ_LIMIT: Duration = Duration::from_secs(120);
 const DUMP_PREFIX: &str = "core.";
 
 impl StageKind for Coredump {
+    /// The program as it runs, and the dump's writing, which holds no more
+    /// on the GPU.
+    fn gpu_need_mib(&self, _tool: cudawatch_model::Tool, peak: u64) -> u64 {
+        super::with_margin(peak, 1.1, 512)
+    }
+
+    /// It stops at the first device exception.
+    fn relative_cost(&self, _tool: cudawatch_model::Tool) -> u32 {
+        1
+    }
+
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let mut command = StageCommand::program(ctx);
         let file = ctx.stage_dir.join(format!("{DUMP_PREFIX}%p"));

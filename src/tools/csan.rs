@@ -17,6 +17,15 @@ use crate::words::plural;
 pub struct Csan;
 
 impl StageKind for Csan {
+    /// PyTorch's instrument holds what the program holds.
+    fn gpu_need_mib(&self, _tool: Tool, peak: u64) -> u64 {
+        super::with_margin(peak, 1.1, 512)
+    }
+
+    fn relative_cost(&self, _tool: Tool) -> u32 {
+        2
+    }
+
     /// Two steps: the streams' order of a training step, and the
     /// optimizer's first update on state the first step made.
     fn first_steps(&self, _tool: Tool) -> Option<u32> {

@@ -61,10 +61,29 @@ pub fn kind(tool: Tool) -> &'static dyn StageKind {
     }
 }
 
+/// `peak` MiB times `factor`, plus `fixed` MiB: a stage's GPU memory need
+/// (`StageKind::gpu_need_mib`).
+pub fn with_margin(peak: u64, factor: f64, fixed: u64) -> u64 {
+    (peak as f64 * factor) as u64 + fixed
+}
+
 /// One kind of stage.
 pub trait StageKind: Sync {
     /// The stage's process: argv, environment, and why it cannot run.
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand;
+
+    /// The GPU memory (MiB) a stage of `tool` needs for a program whose
+    /// plain run peaked at `peak` MiB, margin included (peaks are sampled,
+    /// not exact): how many stages fit on a GPU at once
+    /// (`plan::concurrency`). Measured on the H100 (docs/benchmarks.md,
+    /// `tests/gpu/beyond/most_memory.py` at 1, 16.6 and 48 GiB).
+    fn gpu_need_mib(&self, tool: Tool, peak: u64) -> u64;
+
+    /// How long a stage of `tool` takes against the others, from their
+    /// times alone on the real corpus's steps (docs/benchmarks.md): only
+    /// the order and the rough ratios matter, to place the long ones on
+    /// different GPUs.
+    fn relative_cost(&self, tool: Tool) -> u32;
 
     /// The commands to start now after the stage, given the names of those
     /// already started and of those of them that have finished: asked once

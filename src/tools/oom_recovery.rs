@@ -14,6 +14,16 @@ use crate::words::plural;
 pub struct OomRecovery;
 
 impl StageKind for OomRecovery {
+    /// The program capped to a share of its peak, with room for the
+    /// allocator's retries.
+    fn gpu_need_mib(&self, _tool: Tool, peak: u64) -> u64 {
+        super::with_margin(peak, 1.25, 512)
+    }
+
+    fn relative_cost(&self, _tool: Tool) -> u32 {
+        2
+    }
+
     /// The steps the memory stage measured its peak over.
     fn first_steps(&self, tool: Tool) -> Option<u32> {
         memory::Memory.first_steps(tool)

@@ -18,6 +18,15 @@ pub struct Plain;
 pub const LAUNCHER_VAR: &str = "CUDAWATCH_LAUNCHER";
 
 impl StageKind for Plain {
+    /// The program itself: what it holds.
+    fn gpu_need_mib(&self, _tool: cudawatch_model::Tool, peak: u64) -> u64 {
+        peak
+    }
+
+    fn relative_cost(&self, _tool: cudawatch_model::Tool) -> u32 {
+        2
+    }
+
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let mut command = StageCommand::program(ctx);
         command

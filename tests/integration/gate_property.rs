@@ -111,8 +111,16 @@ fn is_evidence(path: &Path) -> bool {
         .unwrap_or_default();
     // A tool's stdout is its summary; the stages that run the program
     // itself (the plain run, CSAN, the memory hook) have the program's.
-    let tool_output = !["plain", "csan", "memory"].contains(&stage.as_str());
+    // Per rank, the stage's stdout is the launcher's, and each rank's log
+    // has its tool's summary.
+    let per_rank = path.parent().is_some_and(|dir| {
+        std::fs::read_dir(dir).is_ok_and(|mut entries| {
+            entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().contains(".rank")))
+        })
+    });
+    let tool_output = !["plain", "csan", "memory"].contains(&stage.as_str()) && !per_rank;
     tool_output && (name == "stdout" || name.ends_with(".xml") || name == "raw.csv")
+        || (per_rank && name.contains(".rank") && name.ends_with(".xml"))
         || name == "stage.json"
         // What the hook saw: without it CSAN's silence proves nothing.
         || name == "hook.json"

@@ -60,6 +60,15 @@ impl Memory {
 }
 
 impl StageKind for Memory {
+    /// PyTorch's allocator history holds what the program holds.
+    fn gpu_need_mib(&self, _tool: Tool, peak: u64) -> u64 {
+        super::with_margin(peak, 1.1, 512)
+    }
+
+    fn relative_cost(&self, _tool: Tool) -> u32 {
+        2
+    }
+
     /// Sixteen steps: growth is judged after two steps of warm-up over at
     /// least five more (`parsers::memory`), and the hook keeps the live
     /// memory by line at steps 2, 4, 8 and 16.
