@@ -55,6 +55,10 @@ pub struct NcuEvidence {
     pub measured: usize,
     /// Pages that could not be read.
     pub errors: Vec<(String, ParseError)>,
+    /// Launches of the raw page that could not be read, each named with
+    /// why (`ncu::raw::RawPage::unreadable`): not judged, so the stage
+    /// cannot vouch for them.
+    pub unreadable: Vec<String>,
 }
 
 /// Builds a [`Report`] from tool outputs.
@@ -424,10 +428,22 @@ impl ReportBuilder {
             kernels = ncu::details::coalescing(bytes).unwrap_or_default();
         }
         if let Some((name, bytes)) = raw {
-            match ncu::raw::parse(bytes) {
-                Ok(k) => {
-                    self.input(name, InputKind::NcuRaw, Tool::Ncu, k.len() as u64);
-                    kernels = k;
+            match ncu::raw::read(bytes) {
+                Ok(page) => {
+                    let read = page.launches.len() as u64;
+                    self.input(name, InputKind::NcuRaw, Tool::Ncu, read);
+                    if let Some(first) = page.unreadable.first() {
+                        self.warn(
+                            name,
+                            format!(
+                                "{} of its launches could not be read and were not judged; \
+                                 first: {first}",
+                                page.unreadable.len()
+                            ),
+                        );
+                    }
+                    evidence.unreadable = page.unreadable;
+                    kernels = page.launches;
                 }
                 Err(e) => {
                     let message = format!("could not read ncu raw page: {e}");

@@ -354,6 +354,7 @@ fn ncu_stage_rules() {
         kernels,
         measured: kernels,
         errors: Vec::new(),
+        unreadable: Vec::new(),
     };
     let failing = |line: &str| ToolSummary {
         failures: vec![line.to_string()],
@@ -390,6 +391,17 @@ fn ncu_stage_rules() {
             true,
             Outcome::Findings,
             "1 of 3",
+        ),
+        (
+            "one launch's figures unreadable, the rest coalesced",
+            NcuEvidence {
+                unreadable: vec!["row 3 (launch 1, k): \"4.194.304\" is not a figure".into()],
+                ..with(ToolSummary::default(), 2)
+            },
+            0,
+            true,
+            Outcome::Inconclusive,
+            "1 of 3 launches profiled could not be read from ncu's raw page (first: row 3",
         ),
         (
             "no kernels profiled",
@@ -475,6 +487,7 @@ fn a_program_that_failed_under_ncu_was_profiled_only_up_to_its_failure() {
         kernels: 10,
         measured: 10,
         errors: Vec::new(),
+        unreadable: Vec::new(),
     };
     let (outcome, reason) = ncu(&failed, &evidence, 0, true);
     assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
@@ -501,6 +514,7 @@ fn an_ncu_import_that_failed_leaves_the_stage_untrusted() {
         kernels: 2,
         measured: 2,
         errors: Vec::new(),
+        unreadable: Vec::new(),
     };
     let (outcome, reason) = ncu(&failed, &evidence, 0, true);
     assert_eq!(outcome, Outcome::ToolFailed);

@@ -125,7 +125,7 @@ fn a_clean_complete_capture_says_what_it_covered() {
 }
 
 #[test]
-fn ncu_figures_no_gpu_could_print_are_refused_not_read_as_less_waste() {
+fn ncu_figures_no_gpu_could_print_leave_their_launch_unread_never_read_as_less_waste() {
     // The real raw page of a strided copy that wastes 78% of its sectors
     // (3,670,016 excessive of 4,718,592): the gate fails it (exit 1).
     let page = std::fs::read_to_string(sample("coalescing").join("ncu-raw.stdout")).unwrap();
@@ -142,6 +142,22 @@ fn ncu_figures_no_gpu_could_print_are_refused_not_read_as_less_waste() {
             "{bad}: {stdout}"
         );
     }
+    // The coalesced launch's row damaged: the strided one still counts,
+    // and the one not read is named.
+    let rows: Vec<&str> = page.lines().collect();
+    let damaged_row = rows[2].replacen("\"524,288\"", "\"inf\"", 1);
+    assert_ne!(damaged_row, rows[2]);
+    let damaged = page.replacen(rows[2], &damaged_row, 1);
+    let (code, stdout) = parse(&[&file(&tmp, "raw.csv", damaged.as_bytes())]);
+    assert_eq!(code, 3, "not all of it was read: {stdout}");
+    assert!(
+        stdout.contains("[1] uncoalesced global accesses: 3670016 excessive sectors")
+            && stdout.contains(
+                "1 of its launches could not be read and were not judged; first: row 3 \
+                 (launch 0, gather_coalesced"
+            ),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! share of each sector used, and SourceCounters' excessive-sector totals.
 
 use super::{Columns, cell, figure, parse_number, rows};
-use crate::error::{ParseError, ParseErrorKind};
+use crate::error::ParseError;
 use crate::model::{AccessStats, KernelCoalescing};
 
 const LD_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
@@ -121,11 +121,30 @@ pub(super) fn launch(l: Launch<'_>, value: impl Fn(&str) -> Option<f64>) -> Kern
     }
 }
 
-/// The coalescing figures of every launch in a raw page.
+/// A raw page as read: the launches whose figures were read, and each
+/// launch that could not be (a row cut or shifted by a stray quote, a
+/// figure no GPU prints), named with why: the rest of the page counts.
+#[derive(Debug, Default)]
+pub struct RawPage {
+    /// The launches read.
+    pub launches: Vec<KernelCoalescing>,
+    /// `row 7 (launch 5, k): "4.194.304" is not a figure ncu prints`.
+    pub unreadable: Vec<String>,
+}
+
+/// The coalescing figures of every launch in a raw page that could be read
+/// (the unreadable ones left out: [`read`] names them).
 pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
+    read(input).map(|page| page.launches)
+}
+
+/// A raw page: the coalescing figures of every launch, each launch that
+/// cannot be read skipped and named. Only a page that is no raw page (no
+/// `ID` or `Kernel Name` column, no CSV) is an error.
+pub fn read(input: &[u8]) -> Result<RawPage, ParseError> {
     let rows = rows(input)?;
     let Some(header) = rows.first() else {
-        return Ok(Vec::new());
+        return Ok(RawPage::default());
     };
     let cols = Columns::new(header);
     let id = cols.require("ID")?;
@@ -144,31 +163,32 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
                 .collect()
         })
         .unwrap_or_else(|| vec![1.0; header.len()]);
-    let mut out = Vec::new();
+    let mut page = RawPage::default();
     for (index, row) in rows.iter().enumerate().skip(1) {
         // The units row has an empty ID.
         let Some(launch_id) = parse_number(cell(row, Some(id))) else {
             continue;
         };
-        // A row longer than the header is as wrong as a shorter one: a
-        // stray quote in a cell shifts every column after it.
-        if row.len() != header.len() {
-            return Err(ParseError::new(
-                ParseErrorKind::Csv(format!(
-                    "row has {} cells, header has {}",
-                    row.len(),
-                    header.len()
-                )),
-                0,
-                format!("row {}", index + 1),
-            ));
-        }
         let launch_of_row = Launch {
             id: launch_id as u64,
             kernel: cell(row, Some(kernel)),
             grid: cell(row, grid),
             block: cell(row, block),
         };
+        let unreadable = |why: String| {
+            format!(
+                "row {} (launch {launch_id}, {}): {why}",
+                index + 1,
+                launch_of_row.kernel
+            )
+        };
+        // A row longer than the header is as wrong as a shorter one: a
+        // stray quote in a cell shifts every column after it.
+        if row.len() != header.len() {
+            let why = format!("{} cells where the header has {}", row.len(), header.len());
+            page.unreadable.push(unreadable(why));
+            continue;
+        }
         // A launch that faulted while ncu profiled it (`==ERROR==
         // LaunchFailed`) has `nan` in every metric: measured nothing, which
         // every cell says, so it is kept without figures and the launches
@@ -178,28 +198,28 @@ pub fn parse(input: &[u8]) -> Result<Vec<KernelCoalescing>, ParseError> {
             c.eq_ignore_ascii_case("nan") || figure(c) == Ok(None)
         });
         if unmeasured {
-            out.push(launch(launch_of_row, |_| None));
+            page.launches.push(launch(launch_of_row, |_| None));
             continue;
         }
+        // A figure no GPU prints (a `nan` beside figures, a locale's
+        // separator): the launch is not read, never read as less waste.
         if let Some((i, why)) = METRICS
             .iter()
             .filter_map(|m| cols.find(m))
             .find_map(|i| figure(cell(row, Some(i))).err().map(|e| (i, e)))
         {
-            return Err(ParseError::new(
-                ParseErrorKind::Csv(format!("{}: {why}", header[i])),
-                0,
-                format!("row {}", index + 1),
-            ));
+            page.unreadable
+                .push(unreadable(format!("{}: {why}", header[i])));
+            continue;
         }
         let value = |name: &str| {
             let i = cols.find(name);
             let scale = i.and_then(|i| units.get(i)).copied().unwrap_or(1.0);
             parse_number(cell(row, i)).map(|v| v * scale)
         };
-        out.push(launch(launch_of_row, value));
+        page.launches.push(launch(launch_of_row, value));
     }
-    Ok(out)
+    Ok(page)
 }
 
 #[cfg(test)]
@@ -212,26 +232,33 @@ mod tests {
         let ok = format!("{header}\"0\",\"k\",\"4,096\"\n");
         assert_eq!(parse(ok.as_bytes()).unwrap()[0].load.sectors, Some(4096.0));
         // The kernel name's closing quote is lost: one cell too many.
-        let shifted = format!("{header}\"0\",\"k(int\",\"x)\",\"4,096\"\n");
-        let err = parse(shifted.as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("row 2"), "{err}");
+        let shifted = format!("{ok}\"1\",\"k(int\",\"x)\",\"4,096\"\n");
+        let page = read(shifted.as_bytes()).unwrap();
+        assert_eq!(page.launches.len(), 1, "the readable launch counts");
+        assert_eq!(
+            page.unreadable,
+            ["row 3 (launch 1, k(int): 4 cells where the header has 3"]
+        );
     }
 
     #[test]
-    fn one_nan_among_figures_is_still_refused_and_the_error_names_the_row() {
+    fn one_nan_among_figures_leaves_its_launch_unread_and_named() {
         let header = "\"ID\",\"Kernel Name\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\"\n";
         // Every metric nan: a launch ncu could not measure, kept without figures.
         let unmeasured = format!("{header}\"0\",\"k\",\"nan\",\"nan\"\n");
         let launches = parse(unmeasured.as_bytes()).unwrap();
         assert_eq!(launches[0].load.sectors, None);
-        // A nan beside a figure is no page ncu writes: refused, never read
-        // as a launch with less waste.
-        let mixed = format!("{header}\"0\",\"k\",\"4,096\",\"nan\"\n");
-        let err = parse(mixed.as_bytes()).unwrap_err().to_string();
+        // A nan beside a figure is no page ncu writes: that launch is not
+        // read (never read as a launch with less waste), the next one is.
+        let mixed = format!("{header}\"0\",\"k\",\"4,096\",\"nan\"\n\"1\",\"j\",\"32\",\"0\"\n");
+        let page = read(mixed.as_bytes()).unwrap();
+        assert_eq!(page.launches.len(), 1);
+        assert_eq!(page.launches[0].kernel, "j");
+        assert_eq!(page.unreadable.len(), 1);
+        let why = &page.unreadable[0];
         assert!(
-            err.contains("\"nan\"") && err.ends_with("in row 2"),
-            "{err}"
+            why.starts_with("row 2 (launch 0, k): ") && why.contains("\"nan\""),
+            "{why}"
         );
-        assert!(!err.contains("at byte 0"), "{err}");
     }
 }

@@ -79,10 +79,17 @@ pub fn rule(
         );
     }
     if uncoalesced > 0 {
+        let unread = match evidence.unreadable.first() {
+            Some(first) => format!(
+                "; {} more could not be read from ncu's raw page (first: {first})",
+                evidence.unreadable.len()
+            ),
+            None => String::new(),
+        };
         return (
             Outcome::Findings,
             format!(
-                "{uncoalesced} of {} profiled launches have uncoalesced accesses",
+                "{uncoalesced} of {} profiled launches have uncoalesced accesses{unread}",
                 evidence.kernels
             ),
         );
@@ -101,6 +108,22 @@ pub fn rule(
                 "the program failed under ncu ({}) after {} profiled: profiled only up to its failure",
                 describe_end(record.end),
                 plural(evidence.kernels as u64, "launch")
+            ),
+        );
+    }
+    // A launch whose figures could not be read was not judged: the others
+    // may all be coalesced, the stage cannot say it of every launch.
+    if let Some(first) = evidence.unreadable.first() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "{} of {} profiled could not be read from ncu's raw page (first: {first}); the \
+                 others are all coalesced",
+                evidence.unreadable.len(),
+                plural(
+                    (evidence.kernels + evidence.unreadable.len()) as u64,
+                    "launch"
+                )
             ),
         );
     }
