@@ -165,7 +165,8 @@ impl Assembler {
         // What doctor found when the run started (`environment.json`).
         report.environment = read_json(&self.dir.join("environment.json")).ok();
         super::environment::apply(&mut report);
-        crate::rundir::attach_sources(&mut report, &self.source_root);
+        let made_in = self.run.source_root.as_deref().map(Path::new);
+        crate::rundir::attach_sources(&mut report, &self.source_root, made_in);
         report
     }
 }

@@ -89,10 +89,19 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ExpectedEr
 }
 
 /// Places findings in the user's source and keeps the lines around them:
+/// a run made in another folder of the project (`made_in`: another clone,
+/// a CI runner) has its files taken for the same files under `root` first,
 /// kernels compiled at run time are moved to the Python line holding their
-/// source string first, then every located finding gets its snippet, and
-/// last the files under the root are named from it (`./tests/oob.cu`).
-pub fn attach_sources(report: &mut cudawatch_model::Report, root: &std::path::Path) {
+/// source string, then every located finding gets its snippet, and last
+/// the files under the root are named from it (`./tests/oob.cu`).
+pub fn attach_sources(
+    report: &mut cudawatch_model::Report,
+    root: &std::path::Path,
+    made_in: Option<&std::path::Path>,
+) {
+    if let Some(made_in) = made_in {
+        project_paths::moved(report, made_in, root);
+    }
     runtime_sources::map(report, root);
     snippets::attach(report, root);
     project_paths::relative_to_root(report, root);

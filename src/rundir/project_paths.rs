@@ -46,6 +46,32 @@ pub fn relative_to_root(report: &mut Report, root: &Path) {
     }
 }
 
+/// Takes every path under `from` (where a run was made) for the same path
+/// under `to` (the project here): a run directory copied from a CI runner
+/// or another clone names the files of this project, whose snippets are
+/// then read here, under the same rules as any (`snippets`). Nothing is
+/// read to decide it; a `from` that is `/` or `to` itself changes nothing.
+pub fn moved(report: &mut Report, from: &Path, to: &Path) {
+    if !from.is_absolute() || from.parent().is_none() || super::snippets::refused_root(to).is_some()
+    {
+        return;
+    }
+    let Ok(to) = to.canonicalize() else {
+        return;
+    };
+    if from == to {
+        return;
+    }
+    report.for_each_path_mut(|path| {
+        let Ok(rel) = Path::new(path.as_str()).strip_prefix(from) else {
+            return;
+        };
+        if !rel.as_os_str().is_empty() {
+            *path = to.join(rel).display().to_string();
+        }
+    });
+}
+
 /// `./rel` when `path` is absolute and lies strictly under one of `roots`.
 fn below(roots: &[&Path], path: &str) -> Option<String> {
     let named = Path::new(path);

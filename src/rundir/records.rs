@@ -19,4 +19,10 @@ pub struct RunRecord {
     /// How the tool stages were run: how many at once, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// The project's folder where the run was made (its source root, its
+    /// links resolved): a run directory read on another machine, or in
+    /// another clone, names the project's files from it, as it was read
+    /// where it was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_root: Option<String>,
 }

@@ -702,3 +702,45 @@ fn a_report_names_the_projects_files_from_the_project_and_every_format_agrees() 
     assert_eq!(artifact["uri"], "tests/gpu/oob_write.cu", "{artifact}");
     assert_eq!(artifact["uriBaseId"], "%SRCROOT%");
 }
+
+#[test]
+fn a_run_directory_copied_from_another_clone_names_and_shows_this_projects_files() {
+    // A CI runner's run directory, read in the user's own clone: its
+    // files were the runner's (`/home/runner/...`), named whole and without
+    // snippets; they are the same files of this project.
+    let tmp = tempfile::tempdir().unwrap();
+    let (there, here) = (tmp.path().join("runner"), tmp.path().join("laptop"));
+    for dir in [&there, &here] {
+        std::fs::create_dir_all(dir.join("proj")).unwrap();
+        std::fs::write(
+            dir.join("proj/prog.py"),
+            "def step():\n    raise RuntimeError(\"CUDA error: an illegal memory access was \
+             encountered\")\n\nstep()\n",
+        )
+        .unwrap();
+    }
+    let out = run(cudawatch()
+        .current_dir(there.join("proj"))
+        .args(["--color", "never", "run", "--stages", "plain", "--out-dir"])
+        .arg(there.join("run"))
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    std::fs::rename(there.join("run"), here.join("run")).unwrap();
+    std::fs::remove_dir_all(&there).unwrap();
+    let out = run(cudawatch()
+        .current_dir(here.join("proj"))
+        .args(["--color", "never", "report", "../run"]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(">     2 |     raise RuntimeError(")
+            && !out.stdout.contains("runner/proj/prog.py:"),
+        "{}",
+        out.stdout
+    );
+    let json = run(cudawatch()
+        .current_dir(here.join("proj"))
+        .args(["report", "--format", "json", "../run"]));
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let site = site_of_kind(&report, "cuda_error");
+    assert_eq!(site["location"]["file"], "./prog.py", "{site}");
+}

@@ -35,7 +35,7 @@ pub fn judge_and_render(
     // Sources are read here, not in the renderers, so every format shows
     // the same lines; snippets a report already carries are kept.
     if let Some(root) = sources {
-        crate::rundir::attach_sources(&mut report, root);
+        crate::rundir::attach_sources(&mut report, root, None);
     }
     judge::accept(&mut report, policy);
     let judgement = judge::judge(&report, policy);

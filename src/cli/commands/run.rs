@@ -72,6 +72,10 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         stages: run_settings.stages.clone(),
         interrupted: false,
         schedule: None,
+        source_root: settings::source_root(&args.output)
+            .canonicalize()
+            .ok()
+            .map(|root| root.display().to_string()),
     };
     let run_dir = match &run_settings.out_dir {
         Some(dir) => {
