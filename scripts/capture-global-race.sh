@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Today's baseline on races in global memory (tests/gpu/global_race/, issue
+# 60), on the GPU machine: each planted race and its race-free twin under
+# raw compute-sanitizer as a user types it (racecheck and memcheck, text),
+# then `cudawatch run` with its default stages. The global-race stage,
+# once built, adds its own capture here. Into sample-reports/global_race/.
+#
+# Usage: scripts/capture-global-race.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
+set -uo pipefail
+OUTDIR=$(mkdir -p "${1:?usage: capture-global-race.sh OUTDIR [CASE...]}" && cd "$1" && pwd)
+shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$ROOT/tests/gpu/global_race
+CW=$ROOT/target/release/cudawatch
+export PATH=$PATH:/usr/local/cuda/bin
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  for f in "$SRC"/*.cu; do cases+=("$(basename "$f" .cu)"); done
+fi
+
+# Built as users build theirs for an H100, with line information, all at once.
+build=$(mktemp -d)
+for c in "${cases[@]}"; do
+  nvcc -lineinfo -arch=sm_90 -o "$build/$c" "$SRC/$c.cu" 2>"$OUTDIR/$c.nvcc.txt" &
+done
+wait
+
+RUN_TIMEOUT=300
+. "$ROOT/scripts/lib/record.sh"
+
+for c in "${cases[@]}"; do
+  [ -x "$build/$c" ] || { echo "$c: did not build (see $c.nvcc.txt)" >&2; continue; }
+  record plain "$c" -- "$build/$c"
+  record racecheck "$c" -- compute-sanitizer --tool racecheck "$build/$c"
+  record memcheck "$c" -- compute-sanitizer "$build/$c"
+  # cudawatch's default check, its run folder kept.
+  record cudawatch "$c" -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" -- "$build/$c"
+done
+environment
