@@ -1495,3 +1495,50 @@ fn an_out_of_memory_error_the_program_recovered_from_blocks_no_stage() {
         out.stderr
     );
 }
+
+#[test]
+fn a_stage_dies_with_a_cudawatch_that_was_sigkilled() {
+    // docs/untrusted-input.md: each stage's process gets PR_SET_PDEATHSIG
+    // SIGKILL, so a SIGKILLed `cudawatch run` (the OOM killer, a CI
+    // runner's cancel) leaves no hour-long stage behind.
+    let tmp = tempfile::tempdir().unwrap();
+    let pidfile = tmp.path().join("stage.pid");
+    let mut cudawatch = cudawatch()
+        .args(["run", "--stages", "plain", "--out-dir"])
+        .arg(tmp.path().join("run"))
+        .args(["--", "sh", "-c"])
+        .arg(format!("echo $$ > '{}'; exec sleep 300", pidfile.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stage never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    cudawatch.kill().unwrap();
+    cudawatch.wait().unwrap();
+    // Gone, or a zombie waiting for init to reap it.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|s| !s.trim_start().starts_with('Z'))
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!alive(), "the stage (pid {pid}) outlived cudawatch");
+}

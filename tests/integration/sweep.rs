@@ -1401,3 +1401,60 @@ fn a_sweeps_clean_says_the_stages_its_sweep_file_left_out() {
         "{verdict}"
     );
 }
+
+#[test]
+fn a_baseline_or_history_larger_than_any_real_one_is_refused_before_it_is_read() {
+    // docs/untrusted-input.md: an earlier sweep's report over 64 MiB and a
+    // history over 256 MiB are refused, never parsed (a report takes about
+    // 15 times its size once parsed).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("sweep.toml");
+    std::fs::write(
+        &file,
+        "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+         [[target]]\nname = \"good\"\ncommand = [\"sh\", \"-c\", \"exit 0\"]\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("night");
+    let out = run(cudawatch()
+        .arg("sweep")
+        .arg(&file)
+        .arg("--out-dir")
+        .arg(&dir));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sparse = |name: &str, head: &str, size: u64| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, head).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(size)
+            .unwrap();
+        path
+    };
+    let baseline = sparse(
+        "old.json",
+        "{\"schema_version\": 1, \"targets\": [",
+        65 << 20,
+    );
+    let history = sparse("history.jsonl", "{\"date\": \"2026-11-01\"}\n", 257 << 20);
+    for (flag, path, limit) in [
+        ("--baseline", &baseline, 64u64 << 20),
+        ("--history", &history, 256 << 20),
+    ] {
+        let started = std::time::Instant::now();
+        let out = run(cudawatch().arg("merge").arg(&dir).arg(flag).arg(path));
+        assert_eq!(out.code, 4, "{flag}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr
+                .contains(&format!("more than the {limit} cudawatch reads")),
+            "{flag}: {}",
+            out.stderr
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{flag}: read first?"
+        );
+    }
+}
