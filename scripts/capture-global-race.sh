@@ -2,8 +2,11 @@
 # Today's baseline on races in global memory (tests/gpu/global_race/, issue
 # 60), on the GPU machine: each planted race and its race-free twin under
 # raw compute-sanitizer as a user types it (racecheck and memcheck, text),
-# then `cudawatch run` with its default stages. The global-race stage,
-# once built, adds its own capture here. Into sample-reports/global_race/.
+# then `cudawatch run` with its default stages; and, when the tool is
+# built (native/global-race/build.sh), each program under it: its lines
+# (global-race.jsonl) and each module's SASS with line information
+# (`nvdisasm -g`, for the offsets its races name). Into
+# sample-reports/global_race/.
 #
 # Usage: scripts/capture-global-race.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
 set -uo pipefail
@@ -35,5 +38,14 @@ for c in "${cases[@]}"; do
   record memcheck "$c" -- compute-sanitizer "$build/$c"
   # cudawatch's default check, its run folder kept.
   record cudawatch "$c" -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" -- "$build/$c"
+  tool=$ROOT/target/global-race/libglobal-race.so
+  if [ -f "$tool" ]; then
+    record global-race "$c" -- env CUDA_INJECTION64_PATH="$tool" \
+      CUDAWATCH_GLOBAL_RACE_OUT="$OUTDIR/$c/global-race" "$build/$c"
+    for cubin in "$OUTDIR/$c"/global-race/modules/*.cubin; do
+      [ -f "$cubin" ] && nvdisasm -g -c "$cubin" >"${cubin%.cubin}.sass" 2>&1
+      rm -f "$cubin"
+    done
+  fi
 done
 environment

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the global-race tool (docs/global-race.md) into OUT (default
+# target/global-race/): libglobal-race.so, the library the CUDA driver
+# loads into the program (CUDA_INJECTION64_PATH), and patches.fatbin
+# beside it, the device functions it patches in. Needs nvcc and a
+# compute-sanitizer (its include/ and libsanitizer-public.so: the
+# toolkit's, or PyPI's nvidia-cuda-sanitizer-api) as SANITIZER_DIR or on
+# PATH. Run on the GPU machine; checked to compile on 2026-11-28 with
+# nvcc 13.0 and the 2026.4 headers from PyPI, never run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:-$root/target/global-race}
+if [ -z "${SANITIZER_DIR:-}" ]; then
+  sanitizer=$(command -v compute-sanitizer) || { echo "build.sh: no compute-sanitizer on PATH; set SANITIZER_DIR" >&2; exit 1; }
+  SANITIZER_DIR=$(dirname "$(readlink -f "$sanitizer")")
+fi
+[ -f "$SANITIZER_DIR/include/sanitizer.h" ] || { echo "build.sh: no include/sanitizer.h in $SANITIZER_DIR" >&2; exit 1; }
+NVCC=${NVCC:-nvcc}
+cuda_include=$(dirname "$(readlink -f "$(command -v "$NVCC")")")/../include
+mkdir -p "$out"
+# Every architecture the toolkit can build for, from Ampere on.
+archs=()
+for sm in 80 86 89 90 100 120; do
+  "$NVCC" --list-gpu-arch 2>/dev/null | grep -qx "compute_$sm" && archs+=(-gencode "arch=compute_$sm,code=sm_$sm")
+done
+"$NVCC" -I"$SANITIZER_DIR/include" --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch \
+  "${archs[@]}" -o "$out/patches.fatbin" "$here/patches.cu"
+g++ -std=c++17 -O2 -fPIC -shared -Wall -Wextra -I"$SANITIZER_DIR/include" -I"$cuda_include" \
+  -o "$out/libglobal-race.so" "$here/global_race.cpp" \
+  -L"$SANITIZER_DIR" -lsanitizer-public -Wl,-rpath,"$SANITIZER_DIR"
+echo "built $out/libglobal-race.so and $out/patches.fatbin (${#archs[@]} arch flags)"

@@ -1,0 +1,233 @@
+// The host side of the global-race tool, loaded into the program by the
+// CUDA driver (CUDA_INJECTION64_PATH names it), as NVIDIA's
+// compute-sanitizer-samples are. On each module load it patches every
+// global memory access and barrier with the device functions of
+// patches.fatbin (found beside this library) and keeps the module's cubin;
+// around each launch it gives the kernel a cleared state (shadow.h) and
+// writes what the launch found as one JSON line:
+//
+//   $CUDAWATCH_GLOBAL_RACE_OUT/global-race.jsonl
+//   $CUDAWATCH_GLOBAL_RACE_OUT/modules/<n>.cubin
+//
+// A launch is checked whole, in part (its words outgrew the table: said),
+// or not at all (more threads than the epochs held: said). Launches are
+// serialised (each waits for its kernel), as racecheck's are.
+#include <dlfcn.h>
+#include <sanitizer.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "shadow.h"
+
+using namespace global_race;
+
+namespace {
+
+constexpr unsigned kMaxThreads = 16u << 20;     // epochs: 64 MiB
+constexpr unsigned kWordsCapacity = 1u << 22;   // 4 Mi words: 160 MiB
+constexpr unsigned kPairsCapacity = 1u << 12;
+
+struct Buffers {
+  void *device = nullptr;  // State, then epochs, words, pairs
+  size_t bytes = 0;
+  State host{};  // what is copied to the device: it must outlive the copy
+};
+
+struct Tool {
+  std::mutex lock;
+  std::string out;
+  FILE *lines = nullptr;
+  std::string patches;
+  std::map<CUcontext, bool> patched_context;
+  std::map<CUcontext, Buffers> buffers;
+  std::map<CUmodule, unsigned> modules;
+  unsigned long long launches = 0;
+};
+
+Tool &tool() {
+  static Tool t;
+  return t;
+}
+
+// Text in a JSON string: quotes, backslashes and control characters escaped.
+std::string json_text(const char *s) {
+  std::string out;
+  for (; s != nullptr && *s; ++s) {
+    unsigned char c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void say(const std::string &line) {
+  Tool &t = tool();
+  if (t.lines == nullptr) return;
+  std::fputs(line.c_str(), t.lines);
+  std::fputc('\n', t.lines);
+  std::fflush(t.lines);
+}
+
+void said_error(const char *what, SanitizerResult r) {
+  const char *text = nullptr;
+  sanitizerGetResultString(r, &text);
+  say(std::string("{\"error\": \"") + json_text(what) + ": " + json_text(text) + "\"}");
+}
+
+// Patches a module as it loads, and keeps its cubin for the lines.
+void module_loaded(const Sanitizer_ResourceModuleData *m) {
+  Tool &t = tool();
+  std::lock_guard<std::mutex> guard(t.lock);
+  if (!t.patched_context[m->context]) {
+    SanitizerResult r = sanitizerAddPatchesFromFile(t.patches.c_str(), m->context);
+    if (r != SANITIZER_SUCCESS) return said_error("loading patches.fatbin", r);
+    t.patched_context[m->context] = true;
+  }
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "GlobalRaceAccess");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module, "GlobalRaceBarrier");
+  SanitizerResult r = sanitizerPatchModule(m->module);
+  if (r != SANITIZER_SUCCESS) return said_error("patching a module", r);
+  unsigned n = static_cast<unsigned>(t.modules.size());
+  t.modules[m->module] = n;
+  std::string path = t.out + "/modules/" + std::to_string(n) + ".cubin";
+  if (FILE *f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(m->pCubin, 1, m->cubinSize, f);
+    std::fclose(f);
+  }
+}
+
+size_t bytes_for(unsigned threads) {
+  return sizeof(State) + size_t(threads) * sizeof(unsigned) + size_t(kWordsCapacity) * sizeof(Word) +
+         size_t(kPairsCapacity) * sizeof(Pair);
+}
+
+// The launch's state: cleared, its pointers set, given to the kernel.
+void launch_begin(const Sanitizer_LaunchData *l) {
+  Tool &t = tool();
+  t.lock.lock();  // held until the launch's end: one launch at a time
+  unsigned per_block = l->blockDim_x * l->blockDim_y * l->blockDim_z;
+  unsigned long long threads =
+      (unsigned long long)per_block * l->gridDim_x * l->gridDim_y * l->gridDim_z;
+  Buffers &b = t.buffers[l->context];
+  State &state = b.host;
+  state = State{};
+  state.enabled = threads <= kMaxThreads;
+  state.threads_per_block = per_block;
+  state.threads = state.enabled ? static_cast<unsigned>(threads) : 0;
+  state.words_capacity = kWordsCapacity;
+  state.pairs_capacity = kPairsCapacity;
+  size_t need = bytes_for(kMaxThreads);
+  if (b.device == nullptr) {
+    SanitizerResult r = sanitizerAlloc(l->context, &b.device, need);
+    if (r != SANITIZER_SUCCESS) {
+      b.device = nullptr;
+      said_error("allocating the shadow memory", r);
+      return;
+    }
+    b.bytes = need;
+  }
+  char *base = static_cast<char *>(b.device);
+  state.epochs = reinterpret_cast<unsigned *>(base + sizeof(State));
+  state.words = reinterpret_cast<Word *>(base + sizeof(State) + size_t(kMaxThreads) * sizeof(unsigned));
+  state.pairs = reinterpret_cast<Pair *>(reinterpret_cast<char *>(state.words) +
+                                         size_t(kWordsCapacity) * sizeof(Word));
+  sanitizerMemset(b.device, 0, b.bytes, l->hStream);
+  sanitizerMemcpyHostToDeviceAsync(b.device, &state, sizeof state, l->hStream);
+  sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, b.device);
+}
+
+// What the launch found, as one line; then the next launch may begin.
+void launch_end(const Sanitizer_LaunchData *l) {
+  Tool &t = tool();
+  Buffers &b = t.buffers[l->context];
+  if (b.device == nullptr) {
+    t.lock.unlock();
+    return;
+  }
+  sanitizerStreamSynchronize(l->hStream);
+  State state{};
+  sanitizerMemcpyDeviceToHost(&state, b.device, sizeof state, l->hStream);
+  std::vector<Pair> pairs(kPairsCapacity);
+  sanitizerMemcpyDeviceToHost(pairs.data(), state.pairs, pairs.size() * sizeof(Pair), l->hStream);
+  uint64_t start = 0, size = 0;
+  sanitizerGetFunctionPcAndSize(l->module, l->functionName, &start, &size);
+  auto module = t.modules.find(l->module);
+  std::string line = "{\"launch\": " + std::to_string(t.launches++) + ", \"kernel\": \"" +
+                     json_text(l->functionName) + "\", \"module\": " +
+                     (module == t.modules.end() ? std::string("null") : std::to_string(module->second)) +
+                     ", \"grid\": [" + std::to_string(l->gridDim_x) + ", " + std::to_string(l->gridDim_y) +
+                     ", " + std::to_string(l->gridDim_z) + "], \"block\": [" + std::to_string(l->blockDim_x) +
+                     ", " + std::to_string(l->blockDim_y) + ", " + std::to_string(l->blockDim_z) +
+                     "], \"checked\": " + (state.enabled ? "true" : "false") +
+                     ", \"words\": " + std::to_string(state.words_used) +
+                     ", \"words_dropped\": " + std::to_string(state.words_dropped) +
+                     ", \"pairs_dropped\": " + std::to_string(state.pairs_dropped) +
+                     ", \"saw_atomic\": " + (state.saw_atomic ? "true" : "false") + ", \"races\": [";
+  bool first = true;
+  for (const Pair &p : pairs) {
+    if (p.count == 0) continue;
+    static const char *kinds[] = {"write-write", "read-write", "write-read"};
+    line += std::string(first ? "" : ", ") + "{\"kind\": \"" + kinds[p.kind % 3] +
+            "\", \"first\": {\"offset\": " + std::to_string(p.pc_first - start) +
+            ", \"thread\": " + std::to_string(p.tid_first) + "}, \"second\": {\"offset\": " +
+            std::to_string(p.pc_second - start) + ", \"thread\": " + std::to_string(p.tid_second) +
+            "}, \"address\": " + std::to_string(p.address) + ", \"count\": " + std::to_string(p.count) + "}";
+    first = false;
+  }
+  line += "]}";
+  say(line);
+  t.lock.unlock();
+}
+
+void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *data) {
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
+    module_loaded(static_cast<const Sanitizer_ResourceModuleData *>(data));
+  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+    launch_begin(static_cast<const Sanitizer_LaunchData *>(data));
+  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END) {
+    launch_end(static_cast<const Sanitizer_LaunchData *>(data));
+  }
+}
+
+// patches.fatbin beside this library.
+std::string patches_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void *>(&patches_path), &info) == 0 || info.dli_fname == nullptr)
+    return "patches.fatbin";
+  std::string self = info.dli_fname;
+  size_t slash = self.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/patches.fatbin";
+}
+
+}  // namespace
+
+extern "C" int InitializeInjection() {
+  Tool &t = tool();
+  const char *out = std::getenv("CUDAWATCH_GLOBAL_RACE_OUT");
+  t.out = out != nullptr ? out : ".";
+  ::mkdir(t.out.c_str(), 0755);
+  ::mkdir((t.out + "/modules").c_str(), 0755);
+  t.lines = std::fopen((t.out + "/global-race.jsonl").c_str(), "a");
+  t.patches = patches_path();
+  say("{\"tool\": \"cudawatch-global-race\", \"version\": 1}");
+  Sanitizer_SubscriberHandle handle;
+  sanitizerSubscribe(&handle, callback, nullptr);
+  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
+  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
+  return 0;
+}

@@ -1,0 +1,157 @@
+// The device side of the global-race tool: patched by the Sanitizer API in
+// front of every global memory access and every barrier of the program's
+// kernels (docs/global-race.md). Built with
+//   nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
+// by build.sh. Nothing here allocates; the state is the host's (shadow.h).
+#include <sanitizer_patching.h>
+
+#include "shadow.h"
+
+using namespace global_race;
+
+namespace {
+
+constexpr unsigned long long kValid = 1ull;
+constexpr unsigned long long kAtomic = 2ull;
+
+__device__ unsigned linear_tid() {
+  unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return block * (blockDim.x * blockDim.y * blockDim.z) + thread;
+}
+
+__device__ unsigned long long pack(unsigned tid, unsigned epoch, unsigned mask, bool atomic) {
+  return (static_cast<unsigned long long>(tid) << 32) |
+         (static_cast<unsigned long long>(epoch & 0x3ffffff) << 6) |
+         (static_cast<unsigned long long>(mask & 0xf) << 2) | (atomic ? kAtomic : 0) | kValid;
+}
+
+__device__ unsigned tid_of(unsigned long long a) { return static_cast<unsigned>(a >> 32); }
+__device__ unsigned epoch_of(unsigned long long a) { return static_cast<unsigned>(a >> 6) & 0x3ffffff; }
+__device__ unsigned mask_of(unsigned long long a) { return static_cast<unsigned>(a >> 2) & 0xf; }
+
+// Two accesses of one thread, or of one block separated by a barrier both
+// passed, are ordered; nothing else within a launch is, but through
+// atomics (which the host weighs: State::saw_atomic).
+__device__ bool ordered(const State *s, unsigned long long a, unsigned long long b) {
+  if (tid_of(a) == tid_of(b)) return true;
+  bool same_block = tid_of(a) / s->threads_per_block == tid_of(b) / s->threads_per_block;
+  return same_block && epoch_of(a) != epoch_of(b);
+}
+
+__device__ unsigned long long mix(unsigned long long x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return x;
+}
+
+// The word's entry, made on first sight; null when the table is full.
+__device__ Word *word_of(State *s, unsigned long long key) {
+  unsigned mask = s->words_capacity - 1;
+  unsigned at = static_cast<unsigned>(mix(key)) & mask;
+  for (unsigned probe = 0; probe < 64; ++probe) {
+    Word *w = &s->words[(at + probe) & mask];
+    unsigned long long seen = atomicCAS(&w->key, 0ull, key);
+    if (seen == 0ull) {
+      atomicAdd(&s->words_used, 1ull);
+      return w;
+    }
+    if (seen == key) return w;
+  }
+  atomicAdd(&s->words_dropped, 1ull);
+  return nullptr;
+}
+
+__device__ void race(State *s, unsigned long long first, unsigned long long first_pc,
+                     unsigned long long second, unsigned long long pc, unsigned long long key,
+                     unsigned kind) {
+  unsigned mask = s->pairs_capacity - 1;
+  unsigned long long id = mix(first_pc * 31 + pc) ^ kind;
+  unsigned at = static_cast<unsigned>(id) & mask;
+  for (unsigned probe = 0; probe < 32; ++probe) {
+    Pair *p = &s->pairs[(at + probe) & mask];
+    unsigned long long seen = atomicCAS(&p->pc_second, 0ull, pc);
+    if (seen == 0ull) {
+      // Ours: the first example. A reader that finds count 0 skips it.
+      p->pc_first = first_pc;
+      p->address = key;
+      p->tid_first = tid_of(first);
+      p->tid_second = tid_of(second);
+      p->kind = kind;
+      __threadfence();
+      atomicAdd(&p->count, 1u);
+      return;
+    }
+    if (seen == pc && p->pc_first == first_pc && p->kind == kind) {
+      atomicAdd(&p->count, 1u);
+      return;
+    }
+  }
+  atomicAdd(&s->pairs_dropped, 1ull);
+}
+
+__device__ void check_word(State *s, unsigned long long key, unsigned bytes, unsigned long long pc,
+                           bool write, bool atomic, unsigned tid) {
+  Word *w = word_of(s, key);
+  if (w == nullptr) return;
+  unsigned epoch = tid < s->threads ? s->epochs[tid] : 0;
+  unsigned long long me = pack(tid, epoch, bytes, atomic);
+  unsigned long long last_write = *(volatile unsigned long long *)&w->write;
+  unsigned long long last_read = *(volatile unsigned long long *)&w->read;
+  bool overlaps_write = (last_write & kValid) && (mask_of(last_write) & bytes);
+  bool overlaps_read = (last_read & kValid) && (mask_of(last_read) & bytes);
+  if (write) {
+    // A write races an unordered write (unless both are atomics) and an
+    // unordered plain read (unless it is an atomic itself).
+    if (overlaps_write && !ordered(s, last_write, me) && !(atomic && (last_write & kAtomic)))
+      race(s, last_write, w->write_pc, me, pc, key, kWrite);
+    if (!atomic && overlaps_read && !ordered(s, last_read, me))
+      race(s, last_read, w->read_pc, me, pc, key, kReadWrite);
+    w->write_pc = pc;
+    atomicExch(&w->write, me);
+  } else {
+    // A plain read races an unordered plain write.
+    if (overlaps_write && !(last_write & kAtomic) && !ordered(s, last_write, me))
+      race(s, last_write, w->write_pc, me, pc, key, kWriteRead);
+    w->read_pc = pc;
+    atomicExch(&w->read, me);
+  }
+}
+
+}  // namespace
+
+extern "C" __device__ __noinline__ SanitizerPatchResult GlobalRaceAccess(
+    void *userdata, uint64_t pc, void *ptr, uint32_t size, uint32_t flags, const void *) {
+  State *s = static_cast<State *>(userdata);
+  if (s == nullptr || !s->enabled) return SANITIZER_PATCH_SUCCESS;
+  bool atomic = flags & SANITIZER_MEMORY_DEVICE_FLAG_ATOMSYS;
+  bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
+  if (atomic && !(flags & SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_CTA)) s->saw_atomic = 1;
+  // An atomic reads and writes: it is weighed as a write.
+  write = write || atomic;
+  unsigned long long address = reinterpret_cast<unsigned long long>(ptr);
+  unsigned tid = linear_tid();
+  // Each 4-byte word the access covers, with the bytes of it it touches.
+  unsigned long long end = address + size;
+  for (unsigned long long word = address & ~3ull; word < end; word += 4) {
+    unsigned long long lo = word > address ? word : address;
+    unsigned long long hi = word + 4 < end ? word + 4 : end;
+    unsigned bytes = ((1u << (hi - lo)) - 1u) << (lo - word);
+    check_word(s, word, bytes, pc, write, atomic, tid);
+  }
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult GlobalRaceBarrier(
+    void *userdata, uint64_t, uint32_t, uint32_t thread_count, uint32_t) {
+  State *s = static_cast<State *>(userdata);
+  if (s == nullptr || !s->enabled) return SANITIZER_PATCH_SUCCESS;
+  // Only a barrier of the whole block orders the block's threads; one of
+  // some of its warps (a named barrier's count) is not weighed.
+  if (thread_count != 0 && thread_count != s->threads_per_block) return SANITIZER_PATCH_SUCCESS;
+  unsigned tid = linear_tid();
+  if (tid < s->threads) s->epochs[tid] += 1;
+  return SANITIZER_PATCH_SUCCESS;
+}

@@ -1,0 +1,48 @@
+// What the device patches and the host library share: the layout of one
+// launch's state in device memory. See docs/global-race.md.
+#pragma once
+#include <stdint.h>
+
+namespace global_race {
+
+// One 4-byte word's last plain-or-atomic write and last read, each packed
+// in 64 bits: tid (32) | epoch (26) | byte mask (4) | atomic (1) | valid (1).
+struct Word {
+  unsigned long long key;  // the word's address; 0: empty
+  unsigned long long write;
+  unsigned long long read;
+  unsigned long long write_pc;
+  unsigned long long read_pc;
+};
+
+// One pair of places that raced, with its first example and a count.
+struct Pair {
+  unsigned long long pc_first;   // the earlier access
+  unsigned long long pc_second;  // the one that met it
+  unsigned long long address;
+  unsigned int tid_first;
+  unsigned int tid_second;
+  unsigned int kind;  // 0 write-write, 1 read-then-write, 2 write-then-read
+  unsigned int count;
+};
+
+// The launch's state: the header first, then the per-thread epochs, the
+// shadow table and the pairs, each where the offsets say.
+struct State {
+  unsigned int enabled;
+  unsigned int threads_per_block;
+  unsigned int threads;         // epochs held
+  unsigned int words_capacity;  // a power of two
+  unsigned int pairs_capacity;  // a power of two
+  unsigned int saw_atomic;      // a GPU- or system-scope atomic ran
+  unsigned long long words_used;
+  unsigned long long words_dropped;  // accesses to words the table had no room for
+  unsigned long long pairs_dropped;  // races of pairs the table had no room for
+  unsigned int *epochs;
+  Word *words;
+  Pair *pairs;
+};
+
+constexpr unsigned kWrite = 0, kReadWrite = 1, kWriteRead = 2;
+
+}  // namespace global_race
