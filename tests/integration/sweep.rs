@@ -1408,20 +1408,7 @@ fn a_baseline_or_history_larger_than_any_real_one_is_refused_before_it_is_read()
     // history over 256 MiB are refused, never parsed (a report takes about
     // 15 times its size once parsed).
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("sweep.toml");
-    std::fs::write(
-        &file,
-        "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
-         [[target]]\nname = \"good\"\ncommand = [\"sh\", \"-c\", \"exit 0\"]\n",
-    )
-    .unwrap();
-    let dir = tmp.path().join("night");
-    let out = run(cudawatch()
-        .arg("sweep")
-        .arg(&file)
-        .arg("--out-dir")
-        .arg(&dir));
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dir = one_clean_night(tmp.path());
     let sparse = |name: &str, head: &str, size: u64| {
         let path = tmp.path().join(name);
         std::fs::write(&path, head).unwrap();
@@ -1457,4 +1444,65 @@ fn a_baseline_or_history_larger_than_any_real_one_is_refused_before_it_is_read()
             "{flag}: read first?"
         );
     }
+}
+
+#[test]
+fn a_sweep_directorys_own_sweep_file_is_read_only_as_a_bounded_regular_file() {
+    // docs/untrusted-input.md: `merge` reads a shard's sweep.toml only as a
+    // regular file of at most 16 MiB; a directory from elsewhere may hold a
+    // FIFO (which would be waited on forever) or a huge file there.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = one_clean_night(tmp.path());
+    let copy = dir.join("sweep.toml");
+    for (what, why) in [
+        ("17 MiB", "more than the 16777216 cudawatch reads"),
+        ("a FIFO", "not a regular file"),
+    ] {
+        std::fs::remove_file(&copy).unwrap();
+        if what == "a FIFO" {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &copy,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o644),
+                0,
+            )
+            .unwrap();
+        } else {
+            std::fs::write(&copy, "").unwrap();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&copy)
+                .unwrap()
+                .set_len(17 << 20)
+                .unwrap();
+        }
+        let started = std::time::Instant::now();
+        let out = run(cudawatch().arg("merge").arg(&dir));
+        assert_eq!(out.code, 4, "{what}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains(why), "{what}: {}", out.stderr);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{what}: waited on it"
+        );
+    }
+}
+
+/// A sweep in `tmp` of one target that exits 0, run once: its folder.
+fn one_clean_night(tmp: &Path) -> PathBuf {
+    let file = tmp.join("sweep.toml");
+    std::fs::write(
+        &file,
+        "[defaults]\nstages = [\"plain\"]\nrun-args = [\"--grace\", \"0.5\"]\n\n\
+         [[target]]\nname = \"good\"\ncommand = [\"sh\", \"-c\", \"exit 0\"]\n",
+    )
+    .unwrap();
+    let dir = tmp.join("night");
+    let out = run(cudawatch()
+        .arg("sweep")
+        .arg(&file)
+        .arg("--out-dir")
+        .arg(&dir));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    dir
 }
