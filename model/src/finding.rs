@@ -645,6 +645,12 @@ pub struct Site {
     /// tell one process from another.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<crate::ProcessRef>,
+    /// The other stages that saw this same fault, in plan order (memcheck's
+    /// "Warp assert" record of the program's assert, the GPU core dump's
+    /// view of a sanitizer's invalid access): the root cause names them,
+    /// and their own sites follow from it (`judge::consequences`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_by: Vec<Tool>,
     /// Set when only an earlier try of its stage saw it (`crashed/memcheck`:
     /// compute-sanitizer died after printing it, and the rerun did not
     /// reach it): the folder and why that try ran again.

@@ -45,6 +45,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         memory: None,
         test: None,
         processes: Vec::new(),
+        seen_by: Vec::new(),
         only_in_try: None,
     }
 }

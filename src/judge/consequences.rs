@@ -33,6 +33,7 @@ pub fn is_sticky(site: &Site) -> bool {
 pub fn link(report: &mut Report) {
     for site in &mut report.findings {
         site.consequence_of = None;
+        site.seen_by.clear();
     }
     let Some(root) = root_cause(&report.findings).map(|s| s.id.clone()) else {
         return;
@@ -40,44 +41,51 @@ pub fn link(report: &mut Report) {
     let root_site = report.findings.iter().find(|s| s.id == root).cloned();
     let Some(root_site) = root_site else { return };
     let fault = is_device_fault(&root_site);
+    let mut seen_by = Vec::new();
     for site in &mut report.findings {
         // A CI log holds several runs (one per test): only the same run's
         // sites can follow from its fault.
         if site.id == root || site.test != root_site.test {
             continue;
         }
-        let follows = match site.kind {
-            // Every call after a fault returns its sticky error.
-            FindingKind::ApiError | FindingKind::CudaError | FindingKind::LibraryError => {
-                (fault && is_sticky(site))
-                    || (!fault && site.error.is_some() && site.error == root_site.error)
-            }
-            // The same fault, read from the GPU core dump, where a
-            // sanitizer (or the program's assert message) placed it too.
-            _ if site.tool == Tool::Coredump && fault && same_kernel(site, &root_site) => true,
-            // The same assert, as memcheck sees it.
-            FindingKind::DeviceException => {
-                root_site.kind == FindingKind::DeviceAssert
-                    && site.kernel.as_deref() == Some("__assertfail")
-            }
-            // What a program that bailed out never freed.
-            FindingKind::Leak => true,
-            // A peer left waiting in a collective by the rank that failed.
-            FindingKind::CollectiveTimeout => {
-                let ranks = |s: &Site| {
-                    s.processes
-                        .iter()
-                        .filter_map(|p| p.rank)
-                        .collect::<Vec<_>>()
-                };
-                let root_ranks = ranks(&root_site);
-                !root_ranks.is_empty() && ranks(site).iter().all(|r| !root_ranks.contains(r))
-            }
-            _ => false,
-        };
+        // The same fault, seen by another tool.
+        let same_fault = (site.tool == Tool::Coredump && fault && same_kernel(site, &root_site))
+            || (site.kind == FindingKind::DeviceException
+                && root_site.kind == FindingKind::DeviceAssert
+                && site.kernel.as_deref() == Some("__assertfail"));
+        if same_fault && site.tool != root_site.tool && !seen_by.contains(&site.tool) {
+            seen_by.push(site.tool);
+        }
+        let follows = same_fault
+            || match site.kind {
+                // Every call after a fault returns its sticky error.
+                FindingKind::ApiError | FindingKind::CudaError | FindingKind::LibraryError => {
+                    (fault && is_sticky(site))
+                        || (!fault && site.error.is_some() && site.error == root_site.error)
+                }
+                // What a program that bailed out never freed.
+                FindingKind::Leak => true,
+                // A peer left waiting in a collective by the rank that failed.
+                FindingKind::CollectiveTimeout => {
+                    let ranks = |s: &Site| {
+                        s.processes
+                            .iter()
+                            .filter_map(|p| p.rank)
+                            .collect::<Vec<_>>()
+                    };
+                    let root_ranks = ranks(&root_site);
+                    !root_ranks.is_empty() && ranks(site).iter().all(|r| !root_ranks.contains(r))
+                }
+                _ => false,
+            };
         if follows {
             site.consequence_of = Some(root.clone());
         }
+    }
+    // In plan order, as the stages ran.
+    seen_by.sort_by_key(|t| Tool::STAGES.iter().position(|s| s == t));
+    if let Some(root_site) = report.findings.iter_mut().find(|s| s.id == root) {
+        root_site.seen_by = seen_by;
     }
     launching_line_from_plain(report, &root);
 }

@@ -21,6 +21,17 @@ pub fn processes_line(site: &Site) -> Option<String> {
     })
 }
 
+/// `memcheck, racecheck`: the other stages whose output showed the site.
+pub fn seen_by_line(site: &Site) -> Option<String> {
+    (!site.seen_by.is_empty()).then(|| {
+        site.seen_by
+            .iter()
+            .map(|t| t.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
 pub fn sample_line(s: &Sample) -> String {
     let mut line = String::new();
     if let (Some(t), Some(b)) = (s.thread, s.block) {

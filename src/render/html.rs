@@ -370,6 +370,10 @@ fn finding(out: &mut String, n: usize, site: &Site, out_of_scope: bool) {
             .unwrap_or_default(),
     );
     row(
+        "also seen by",
+        describe::seen_by_line(site).unwrap_or_default(),
+    );
+    row(
         "launched from",
         describe::launched_from(site)
             .map(|f| {

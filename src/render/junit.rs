@@ -176,6 +176,9 @@ fn details(site: &Site) -> String {
     if let Some(processes) = super::describe::processes_line(site) {
         let _ = write!(text, "\nin: {processes}");
     }
+    if let Some(tools) = super::describe::seen_by_line(site) {
+        let _ = write!(text, "\nalso seen by: {tools}");
+    }
     if let Some(only) = &site.only_in_try {
         let _ = write!(text, "\nonly in: {only}");
     }

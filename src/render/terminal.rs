@@ -564,6 +564,9 @@ fn site_details(n: usize, site: &Site, style: Style, width: Option<usize>) -> St
     if let Some(processes) = describe::processes_line(site) {
         let _ = writeln!(out, "    in: {processes}");
     }
+    if let Some(tools) = describe::seen_by_line(site) {
+        let _ = writeln!(out, "    also seen by: {tools}");
+    }
     if let Some(only) = &site.only_in_try {
         let _ = writeln!(out, "    only in: {only}");
     }
