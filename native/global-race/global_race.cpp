@@ -195,6 +195,10 @@ void launch_end(const Sanitizer_LaunchData *l) {
 }
 
 void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *data) {
+  // The tool's own memset and copies must not re-enter it (the launch's
+  // lock is held from its begin to its end).
+  uint32_t inside = 0;
+  if (sanitizerIsInsideRecursiveCallback(&inside) == SANITIZER_SUCCESS && inside) return;
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
     module_loaded(static_cast<const Sanitizer_ResourceModuleData *>(data));
   } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {

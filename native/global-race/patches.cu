@@ -3,7 +3,11 @@
 // kernels (docs/global-race.md). Built with
 //   nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
 // by build.sh. Nothing here allocates; the state is the host's (shadow.h).
+#ifdef GLOBAL_RACE_SIMULATION
+#include "simulation.h"  // the same code on the host, one thread at a time
+#else
 #include <sanitizer_patching.h>
+#endif
 
 #include "shadow.h"
 

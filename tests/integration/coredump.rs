@@ -293,7 +293,11 @@ fn memcheck_and_the_dump_agree_on_one_site_with_memchecks_record_leading() {
     let dump = site_of(&all, "coredump");
     assert_eq!(dump["consequence_of"], memcheck["id"], "{dump}");
     // One fault, its tools named where it leads.
-    assert_eq!(memcheck["seen_by"], serde_json::json!(["coredump"]), "{memcheck}");
+    assert_eq!(
+        memcheck["seen_by"],
+        serde_json::json!(["coredump"]),
+        "{memcheck}"
+    );
     assert!(
         out.stderr.contains("root cause: memcheck invalid_access")
             && out.stderr.contains("    also seen by: coredump\n"),

@@ -28,6 +28,7 @@ mod judging;
 mod memory_stage;
 mod mps;
 mod multi_gpu;
+mod native_global_race;
 mod outside_programs;
 mod parse;
 mod parse_evidence;

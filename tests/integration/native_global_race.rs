@@ -1,0 +1,49 @@
+//! The global-race tool's rules (native/global-race/patches.cu), run on the
+//! host: simulate.cpp plays each pattern of tests/gpu/global_race/ as a
+//! sequence of accesses and barriers through the same code the GPU runs,
+//! built with the host's C++ compiler (as `cc` builds C for crates). What
+//! this cannot show, the GPU machine must: that the driver loads the tool
+//! and the patches see what the program does.
+
+use crate::helpers::root;
+
+#[test]
+fn the_global_race_rules_find_each_planted_pattern_and_none_of_their_twins() {
+    let dir = root().join("native/global-race");
+    let tmp = tempfile::tempdir().unwrap();
+    let binary = tmp.path().join("simulate");
+    let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let built = std::process::Command::new(&compiler)
+        .args([
+            "-std=c++17",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-DGLOBAL_RACE_SIMULATION",
+        ])
+        .arg(dir.join("simulate.cpp"))
+        .arg("-o")
+        .arg(&binary)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{compiler}: {e} (a C++ compiler is needed, as for crates that build C)")
+        });
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let ran = std::process::Command::new(&binary).output().unwrap();
+    let said = String::from_utf8_lossy(&ran.stdout);
+    assert!(ran.status.success(), "{said}");
+    // Every case ran, and races were found where planted.
+    assert_eq!(
+        said.lines().filter(|l| l.starts_with("ok ")).count(),
+        12,
+        "{said}"
+    );
+    assert!(
+        said.contains("ok   counter_grid: across blocks: 2 pairs of lines"),
+        "{said}"
+    );
+}
