@@ -33,6 +33,8 @@ namespace {
 constexpr unsigned kMaxThreads = 16u << 20;     // epochs: 64 MiB
 constexpr unsigned kWordsCapacity = 1u << 22;   // 4 Mi words: 160 MiB
 constexpr unsigned kPairsCapacity = 1u << 12;
+constexpr unsigned kClockBlocks = 1024;        // block clocks: 4 MiB
+constexpr unsigned kSyncCapacity = 256;        // words synchronised on: 1 MiB
 
 struct Buffers {
   void *device = nullptr;  // State, then epochs, words, pairs
@@ -113,7 +115,9 @@ void module_loaded(const Sanitizer_ResourceModuleData *m) {
 
 size_t bytes_for(unsigned threads) {
   return sizeof(State) + size_t(threads) * sizeof(unsigned) + size_t(kWordsCapacity) * sizeof(Word) +
-         size_t(kPairsCapacity) * sizeof(Pair);
+         size_t(kPairsCapacity) * sizeof(Pair) + size_t(kClockBlocks) * kClockBlocks * sizeof(unsigned) +
+         size_t(kSyncCapacity) * sizeof(unsigned long long) +
+         size_t(kSyncCapacity) * kClockBlocks * sizeof(unsigned);
 }
 
 // The launch's state: cleared, its pointers set, given to the kernel.
@@ -146,6 +150,15 @@ void launch_begin(const Sanitizer_LaunchData *l) {
   state.words = reinterpret_cast<Word *>(base + sizeof(State) + size_t(kMaxThreads) * sizeof(unsigned));
   state.pairs = reinterpret_cast<Pair *>(reinterpret_cast<char *>(state.words) +
                                          size_t(kWordsCapacity) * sizeof(Word));
+  // Blocks are ordered through atomics in grids of up to kClockBlocks
+  // blocks; larger grids are checked within blocks, and say so.
+  unsigned long long blocks = (unsigned long long)l->gridDim_x * l->gridDim_y * l->gridDim_z;
+  state.blocks = blocks <= kClockBlocks ? static_cast<unsigned>(blocks) : 0;
+  state.sync_capacity = kSyncCapacity;
+  state.clocks = reinterpret_cast<unsigned *>(state.pairs + kPairsCapacity);
+  state.sync_keys =
+      reinterpret_cast<unsigned long long *>(state.clocks + size_t(kClockBlocks) * kClockBlocks);
+  state.sync_clocks = reinterpret_cast<unsigned *>(state.sync_keys + kSyncCapacity);
   sanitizerMemset(b.device, 0, b.bytes, l->hStream);
   sanitizerMemcpyHostToDeviceAsync(b.device, &state, sizeof state, l->hStream);
   sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, b.device);
@@ -177,7 +190,9 @@ void launch_end(const Sanitizer_LaunchData *l) {
                      ", \"words\": " + std::to_string(state.words_used) +
                      ", \"words_dropped\": " + std::to_string(state.words_dropped) +
                      ", \"pairs_dropped\": " + std::to_string(state.pairs_dropped) +
-                     ", \"saw_atomic\": " + (state.saw_atomic ? "true" : "false") + ", \"races\": [";
+                     ", \"saw_atomic\": " + (state.saw_atomic ? "true" : "false") +
+                     ", \"blocks_ordered\": " + (state.blocks != 0 ? "true" : "false") +
+                     ", \"sync_dropped\": " + std::to_string(state.sync_dropped) + ", \"races\": [";
   bool first = true;
   for (const Pair &p : pairs) {
     if (p.count == 0) continue;

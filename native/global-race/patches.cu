@@ -34,13 +34,21 @@ __device__ unsigned tid_of(unsigned long long a) { return static_cast<unsigned>(
 __device__ unsigned epoch_of(unsigned long long a) { return static_cast<unsigned>(a >> 6) & 0x3ffffff; }
 __device__ unsigned mask_of(unsigned long long a) { return static_cast<unsigned>(a >> 2) & 0xf; }
 
+__device__ unsigned block_of(const State *s, unsigned tid) { return tid / s->threads_per_block; }
+
+// The block's own clock now: accesses before its next release carry it.
+__device__ unsigned stamp_of(const State *s, unsigned block) {
+  return s->blocks == 0 ? 0 : s->clocks[block * s->blocks + block] + 1;
+}
+
 // Two accesses of one thread, or of one block separated by a barrier both
-// passed, are ordered; nothing else within a launch is, but through
-// atomics (which the host weighs: State::saw_atomic).
-__device__ bool ordered(const State *s, unsigned long long a, unsigned long long b) {
+// passed, are ordered; of two blocks, when the later one's block has
+// acquired (through an atomic) what the earlier one's released after it.
+__device__ bool ordered(const State *s, unsigned long long a, unsigned a_stamp, unsigned long long b) {
   if (tid_of(a) == tid_of(b)) return true;
-  bool same_block = tid_of(a) / s->threads_per_block == tid_of(b) / s->threads_per_block;
-  return same_block && epoch_of(a) != epoch_of(b);
+  unsigned block_a = block_of(s, tid_of(a)), block_b = block_of(s, tid_of(b));
+  if (block_a == block_b) return epoch_of(a) != epoch_of(b);
+  return s->blocks != 0 && a_stamp != 0 && s->clocks[block_b * s->blocks + block_a] >= a_stamp;
 }
 
 __device__ unsigned long long mix(unsigned long long x) {
@@ -65,6 +73,38 @@ __device__ Word *word_of(State *s, unsigned long long key) {
   }
   atomicAdd(&s->words_dropped, 1ull);
   return nullptr;
+}
+
+// The sync table's row of a word an atomic touched; null when full.
+__device__ unsigned *sync_of(State *s, unsigned long long key, bool make) {
+  unsigned mask = s->sync_capacity - 1;
+  unsigned at = static_cast<unsigned>(mix(key ^ 0x5bd1e995ull)) & mask;
+  for (unsigned probe = 0; probe < 32; ++probe) {
+    unsigned slot = (at + probe) & mask;
+    unsigned long long seen = make ? atomicCAS(&s->sync_keys[slot], 0ull, key) : s->sync_keys[slot];
+    if (seen == key || (make && seen == 0ull)) return &s->sync_clocks[slot * s->blocks];
+    if (seen == 0ull) return nullptr;
+  }
+  if (make) atomicAdd(&s->sync_dropped, 1ull);
+  return nullptr;
+}
+
+// Release: the word's clock takes the block's; the block's own clock moves
+// on. Acquire: the block's clock takes the word's.
+__device__ void release(State *s, unsigned block, unsigned *sync) {
+  unsigned *mine = &s->clocks[block * s->blocks];
+  for (unsigned k = 0; k < s->blocks; ++k) {
+    unsigned value = k == block ? mine[k] + 1 : mine[k];
+    if (value != 0) atomicMax(&sync[k], value);
+  }
+  atomicAdd(&mine[block], 1u);
+}
+
+__device__ void acquire(State *s, unsigned block, const unsigned *sync) {
+  unsigned *mine = &s->clocks[block * s->blocks];
+  for (unsigned k = 0; k < s->blocks; ++k) {
+    if (k != block && sync[k] != 0) atomicMax(&mine[k], sync[k]);
+  }
 }
 
 __device__ void race(State *s, unsigned long long first, unsigned long long first_pc,
@@ -99,26 +139,40 @@ __device__ void check_word(State *s, unsigned long long key, unsigned bytes, uns
                            bool write, bool atomic, unsigned tid) {
   Word *w = word_of(s, key);
   if (w == nullptr) return;
-  unsigned epoch = tid < s->threads ? s->epochs[tid] : 0;
-  unsigned long long me = pack(tid, epoch, bytes, atomic);
+  unsigned block = block_of(s, tid);
   unsigned long long last_write = *(volatile unsigned long long *)&w->write;
   unsigned long long last_read = *(volatile unsigned long long *)&w->read;
+  // Synchronisation first: an atomic releases and acquires through its
+  // word; a plain read of a word last written by an atomic (a flag, a grid
+  // barrier's counter read in a spin) acquires.
+  // The atomic itself is part of what it releases: its stamp is taken
+  // before its block's clock moves on.
+  bool syncs = s->blocks != 0 && (atomic || ((last_write & kAtomic) && !write));
+  unsigned *sync = syncs ? sync_of(s, key, atomic) : nullptr;
+  if (sync != nullptr) acquire(s, block, sync);
+  unsigned stamp = stamp_of(s, block);
+  if (sync != nullptr && atomic) release(s, block, sync);
+  unsigned epoch = tid < s->threads ? s->epochs[tid] : 0;
+  unsigned long long me = pack(tid, epoch, bytes, atomic);
   bool overlaps_write = (last_write & kValid) && (mask_of(last_write) & bytes);
   bool overlaps_read = (last_read & kValid) && (mask_of(last_read) & bytes);
   if (write) {
     // A write races an unordered write (unless both are atomics) and an
     // unordered plain read (unless it is an atomic itself).
-    if (overlaps_write && !ordered(s, last_write, me) && !(atomic && (last_write & kAtomic)))
+    if (overlaps_write && !(atomic && (last_write & kAtomic)) &&
+        !ordered(s, last_write, w->write_stamp, me))
       race(s, last_write, w->write_pc, me, pc, key, kWrite);
-    if (!atomic && overlaps_read && !ordered(s, last_read, me))
+    if (!atomic && overlaps_read && !ordered(s, last_read, w->read_stamp, me))
       race(s, last_read, w->read_pc, me, pc, key, kReadWrite);
     w->write_pc = pc;
+    w->write_stamp = stamp;
     atomicExch(&w->write, me);
   } else {
     // A plain read races an unordered plain write.
-    if (overlaps_write && !(last_write & kAtomic) && !ordered(s, last_write, me))
+    if (overlaps_write && !(last_write & kAtomic) && !ordered(s, last_write, w->write_stamp, me))
       race(s, last_write, w->write_pc, me, pc, key, kWriteRead);
     w->read_pc = pc;
+    w->read_stamp = stamp;
     atomicExch(&w->read, me);
   }
 }

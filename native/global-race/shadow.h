@@ -13,6 +13,8 @@ struct Word {
   unsigned long long read;
   unsigned long long write_pc;
   unsigned long long read_pc;
+  unsigned int write_stamp;  // the writer's block clock when it wrote
+  unsigned int read_stamp;   // the reader's block clock when it read
 };
 
 // One pair of places that raced, with its first example and a count.
@@ -35,12 +37,21 @@ struct State {
   unsigned int words_capacity;  // a power of two
   unsigned int pairs_capacity;  // a power of two
   unsigned int saw_atomic;      // a GPU- or system-scope atomic ran
+  unsigned int blocks;          // blocks with a clock; 0: blocks are not ordered
+  unsigned int sync_capacity;   // words synchronised on (a power of two)
   unsigned long long words_used;
   unsigned long long words_dropped;  // accesses to words the table had no room for
   unsigned long long pairs_dropped;  // races of pairs the table had no room for
+  unsigned long long sync_dropped;   // atomics on words the sync table had no room for
   unsigned int *epochs;
   Word *words;
   Pair *pairs;
+  // Blocks ordered through atomics: block b's vector clock is
+  // clocks[b * blocks ...]; its own entry is one less than its clock.
+  unsigned int *clocks;
+  // Each word an atomic touched: its key, and the clock released into it.
+  unsigned long long *sync_keys;
+  unsigned int *sync_clocks;  // sync_capacity rows of `blocks`
 };
 
 constexpr unsigned kWrite = 0, kReadWrite = 1, kWriteRead = 2;

@@ -21,9 +21,18 @@ struct Launch {
   std::vector<unsigned> epochs;
   std::vector<Word> words;
   std::vector<Pair> pairs;
+  std::vector<unsigned> clocks;
+  std::vector<unsigned long long> sync_keys;
+  std::vector<unsigned> sync_clocks;
   State state{};
 
-  Launch(unsigned blocks, unsigned threads) : epochs(blocks * threads), words(1u << 12), pairs(1u << 8) {
+  Launch(unsigned blocks, unsigned threads)
+      : epochs(blocks * threads),
+        words(1u << 12),
+        pairs(1u << 8),
+        clocks(blocks * blocks),
+        sync_keys(64),
+        sync_clocks(64 * blocks) {
     state.enabled = 1;
     state.threads_per_block = threads;
     state.threads = blocks * threads;
@@ -32,6 +41,11 @@ struct Launch {
     state.epochs = epochs.data();
     state.words = words.data();
     state.pairs = pairs.data();
+    state.blocks = blocks;
+    state.sync_capacity = static_cast<unsigned>(sync_keys.size());
+    state.clocks = clocks.data();
+    state.sync_keys = sync_keys.data();
+    state.sync_clocks = sync_clocks.data();
     gridDim.x = blocks;
     blockDim.x = threads;
     gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;
@@ -144,6 +158,49 @@ void others() {
   expect("readers: a shared input", readers, false);
 }
 
+void across_blocks() {
+  // fence_flag.cu: block 0 writes, barrier, its thread 0 sets the flag with
+  // an atomic; block 1's thread 0 reads it with an atomic, barrier, and
+  // block 1 reads what block 0 wrote.
+  const uint64_t flag = kBase + 0x10000;
+  Launch flagged(2, 32);
+  for (unsigned t = 0; t < 32; ++t) flagged.access(0, t, 0x700, kBase + 4 * t, 4, kStore);
+  for (unsigned t = 0; t < 32; ++t) flagged.barrier(0, t);
+  flagged.access(1, 0, 0x720, flag, 4, kAtomicAdd);  // block 1 polls first: 0
+  flagged.access(0, 0, 0x710, flag, 4, kAtomicAdd);  // block 0 publishes
+  flagged.access(1, 0, 0x720, flag, 4, kAtomicAdd);  // block 1 sees it
+  for (unsigned t = 0; t < 32; ++t) flagged.barrier(1, t);
+  for (unsigned t = 0; t < 32; ++t) flagged.access(1, t, 0x730, kBase + 4 * t, 4, kLoad);
+  expect("fence_flag: a flag set and read with atomics", flagged, false);
+  // grid_sync.cu, block 1 arriving first: each block's thread 0 adds to
+  // the counter, block 1 spins on plain loads of it, then reads.
+  const uint64_t arrived = kBase + 0x20000;
+  Launch grid(2, 32);
+  for (unsigned t = 0; t < 32; ++t) grid.barrier(1, t);
+  grid.access(1, 0, 0x800, arrived, 4, kAtomicAdd);
+  for (unsigned t = 0; t < 32; ++t) grid.access(0, t, 0x810, kBase + 4 * t, 4, kStore);
+  for (unsigned t = 0; t < 32; ++t) grid.barrier(0, t);
+  grid.access(0, 0, 0x800, arrived, 4, kAtomicAdd);
+  grid.access(1, 0, 0x820, arrived, 4, kLoad);  // the spin sees both arrived
+  for (unsigned t = 0; t < 32; ++t) grid.barrier(1, t);
+  for (unsigned t = 0; t < 32; ++t) grid.access(1, t, 0x830, kBase + 4 * t, 4, kLoad);
+  expect("grid_sync: block 1 first, then block 0", grid, false);
+  // The flag read before it was set orders nothing: still a race.
+  Launch early(2, 32);
+  early.access(1, 0, 0x720, flag, 4, kAtomicAdd);  // block 1 polls: 0, goes on
+  for (unsigned t = 0; t < 32; ++t) early.access(1, t, 0x730, kBase + 4 * t, 4, kLoad);
+  for (unsigned t = 0; t < 32; ++t) early.access(0, t, 0x700, kBase + 4 * t, 4, kStore);
+  early.access(0, 0, 0x710, flag, 4, kAtomicAdd);
+  expect("flag read before the write it guards", early, true);
+  // An atomic elsewhere does not order what it was not released after.
+  Launch unrelated(2, 32);
+  unrelated.access(0, 0, 0x900, flag, 4, kAtomicAdd);
+  for (unsigned t = 0; t < 32; ++t) unrelated.access(0, t, 0x910, kBase + 4 * t, 4, kStore);
+  unrelated.access(1, 0, 0x920, flag, 4, kAtomicAdd);
+  for (unsigned t = 0; t < 32; ++t) unrelated.access(1, t, 0x930, kBase + 4 * t, 4, kLoad);
+  expect("writes after the release: a race", unrelated, true);
+}
+
 }  // namespace
 
 int main() {
@@ -151,5 +208,6 @@ int main() {
   neighbours();
   tiles();
   others();
+  across_blocks();
   return failures == 0 ? 0 : 1;
 }

@@ -45,4 +45,9 @@ inline unsigned long long atomicExch(unsigned long long *at, unsigned long long 
   *at = v;
   return old;
 }
+inline unsigned atomicMax(unsigned *at, unsigned v) {
+  unsigned old = *at;
+  if (v > old) *at = v;
+  return old;
+}
 inline void __threadfence() {}
