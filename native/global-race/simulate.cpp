@@ -201,6 +201,43 @@ void across_blocks() {
   expect("writes after the release: a race", unrelated, true);
 }
 
+void reductions() {
+  // reduction.cu: thread 0 of each block adds its partial sum, plainly.
+  Launch racy(4, 64);
+  for (unsigned b = 0; b < 4; ++b) {
+    racy.access(b, 0, 0xa00, kBase, 4, kLoad);
+    racy.access(b, 0, 0xa10, kBase, 4, kStore);
+  }
+  expect("reduction: partial sums added without an atomic", racy, true);
+  Launch atomic(4, 64);
+  for (unsigned b = 0; b < 4; ++b) atomic.access(b, 0, 0xa00, kBase, 4, kAtomicAdd);
+  expect("reduction_atomic: atomicAdd", atomic, false);
+  // histogram.cu: threads of two blocks increment 16 bins.
+  Launch bins(2, 32);
+  for (unsigned b = 0; b < 2; ++b)
+    for (unsigned t = 0; t < 32; ++t) {
+      bins.access(b, t, 0xb00, kBase + 4 * (t % 16), 4, kLoad);
+      bins.access(b, t, 0xb10, kBase + 4 * (t % 16), 4, kStore);
+    }
+  expect("histogram: a bin without its atomic", bins, true);
+  Launch atomic_bins(2, 32);
+  for (unsigned b = 0; b < 2; ++b)
+    for (unsigned t = 0; t < 32; ++t) atomic_bins.access(b, t, 0xb00, kBase + 4 * (t % 16), 4, kAtomicAdd);
+  expect("histogram_atomic: atomicAdd", atomic_bins, false);
+  // grid_stride_overlap.cu: a stride of one block, so every block walks
+  // the others' elements; grid_stride.cu: the grid's stride.
+  Launch overlap(4, 32);
+  for (unsigned b = 0; b < 4; ++b)
+    for (unsigned t = 0; t < 32; ++t)
+      for (unsigned i = b * 32 + t; i < 128; i += 32) overlap.access(b, t, 0xc00, kBase + 4 * i, 4, kStore);
+  expect("grid_stride_overlap: a block's stride", overlap, true);
+  Launch stride(4, 32);
+  for (unsigned b = 0; b < 4; ++b)
+    for (unsigned t = 0; t < 32; ++t)
+      for (unsigned i = b * 32 + t; i < 512; i += 128) stride.access(b, t, 0xc00, kBase + 4 * i, 4, kStore);
+  expect("grid_stride: the grid's stride", stride, false);
+}
+
 }  // namespace
 
 int main() {
@@ -209,5 +246,6 @@ int main() {
   tiles();
   others();
   across_blocks();
+  reductions();
   return failures == 0 ? 0 : 1;
 }
