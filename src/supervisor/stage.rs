@@ -233,7 +233,8 @@ fn follow_up_spec(plan: &Plan, next: FollowUp, timeout: Duration) -> Option<Chil
             stdout: next.stdout,
             stderr: next.stderr,
         },
-        timeout: next.timeout.unwrap_or(timeout),
+        // Its own limit, never past the stage's.
+        timeout: next.timeout.map_or(timeout, |own| own.min(timeout)),
         grace: plan.timeouts.grace,
         stream: false,
         cwd: None,

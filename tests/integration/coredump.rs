@@ -396,3 +396,34 @@ fn a_dump_read_without_the_drivers_progress_lines_is_still_a_finding() {
     assert_eq!(dump["kernel"], "scatter", "{dump}");
     assert_eq!(dump["location"]["line"], 15, "{dump}");
 }
+
+#[test]
+fn a_dump_reader_that_never_ends_is_stopped_and_the_dump_is_said_unread() {
+    // docs/untrusted-input.md: each dump is read by cuda-gdb under a limit
+    // (120 s, or the stage's own if shorter); a reader that hangs on a dump
+    // is stopped there, and the run ends with what the driver said.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let mut cmd = coredump_run_with(
+        "graph_wild_index",
+        &out_dir,
+        "plain,coredump",
+        true,
+        &["--timeout".as_ref(), "3".as_ref()],
+    );
+    cmd.env("FAKE_READ_HANG", "1");
+    let started = std::time::Instant::now();
+    let out = run(cmd);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let report = judged(&out.stdout);
+    let reason = stage(&report, "coredump")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("1 dump not read"), "{reason}");
+    assert_ne!(stage(&report, "coredump")["outcome"], "clean", "{reason}");
+}
