@@ -109,7 +109,7 @@ impl<'a> Facts<'a> {
                 })
                 .count()
         };
-        Facts {
+        let mut facts = Facts {
             root_cause,
             consequences,
             explained_crash,
@@ -145,7 +145,31 @@ impl<'a> Facts<'a> {
                 && !report.stages.is_empty()
                 && report.stages.iter().all(|s| s.outcome == Outcome::Skipped),
             interrupted: report.interrupted,
+        };
+        facts.stopped_short_by_what_does_not_fail(report);
+        facts
+    }
+
+    /// Stages stopped at the program's failure (blocked by it, or not run
+    /// because of it) vouch for nothing after it. When that failure does
+    /// not fail the gate (accepted in the baseline, suppressed), nothing
+    /// else says the run is not clean: they are stages that could not
+    /// check the program, and are named as such.
+    fn stopped_short_by_what_does_not_fail(&mut self, report: &'a Report) {
+        let fails = !self.gating.is_empty()
+            || !self.failed_checks.is_empty()
+            || self.target_failed.is_some();
+        if fails {
+            return;
         }
+        let not_run = report
+            .stages
+            .iter()
+            .filter(|s| s.outcome == Outcome::Skipped && s.reason.starts_with("blocked by"))
+            .map(|s| s.tool.name());
+        let blocked = std::mem::take(&mut self.blocked);
+        self.inconclusive.extend(blocked);
+        self.inconclusive.extend(not_run);
     }
 
     /// The exit code these facts earn (see `exit_codes` for the ranking).

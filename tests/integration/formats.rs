@@ -744,3 +744,51 @@ fn a_run_directory_copied_from_another_clone_names_and_shows_this_projects_files
     let site = site_of_kind(&report, "cuda_error");
     assert_eq!(site["location"]["file"], "./prog.py", "{site}");
 }
+
+#[test]
+fn stages_blocked_by_a_failure_the_baseline_accepts_keep_the_run_from_clean() {
+    // Issue 58's path: the plain run hangs in a collective until its
+    // timeout and fails; the tool stages are not run (they would only hang
+    // again). With that failure accepted in a baseline, the run came out
+    // "CLEAN ... 1 site accepted", exit 0, memcheck and racecheck unnamed.
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("prog.sh");
+    std::fs::write(
+        &program,
+        "#!/bin/sh\necho \"[rank0]:[E1128 10:00:00.000000000 ProcessGroupNCCL.cpp:632] [Rank 0] \
+         Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, \
+         NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600023 milliseconds before timing \
+         out.\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let check = |out_dir: &str, baseline: Option<&std::path::Path>| {
+        let mut cmd = cudawatch();
+        cmd.env("FAKE_CASE", sample("clean"))
+            .args(["--color", "never", "run", "--grace", "0.5"])
+            .args([
+                "--stages",
+                "plain,memcheck,racecheck",
+                "--compute-sanitizer",
+            ])
+            .arg(root().join("tests/fakes/compute-sanitizer"))
+            .arg("--out-dir")
+            .arg(tmp.path().join(out_dir));
+        if let Some(baseline) = baseline {
+            cmd.arg("--baseline").arg(baseline);
+        }
+        run(cmd.arg("--").arg(&program))
+    };
+    let first = check("first", None);
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    let again = check("again", Some(&tmp.path().join("first/report.json")));
+    assert_eq!(again.code, 3, "{}", again.stderr);
+    assert!(
+        again.stderr.contains(
+            "INCONCLUSIVE: memcheck, racecheck (blocked by the plain run's collective timeout"
+        ),
+        "{}",
+        again.stderr
+    );
+}
