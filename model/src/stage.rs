@@ -178,6 +178,11 @@ pub struct Attempt {
 /// How the reason of a stage that nothing called for begins.
 pub const NOT_NEEDED: &str = "not needed:";
 
+/// How the reason of a stage not run because of the program's failure
+/// begins (the plain run's out-of-memory error, a collective's timeout, a
+/// device exception ncu would only profile up to).
+pub const BLOCKED: &str = "blocked by ";
+
 /// Whether a stage's reason says nothing called for it.
 pub fn is_not_needed(reason: &str) -> bool {
     reason.starts_with(NOT_NEEDED)
@@ -200,10 +205,16 @@ impl StageReport {
         self.outcome == crate::Outcome::Skipped && is_not_needed(&self.reason)
     }
 
+    /// A stage not run because of the program's failure: it checked
+    /// nothing, so the run is clean only while that failure gates.
+    pub fn not_run_for_a_failure(&self) -> bool {
+        self.outcome == crate::Outcome::Skipped && self.reason.starts_with(BLOCKED)
+    }
+
     /// The reason as shown: what blocked the stage, then the stage's own.
     pub fn shown_reason(&self) -> String {
         match &self.blocked_by {
-            Some(by) => format!("blocked by {by}: {}", self.reason),
+            Some(by) => format!("{BLOCKED}{by}: {}", self.reason),
             None => self.reason.clone(),
         }
     }

@@ -165,7 +165,7 @@ impl<'a> Facts<'a> {
         let not_run = report
             .stages
             .iter()
-            .filter(|s| s.outcome == Outcome::Skipped && s.reason.starts_with("blocked by"))
+            .filter(|s| s.not_run_for_a_failure())
             .map(|s| s.tool.name());
         let blocked = std::mem::take(&mut self.blocked);
         self.inconclusive.extend(blocked);

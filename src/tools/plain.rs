@@ -3,7 +3,7 @@
 //! stderr are read for CUDA errors, out-of-memory errors, device asserts and
 //! tracebacks.
 
-use cudawatch_model::{FindingKind, Outcome, ProcessEnd, Site, ToolSummary};
+use cudawatch_model::{BLOCKED, FindingKind, Outcome, ProcessEnd, Site, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::outcome::{describe_end, process_problem};
@@ -129,7 +129,7 @@ pub fn blocked_by_plain_failure(command: &mut StageCommand, plain: &StageRecord)
         block(
             command,
             format!(
-                "blocked by the plain run's out-of-memory error at {at}: under the tool the \
+                "{BLOCKED}the plain run's out-of-memory error at {at}: under the tool the \
                  program would only meet it again, slower (the memory stage says what held the \
                  memory)"
             ),
@@ -146,7 +146,7 @@ pub fn blocked_by_hang(command: &mut StageCommand, plain: &StageRecord) {
         block(
             command,
             format!(
-                "blocked by the plain run's collective timeout at {at}: under the tool the ranks \
+                "{BLOCKED}the plain run's collective timeout at {at}: under the tool the ranks \
                  would only wait in the same collective again, until the stage's own limit"
             ),
         );
@@ -163,7 +163,7 @@ pub fn blocked_by_device_exception(command: &mut StageCommand, plain: &StageReco
         block(
             command,
             format!(
-                "blocked by the plain run's {what}: profiling would only run the program to \
+                "{BLOCKED}the plain run's {what}: profiling would only run the program to \
                  the same fault; coalescing is measured once it runs to its end"
             ),
         );

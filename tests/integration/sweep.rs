@@ -54,6 +54,23 @@ fn target<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("target {name} in {report}"))
 }
 
+/// A target's command that finds an illegal access and exits 1.
+const ILLEGAL_ACCESS: &str =
+    "echo RuntimeError: CUDA error: an illegal memory access was encountered >&2; exit 1";
+
+/// `cudawatch merge` of the sweep in `out`, which must not be clean: its
+/// row of target `name` is incomplete, and its summary says `why`.
+fn merged_incomplete(out: &Path, name: &str, why: &str) {
+    let mut cmd = cudawatch();
+    cmd.args(["merge", "--format", "json"]).arg(out);
+    let merged = run(cmd);
+    assert_ne!(merged.code, 0, "{}", merged.stderr);
+    let report: Value = serde_json::from_str(&merged.stdout).unwrap();
+    let row = target(&report, name);
+    assert_eq!(row["state"], "incomplete", "{row}");
+    assert!(row["summary"].as_str().unwrap().contains(why), "{row}");
+}
+
 fn runs_of(dir: &Path, name: &str) -> usize {
     std::fs::read_to_string(dir.join("runs.log"))
         .unwrap_or_default()
@@ -1235,12 +1252,7 @@ fn a_report_edited_clean_with_its_digest_removed_is_held_to_its_runs_exit_code()
     let file = sweep_file(
         tmp.path(),
         "[\"plain\"]",
-        &[T(
-            "bad",
-            "clean",
-            "echo RuntimeError: CUDA error: an illegal memory access was encountered >&2; exit 1",
-            "",
-        )],
+        &[T("bad", "clean", ILLEGAL_ACCESS, "")],
     );
     let out = tmp.path().join("night");
     let first = run(sweep_cmd(&file, &out, &[]));
@@ -1257,20 +1269,7 @@ fn a_report_edited_clean_with_its_digest_removed_is_held_to_its_runs_exit_code()
     record.as_object_mut().unwrap().remove("report_digest");
     assert_eq!(record["exit_code"], 1);
     std::fs::write(&record_path, record.to_string()).unwrap();
-    let mut cmd = cudawatch();
-    cmd.args(["merge", "--format", "json"]).arg(&out);
-    let merged = run(cmd);
-    assert_ne!(merged.code, 0, "{}", merged.stderr);
-    let report: Value = serde_json::from_str(&merged.stdout).unwrap();
-    let bad = target(&report, "bad");
-    assert_eq!(bad["state"], "incomplete", "{bad}");
-    assert!(
-        bad["summary"]
-            .as_str()
-            .unwrap()
-            .contains("holds no finding, where its run exited 1"),
-        "{bad}"
-    );
+    merged_incomplete(&out, "bad", "holds no finding, where its run exited 1");
 }
 
 #[test]
@@ -1285,12 +1284,7 @@ fn a_report_swapped_after_its_run_is_not_trusted_by_merge_and_a_resume_checks_ag
         "[\"plain\"]",
         &[
             T("good", "clean", "exit 0", ""),
-            T(
-                "bad",
-                "clean",
-                "echo RuntimeError: CUDA error: an illegal memory access was encountered >&2; exit 1",
-                "",
-            ),
+            T("bad", "clean", ILLEGAL_ACCESS, ""),
         ],
     );
     let out = tmp.path().join("night");
@@ -1301,20 +1295,7 @@ fn a_report_swapped_after_its_run_is_not_trusted_by_merge_and_a_resume_checks_ag
         out.join("targets/bad/attempt-1/report.json"),
     )
     .unwrap();
-    let mut cmd = cudawatch();
-    cmd.args(["merge", "--format", "json"]).arg(&out);
-    let merged = run(cmd);
-    assert_ne!(merged.code, 0, "{}", merged.stderr);
-    let report: Value = serde_json::from_str(&merged.stdout).unwrap();
-    let bad = target(&report, "bad");
-    assert_eq!(bad["state"], "incomplete", "{bad}");
-    assert!(
-        bad["summary"]
-            .as_str()
-            .unwrap()
-            .contains("not the one its run left"),
-        "{bad}"
-    );
+    merged_incomplete(&out, "bad", "not the one its run left");
     // A resume runs it again; `good`, untouched, is not.
     let again = run(sweep_cmd(&file, &out, &[]));
     assert!(

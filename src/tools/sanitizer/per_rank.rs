@@ -586,7 +586,10 @@ mod tests {
         assert!(ran_per_rank(&files));
         let mut record = StageRecord::unfinished(Tool::Memcheck);
         record.unfinished = false;
-        record.not_applicable = Some("blocked by the plain run's out-of-memory error".into());
+        record.not_applicable = Some(format!(
+            "{}the plain run's out-of-memory error",
+            cudawatch_model::BLOCKED
+        ));
         let mut builder = ReportBuilder::new("test");
         let judged = read(&mut builder, &files, &record);
         assert_eq!(judged.outcome, Outcome::Skipped, "{}", judged.reason);
