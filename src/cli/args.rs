@@ -484,10 +484,12 @@ pub struct RunArgs {
     pub compute_sanitizer: Option<PathBuf>,
     /// A compute-sanitizer for the racecheck stage alone. 2026.4 or newer
     /// leaves library kernels (cuDNN, cuBLAS) out of racecheck, whose
-    /// races never gate: seconds a training step instead of minutes (pip
-    /// install nvidia-cuda-sanitizer-api; its compute-sanitizer is under
-    /// site-packages/nvidia/cu13/compute-sanitizer/). 2025.3.1 crashes
-    /// the program when they are left out, so it analyses them.
+    /// races never gate: seconds a training step instead of minutes.
+    /// 2025.3.1 crashes the program when they are left out, so it analyses
+    /// them. By default, where the toolkit's is older, racecheck takes the
+    /// one pip installed in the program's Python (nvidia-cuda-sanitizer-api,
+    /// site-packages/nvidia/cu13/compute-sanitizer/), unless
+    /// --compute-sanitizer names one.
     #[arg(
         hide_short_help = true,
         help_heading = "Tools",

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod checks;
 pub mod env_vars;
 pub mod probe;
+pub mod pypi_sanitizer;
 pub mod smi;
 pub mod versions;
 

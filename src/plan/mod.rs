@@ -18,7 +18,7 @@ use crate::tools::sanitizer::SanitizerLaunches;
 use crate::tools::{self, StageCommand, StageContext, ToolPaths};
 
 pub use concurrency::Concurrency;
-pub use python::is_python;
+pub use python::{interpreter, is_python};
 
 /// What `cudawatch run` was asked to do, as plain data.
 #[derive(Debug, Clone)]

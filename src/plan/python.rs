@@ -50,6 +50,18 @@ pub fn is_python(program: &[OsString]) -> bool {
     base.ends_with(".sh") && script_starts_python(Path::new(first))
 }
 
+/// The Python interpreter the program runs under, as far as its command
+/// line says: the program's own `python3.12` or `.venv/bin/python`, else
+/// `python3` (a script, `torchrun`, `pytest` start the one on PATH).
+pub fn interpreter(program: &[OsString]) -> std::path::PathBuf {
+    let words = super::launcher::unwrapped(program);
+    words
+        .first()
+        .filter(|first| super::launcher::base(first).starts_with("python"))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "python3".into())
+}
+
 /// Whether a shell command line runs a Python program in one of its
 /// commands (`cd src && python3 train.py`, `exec torchrun ...`).
 fn starts_python(command: &str) -> bool {
@@ -96,6 +108,21 @@ fn script_starts_python(script: &Path) -> bool {
 mod tests {
     use super::super::launcher::tests::os;
     use super::*;
+
+    #[test]
+    fn the_interpreter_is_the_programs_own_python_or_python3() {
+        let of = |argv: &[&str]| interpreter(&os(argv)).display().to_string();
+        assert_eq!(of(&[".venv/bin/python", "train.py"]), ".venv/bin/python");
+        assert_eq!(
+            of(&["env", "A=1", "python3.12", "-m", "pytest"]),
+            "python3.12"
+        );
+        assert_eq!(
+            of(&["torchrun", "--nproc-per-node", "2", "train.py"]),
+            "python3"
+        );
+        assert_eq!(of(&["./oob_write"]), "python3");
+    }
 
     #[test]
     fn python_programs_are_recognised_by_interpreter_or_script() {

@@ -413,9 +413,9 @@ fn racecheck_libraries_note(stages: &[StageReport]) -> Option<Warning> {
         message: format!(
             "racecheck took {:.0} s analysing every kernel, cuDNN's and cuBLAS's too, whose \
              races never gate: this compute-sanitizer crashes the program when they are left \
-             out, 2026.4 does not (pip install nvidia-cuda-sanitizer-api, then \
-             --racecheck-sanitizer SITE-PACKAGES/nvidia/cu13/compute-sanitizer/compute-sanitizer: \
-             a ResNet-18 training step took 15 s instead of 117 s on an H200)",
+             out, 2026.4 does not: pip install nvidia-cuda-sanitizer-api in the program's \
+             Python and racecheck runs under it (a ResNet-18 training step took 15 s instead \
+             of 117 s on an H200)",
             stage.seconds.unwrap_or_default()
         ),
     })

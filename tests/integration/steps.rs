@@ -401,6 +401,34 @@ for step in range(1, 101):
     assert!(!env.contains("CUDAWATCH_STOP_AFTER_STEPS"), "{env}");
 }
 
+/// The fake compute-sanitizer at `path`, answering `--version` as `version`.
+fn fake_sanitizer_answering(path: &std::path::Path, version: &str) {
+    let fake = root().join("tests/fakes/compute-sanitizer");
+    let script = format!(
+        "#!/bin/sh\nFAKE_VERSION={version} exec {} \"$@\"\n",
+        fake.display()
+    );
+    std::fs::write(path, script).unwrap();
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+/// `cmd` as `run --stages plain,memcheck,racecheck --format json` of the
+/// clean training capture, the fake sanitizer answering as `version`.
+fn three_stages<'a>(
+    cmd: &'a mut std::process::Command,
+    version: &str,
+) -> &'a mut std::process::Command {
+    cmd.env("FAKE_CASE", sample("torch_train_clean"))
+        .env("FAKE_VERSION", version)
+        .args([
+            "run",
+            "--stages",
+            "plain,memcheck,racecheck",
+            "--format",
+            "json",
+        ])
+}
+
 /// The racecheck stage's command and reason in a run of a training script
 /// against the fake compute-sanitizer, with `args` and the fake answering
 /// `--version` as `version`.
@@ -411,35 +439,20 @@ fn racecheck_of(version: &str, args: &[&str]) -> (String, String, String) {
     // A compute-sanitizer for racecheck alone: the same fake, answering
     // as 2026.4.
     let newer = tmp.path().join("compute-sanitizer-2026.4");
-    std::fs::write(
-        &newer,
-        format!(
-            "#!/bin/sh\nFAKE_VERSION=2026.4.0.0 exec {} \"$@\"\n",
-            fake.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&newer, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    fake_sanitizer_answering(&newer, "2026.4.0.0");
     let args: Vec<String> = args
         .iter()
         .map(|a| a.replace("NEWER", &newer.display().to_string()))
         .collect();
-    let out = run(with_fake_torch(tmp.path(), TRAINING)
-        .env("FAKE_CASE", sample("torch_train_clean"))
-        .env("FAKE_VERSION", version)
-        .args([
-            "run",
-            "--stages",
-            "plain,memcheck,racecheck",
-            "--format",
-            "json",
-        ])
-        .args(&args)
-        .arg("--compute-sanitizer")
-        .arg(&fake)
-        .arg("--out-dir")
-        .arg(&dir)
-        .args(["--", "python3", "prog.py"]));
+    let out = run(
+        three_stages(&mut with_fake_torch(tmp.path(), TRAINING), version)
+            .args(&args)
+            .arg("--compute-sanitizer")
+            .arg(&fake)
+            .arg("--out-dir")
+            .arg(&dir)
+            .args(["--", "python3", "prog.py"]),
+    );
     let report = json(&out);
     let command = |tool: &str| stage(&report, tool)["command"].to_string();
     let reason = stage(&report, "racecheck")["reason"]
@@ -479,4 +492,77 @@ fn racecheck_leaves_library_kernels_out_with_a_sanitizer_that_survives_it_and_sa
         !memcheck.contains("2026.4") && !memcheck.contains("--kernel-name-exclude"),
         "{memcheck}"
     );
+}
+
+/// The racecheck and memcheck commands, and what was said on stderr, in a
+/// run of a training script whose Python has PyPI's compute-sanitizer
+/// answering as `pypi_version` (the toolkit's fake on PATH answers as
+/// 2025.3.1), with `args`.
+fn racecheck_with_pypi(pypi_version: &str, args: &[&str]) -> (String, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = root().join("tests/fakes/compute-sanitizer");
+    // The toolkit's compute-sanitizer, found on PATH as users have it.
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&fake, bin.join("compute-sanitizer")).unwrap();
+    // pip install nvidia-cuda-sanitizer-api, into a folder of sys.path.
+    let site = tmp.path().join("pypi-site");
+    let pypi = site.join("nvidia/cu13/compute-sanitizer/compute-sanitizer");
+    std::fs::create_dir_all(pypi.parent().unwrap()).unwrap();
+    fake_sanitizer_answering(&pypi, pypi_version);
+    let mut cmd = with_fake_torch(tmp.path(), TRAINING);
+    let python_path = format!(
+        "{}:{}",
+        cmd.get_envs()
+            .find(|(k, _)| *k == "PYTHONPATH")
+            .and_then(|(_, v)| v)
+            .unwrap()
+            .to_string_lossy(),
+        site.display()
+    );
+    let out = run(three_stages(&mut cmd, "2025.3.1.0")
+        .env("PYTHONPATH", python_path)
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .args(args)
+        .arg("--out-dir")
+        .arg(tmp.path().join("run"))
+        .args(["--", "python3", "prog.py"]));
+    let report = json(&out);
+    let command = |tool: &str| stage(&report, tool)["command"].to_string();
+    (command("racecheck"), command("memcheck"), out.stderr)
+}
+
+#[test]
+fn racecheck_takes_the_newer_compute_sanitizer_pip_installed_in_the_programs_python() {
+    let filter = "--kernel-name-exclude\",\"regex=(cudnn|cublas";
+    let pypi = "pypi-site/nvidia/cu13/compute-sanitizer/compute-sanitizer\"";
+    // pip install nvidia-cuda-sanitizer-api (2026.4): racecheck runs under
+    // it, library kernels left out, and the run says so before its stages;
+    // memcheck keeps the toolkit's (2026.4's memcheck fails cuDNN programs).
+    let (racecheck, memcheck, stderr) = racecheck_with_pypi("2026.4.0.0", &[]);
+    assert!(
+        racecheck.contains(pypi) && racecheck.contains(filter),
+        "{racecheck}"
+    );
+    assert!(!memcheck.contains("pypi-site"), "{memcheck}");
+    assert!(
+        stderr.contains("racecheck runs under compute-sanitizer 2026.4.0.0 from")
+            && stderr.contains("--racecheck-sanitizer names another"),
+        "{stderr}"
+    );
+    // An older one from PyPI gives nothing: the toolkit's analyses all.
+    let (racecheck, _, stderr) = racecheck_with_pypi("2025.1.0.0", &[]);
+    assert!(
+        !racecheck.contains("pypi-site") && !racecheck.contains(filter),
+        "{racecheck}"
+    );
+    assert!(!stderr.contains("racecheck runs under"), "{stderr}");
+    // A compute-sanitizer the user named is the one every stage runs.
+    let named = root().join("tests/fakes/compute-sanitizer");
+    let named = named.to_str().unwrap();
+    let (racecheck, _, _) = racecheck_with_pypi("2026.4.0.0", &["--compute-sanitizer", named]);
+    assert!(!racecheck.contains("pypi-site"), "{racecheck}");
 }

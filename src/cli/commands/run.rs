@@ -93,6 +93,8 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     run_settings.tools.sanitizer_version = sanitizer_version;
     if let Some((path, version)) = &mut run_settings.tools.racecheck_sanitizer {
         *version = crate::doctor::tool_version(path);
+    } else if args.compute_sanitizer.is_none() {
+        pypi_racecheck_sanitizer(&mut run_settings);
     }
     rundir::write_json(&run_dir.join("environment.json"), &environment)?;
     for check in environment
@@ -309,4 +311,25 @@ fn default_run_dir(program: &[OsString]) -> PathBuf {
         })
         .collect();
     PathBuf::from("cudawatch-runs").join(format!("{stamp}-{safe}"))
+}
+
+/// racecheck under the compute-sanitizer the program's Python has from
+/// PyPI, when it leaves library kernels out and the toolkit's does not
+/// (`doctor::pypi_sanitizer`); said before the stages. A compute-sanitizer
+/// the user named (`--compute-sanitizer`, `--racecheck-sanitizer`) is kept.
+fn pypi_racecheck_sanitizer(settings: &mut plan::RunSettings) {
+    if !settings.stages.contains(&cudawatch_model::Tool::Racecheck) {
+        return;
+    }
+    let python = crate::plan::interpreter(&settings.program);
+    let toolkit = settings.tools.sanitizer_version.as_deref();
+    if let Some((path, version)) = crate::doctor::pypi_sanitizer::for_racecheck(&python, toolkit) {
+        render::stderr::note(&format!(
+            "racecheck runs under compute-sanitizer {version} from {} (PyPI's \
+             nvidia-cuda-sanitizer-api), which leaves library kernels out; \
+             --racecheck-sanitizer names another",
+            path.display()
+        ));
+        settings.tools.racecheck_sanitizer = Some((path, Some(version)));
+    }
 }
