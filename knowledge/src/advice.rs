@@ -343,6 +343,81 @@ const KINDS: &[KindAdvice] = &[
         },
     },
     KindAdvice {
+        kind: "hardware_stack_error",
+        meaning: "the GPU's own call-return stack overflowed (\"Hardware Stack Error\", cudaErrorHardwareStackError): the kernel stops",
+        advice: Advice {
+            causes: &[
+                "calls nested too deep in a kernel: deep recursion, or a call chain the compiler could not inline",
+                "a corrupted return address (a stack array written past its end)",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "illegal_instruction",
+        meaning: "a kernel ran an instruction the GPU cannot execute (\"Illegal Instruction\", cudaErrorIllegalInstruction): the kernel stops",
+        advice: Advice {
+            causes: &[
+                "a call through a corrupt or uninitialised function pointer (a virtual call on an object built on the host)",
+                "inline assembly or code generated for another GPU",
+            ],
+            stage: "coredump",
+            next: "cudawatch run --stages plain,coredump,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "invalid_pc",
+        meaning: "a kernel jumped to an address that holds no code (\"Invalid PC\", \"Out-of-range PC\", cudaErrorInvalidPc): the kernel stops",
+        advice: Advice {
+            causes: &[
+                "a call through a function pointer that holds a host address, an integer or garbage",
+                "a virtual call on an object whose vtable was built on the host (objects with virtual functions must be made on the device)",
+                "a return address overwritten by a stack array written past its end",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "invalid_address_space",
+        meaning: "an instruction used an address of a memory space it cannot access (\"Invalid Address Space\", cudaErrorInvalidAddressSpace): the kernel stops",
+        advice: Advice {
+            causes: &[
+                "a wild index or pointer whose address fell outside global memory, in the window of another space (seen for an index array holding garbage: tests/gpu/coredump/graph_wild_index.cu)",
+                "an atomic on a local variable or on shared memory through a generic pointer the hardware cannot take",
+                "a pointer to one kernel's shared memory kept and used by another, or a generic pointer cast to the wrong space",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "trap",
+        meaning: "a kernel executed a trap or breakpoint instruction (\"Trace/breakpoint trap\"): the program sees \"unspecified launch failure\"",
+        advice: Advice {
+            causes: &[
+                "__trap() or asm(\"brkpt;\") in a kernel, reached",
+                "a trap the compiler put where an operation cannot run: nvcc warned at build time (\"Cannot do atomic on local memory\"), read the build's warnings",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
+        kind: "device_heap_error",
+        meaning: "malloc or free in a kernel misused (memcheck's \"Malloc/Free Error\"): a double free, a free of a pointer device malloc never returned, a corrupted device heap",
+        advice: Advice {
+            causes: &[
+                "free() called twice on one pointer, by one thread or by two",
+                "free() of a pointer that device malloc did not return (an offset into it, a cudaMalloc'd buffer, a stack address)",
+                "a write past the end of a device-malloc'd block that corrupted the heap",
+            ],
+            stage: "memcheck",
+            next: "cudawatch run --stages plain,memcheck -- PROGRAM",
+        },
+    },
+    KindAdvice {
         kind: "api_error",
         meaning: "a CUDA API call returned an error; after a kernel fault every later call fails the same way (sticky errors), so look for the first",
         advice: LIBRARY_AFTER_FAULT,

@@ -187,6 +187,27 @@ pub enum FindingKind {
     /// A thread ran out of its call stack: recursion too deep, or local
     /// arrays too large for the stack (memcheck's "Stack overflow").
     StackOverflow,
+    /// The GPU's own call-return stack overflowed ("Hardware Stack
+    /// Error", cudaErrorHardwareStackError).
+    HardwareStackError,
+    /// A kernel ran an instruction the GPU cannot execute ("Illegal
+    /// Instruction"): a corrupt function pointer, code built for another GPU.
+    IllegalInstruction,
+    /// A kernel jumped to an address that holds no code ("Invalid PC",
+    /// "Out-of-range PC"): a bad function pointer or virtual call.
+    InvalidPc,
+    /// An instruction used an address of a space it cannot access ("Invalid
+    /// Address Space"): an atomic on local memory, a generic pointer to the
+    /// wrong space.
+    InvalidAddressSpace,
+    /// A kernel executed a trap or breakpoint instruction ("Trace/breakpoint
+    /// trap"): `__trap()`, `brkpt`, or a trap the compiler put where an
+    /// operation cannot run.
+    Trap,
+    /// `malloc`/`free` in a kernel misused: a double free, a free of a
+    /// pointer device malloc never returned, a corrupted device heap
+    /// (memcheck's "Malloc/Free Error").
+    DeviceHeapError,
     /// A CUDA API call returned an error.
     ApiError,
     /// Device memory allocated and never freed.
@@ -238,6 +259,25 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    /// A fault that stops the kernel where it happens: an invalid access,
+    /// a device assert or any hardware exception. What the program sees
+    /// after it (a sticky CUDA error, a failed API call) follows from it.
+    pub fn stops_the_kernel(&self) -> bool {
+        matches!(
+            self,
+            FindingKind::InvalidAccess
+                | FindingKind::DeviceAssert
+                | FindingKind::DeviceException
+                | FindingKind::StackOverflow
+                | FindingKind::HardwareStackError
+                | FindingKind::IllegalInstruction
+                | FindingKind::InvalidPc
+                | FindingKind::InvalidAddressSpace
+                | FindingKind::Trap
+                | FindingKind::DeviceHeapError
+        )
+    }
+
     /// The stable rule id, e.g. `invalid_access`.
     pub fn id(&self) -> &'static str {
         match self {
@@ -248,6 +288,12 @@ impl FindingKind {
             FindingKind::UninitializedRead => "uninitialized_read",
             FindingKind::UninitializedCopy => "uninitialized_copy",
             FindingKind::StackOverflow => "stack_overflow",
+            FindingKind::HardwareStackError => "hardware_stack_error",
+            FindingKind::IllegalInstruction => "illegal_instruction",
+            FindingKind::InvalidPc => "invalid_pc",
+            FindingKind::InvalidAddressSpace => "invalid_address_space",
+            FindingKind::Trap => "trap",
+            FindingKind::DeviceHeapError => "device_heap_error",
             FindingKind::UnusedMemory => "unused_memory",
             FindingKind::BarrierError => "barrier_error",
             FindingKind::Race => "race",

@@ -22,7 +22,7 @@
 //! `coredump:   - Device: 0`, `coredump:   #0<TAB>0x7f10277b18f0<TAB>gather`.
 //! That is what is left when no reader could read the dump.
 
-use crate::model::{Dim3, FindingKind, Sample, Severity, Site, SourceLocation, Tool};
+use crate::model::{Dim3, Sample, Severity, Site, SourceLocation, Tool};
 use crate::site::new_site;
 
 /// What one dump says about the fault.
@@ -209,26 +209,7 @@ pub fn exception_error(text: &str) -> Option<&'static str> {
 }
 
 /// The finding kind and CUDA error of an exception, by its name.
-pub fn classify(exception: &str) -> (FindingKind, &'static str) {
-    let e = exception.to_ascii_lowercase();
-    if e.contains("assert") {
-        (FindingKind::DeviceAssert, "cudaErrorAssert")
-    } else if e.contains("misaligned") {
-        (FindingKind::InvalidAccess, "cudaErrorMisalignedAddress")
-    } else if e.contains("address space") {
-        (FindingKind::InvalidAccess, "cudaErrorInvalidAddressSpace")
-    } else if e.contains("address") {
-        (FindingKind::InvalidAccess, "cudaErrorIllegalAddress")
-    } else if e.contains("illegal instruction") {
-        (FindingKind::DeviceException, "cudaErrorIllegalInstruction")
-    } else if e.contains("invalid pc") {
-        (FindingKind::DeviceException, "cudaErrorInvalidPc")
-    } else if e.contains("stack") {
-        (FindingKind::DeviceException, "cudaErrorHardwareStackError")
-    } else {
-        (FindingKind::DeviceException, "cudaErrorLaunchFailure")
-    }
-}
+pub use crate::exceptions::classify;
 
 /// The finding of one dump's fault, in the process `pid` wrote it from.
 pub fn site(fault: &Fault, dump: &str) -> Site {
@@ -320,6 +301,7 @@ fn word_after(text: &str, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::FindingKind;
 
     const GRAPH: &str = "Opening GPU coredump: /tmp/d/core.751
 [Current focus set to CUDA kernel 0, grid 30, block (16,0,0), thread (224,0,0), device 0, sm 2, warp 6, lane 0]
@@ -389,7 +371,10 @@ The exception was triggered at PC 0x7f3b137ace10  scatter(int const*, float cons
         );
         assert_eq!(
             classify("Warp Illegal Instruction"),
-            (FindingKind::DeviceException, "cudaErrorIllegalInstruction")
+            (
+                FindingKind::IllegalInstruction,
+                "cudaErrorIllegalInstruction"
+            )
         );
     }
 }

@@ -31,6 +31,7 @@ pub mod coredump;
 pub mod csan;
 pub mod detect;
 pub mod error;
+pub mod exceptions;
 pub mod memory;
 pub mod ncu;
 pub mod program;

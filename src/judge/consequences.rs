@@ -122,7 +122,8 @@ fn launching_line_from_plain(report: &mut Report, root: &str) {
 }
 
 /// The failure everything else follows from: a device fault found by a
-/// sanitizer, else the plain run's device assert, else the first failing
+/// sanitizer (a precise access or heap record first), else the plain run's
+/// device assert, else the first failing
 /// call (the plain run's, which carries the user's line). At each step a
 /// sanitizer's record (the address, the allocation) or the program's own
 /// assert message comes before the GPU core dump's view of the same fault;
@@ -136,7 +137,13 @@ pub fn root_cause(sites: &[Site]) -> Option<&Site> {
             .find(|s| s.tool != Tool::Coredump)
             .or_else(|| faults().find(of_kind))
     };
-    first(Some(FindingKind::InvalidAccess))
+    // A sanitizer's precise record of the faulting access or heap call
+    // leads: a bad free() ends in an illegal address inside free(), which
+    // the dump names (sample-reports/records/free_invalid/).
+    let precise = [FindingKind::InvalidAccess, FindingKind::DeviceHeapError];
+    faults()
+        .find(|s| s.tool != Tool::Coredump && precise.contains(&s.kind))
+        .or_else(|| first(Some(FindingKind::InvalidAccess)))
         .or_else(|| first(Some(FindingKind::DeviceAssert)))
         .or_else(|| first(None))
         .or_else(|| {
@@ -168,9 +175,8 @@ fn same_kernel(a: &Site, b: &Site) -> bool {
 /// memcheck's view of an assert.
 fn is_device_fault(site: &Site) -> bool {
     match site.kind {
-        FindingKind::InvalidAccess | FindingKind::DeviceAssert | FindingKind::StackOverflow => true,
         FindingKind::DeviceException => site.kernel.as_deref() != Some("__assertfail"),
-        _ => false,
+        ref kind => kind.stops_the_kernel(),
     }
 }
 

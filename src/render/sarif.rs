@@ -207,6 +207,16 @@ fn description(kind: &FindingKind) -> &'static str {
             "A CUDA API call (a copy or a set) read device memory that nothing wrote"
         }
         FindingKind::StackOverflow => "A thread ran out of its call stack",
+        FindingKind::HardwareStackError => "The GPU's call-return stack overflowed",
+        FindingKind::IllegalInstruction => "A kernel ran an instruction the GPU cannot execute",
+        FindingKind::InvalidPc => "A kernel jumped to an address that holds no code",
+        FindingKind::InvalidAddressSpace => {
+            "An instruction used an address of a memory space it cannot access"
+        }
+        FindingKind::Trap => "A kernel executed a trap or breakpoint instruction",
+        FindingKind::DeviceHeapError => {
+            "malloc or free in a kernel misused (double free, bad pointer)"
+        }
         FindingKind::UnusedMemory => "An allocation that was never used",
         FindingKind::BarrierError => "A barrier misused, e.g. __syncthreads() in divergent code",
         FindingKind::Race => "A shared-memory race between two accesses",

@@ -35,6 +35,7 @@ mod parse_evidence;
 mod precision;
 mod pytest_suites;
 mod real_programs;
+mod records;
 mod run;
 mod second_contact;
 mod slurm;

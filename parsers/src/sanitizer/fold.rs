@@ -96,9 +96,13 @@ fn identity(record: &Record) -> (FindingKind, String) {
     };
     match &record.kind {
         RecordKind::Precise => (FindingKind::InvalidAccess, String::new()),
-        RecordKind::Imprecise => (
-            FindingKind::DeviceException,
-            record.detail.clone().unwrap_or_else(|| record.text.clone()),
+        RecordKind::Imprecise => {
+            let exception = record.detail.clone().unwrap_or_else(|| record.text.clone());
+            (imprecise_kind(&exception), exception)
+        }
+        RecordKind::HeapError => (
+            FindingKind::DeviceHeapError,
+            record.detail.clone().unwrap_or_default(),
         ),
         RecordKind::Api => {
             let (name, error) = record
@@ -143,6 +147,18 @@ fn identity(record: &Record) -> (FindingKind, String) {
     }
 }
 
+/// The kind of a hardware exception memcheck reports: each its own
+/// (`crate::exceptions`), but an assert or an address fault without a
+/// precise access, which stay device exceptions: memcheck's view of a
+/// failed assert is `__assertfail`'s, and the judge folds it under the
+/// program's own assert message.
+fn imprecise_kind(exception: &str) -> FindingKind {
+    match crate::exceptions::classify(exception).0 {
+        FindingKind::DeviceAssert | FindingKind::InvalidAccess => FindingKind::DeviceException,
+        kind => kind,
+    }
+}
+
 /// The one-line message of a record.
 fn message_of(record: &Record) -> String {
     match &record.kind {
@@ -157,6 +173,9 @@ fn message_of(record: &Record) -> String {
             let api = record.api.clone().unwrap_or_default();
             let code = api.code.map(|c| format!(" ({c})")).unwrap_or_default();
             format!("{} returned {}{code}: {}", api.api, api.error, api.message)
+        }
+        RecordKind::Leak if record.detail.as_deref() == Some("deviceheap") => {
+            "device-heap memory (malloc in a kernel) never freed".to_string()
         }
         RecordKind::Leak => match user_native_frame(&record.host_frames) {
             Some(frame) => format!("device memory allocated in {frame} leaked"),
@@ -180,6 +199,10 @@ fn message_of(record: &Record) -> String {
              local arrays too large)"
                 .to_string()
         }
+        RecordKind::HeapError => format!(
+            "device heap: {}",
+            record.detail.as_deref().unwrap_or("malloc/free error")
+        ),
         RecordKind::Synccheck => {
             format!(
                 "barrier error: {}",

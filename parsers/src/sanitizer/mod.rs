@@ -21,6 +21,10 @@ use crate::model::{Dim3, Frame, NearestAllocation, Severity, SourceLocation, Too
 /// Records were dropped, not checks skipped: the tool's failure, never.
 pub const BUFFER_OVERFLOW: &str = "Error buffer overflow has been detected";
 
+/// How memcheck's device-heap errors begin, in the XML's text and (with
+/// " :" after it) in the text output.
+pub const HEAP_ERROR: &str = "Malloc/Free Error encountered";
+
 /// The record kinds compute-sanitizer 2025.3 writes (`<kind>` in the XML).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RecordKind {
@@ -40,6 +44,9 @@ pub enum RecordKind {
     InitcheckApi,
     /// memcheck: a thread ran out of call stack (`StackOverflow`).
     StackOverflow,
+    /// memcheck: `malloc`/`free` in a kernel misused (`<kind>Syscall</kind>`
+    /// with "Malloc/Free Error encountered: Device-side double free").
+    HeapError,
     /// initcheck `--track-unused-memory`.
     UnusedMemory,
     /// synccheck: a barrier error.
@@ -57,6 +64,17 @@ pub enum RecordKind {
 }
 
 impl RecordKind {
+    /// Reads the `<kind>` text and the record's `<what><text>`: memcheck's
+    /// device-heap errors are `Syscall` records, a kind other records may
+    /// share, so the text says which.
+    pub fn from_xml_text(kind: &str, text: &str) -> RecordKind {
+        if kind == "Syscall" && text.starts_with(HEAP_ERROR) {
+            RecordKind::HeapError
+        } else {
+            RecordKind::from_xml(kind)
+        }
+    }
+
     /// Reads the `<kind>` text.
     pub fn from_xml(kind: &str) -> RecordKind {
         match kind {
@@ -83,7 +101,8 @@ impl RecordKind {
             RecordKind::Precise
             | RecordKind::Imprecise
             | RecordKind::Leak
-            | RecordKind::StackOverflow => Some(Tool::Memcheck),
+            | RecordKind::StackOverflow
+            | RecordKind::HeapError => Some(Tool::Memcheck),
             RecordKind::Initcheck | RecordKind::UnusedMemory | RecordKind::InitcheckApi => {
                 Some(Tool::Initcheck)
             }

@@ -198,6 +198,13 @@ fn header(body: &str) -> Option<Record> {
         record.text = body.to_string();
         return Some(record);
     }
+    // Before "Invalid ": "Invalid PC" is an exception, not an access.
+    if crate::exceptions::BARE_NAMES.contains(&body) {
+        let mut record = Record::new(RecordKind::Imprecise);
+        record.text = body.to_string();
+        record.detail = Some(body.to_string());
+        return Some(record);
+    }
     if let Some(rest) = body.strip_prefix("Invalid ") {
         let mut record = Record::new(RecordKind::Precise);
         record.text = body.to_string();
@@ -212,6 +219,13 @@ fn header(body: &str) -> Option<Record> {
         record.size = body
             .split_once("of size ")
             .and_then(|(_, s)| first_number(s));
+        return Some(record);
+    }
+    if let Some(rest) = body.strip_prefix(super::HEAP_ERROR) {
+        // "Malloc/Free Error encountered : Device-side double free".
+        let mut record = Record::new(RecordKind::HeapError);
+        record.text = body.to_string();
+        record.detail = Some(rest.trim_start_matches([' ', ':']).to_string());
         return Some(record);
     }
     if body == "Stack overflow" {
@@ -239,6 +253,11 @@ fn header(body: &str) -> Option<Record> {
             .split_whitespace()
             .find(|w| w.starts_with("0x"))
             .and_then(parse_u64);
+        // "Leaked 256 bytes at 0x205dff920 on the device heap": the XML's
+        // <type>deviceheap</type>.
+        if rest.ends_with("on the device heap") {
+            record.detail = Some("deviceheap".to_string());
+        }
         return Some(record);
     }
     if let Some(rest) = body.strip_prefix("Unused memory in allocation ") {

@@ -99,7 +99,7 @@ fn explain(inputs: &[Classified], report: &Report) -> String {
 }
 
 /// The files to read: each file as given, and the files of each directory
-/// given (a folder of captures, one level, in name order).
+/// given (a folder of captures, one level, in name order, notes left out).
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExpectedError> {
     let mut files = Vec::new();
     for path in paths {
@@ -113,7 +113,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExpectedError> {
             let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
                 .map_err(|e| input_error(path, e.to_string()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
+                .filter(|p| p.is_file() && !is_notes(p))
                 .collect();
             inside.sort();
             if inside.is_empty() {
@@ -128,6 +128,13 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExpectedError> {
         }
     }
     Ok(files)
+}
+
+/// Notes kept beside captures (a folder's README.md): no tool's output,
+/// and their words about errors are not the program's. Read when named.
+fn is_notes(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
 }
 
 /// Detects what each file is. A pipe (`/dev/stdin`, `<(...)`) can be read

@@ -226,7 +226,10 @@ impl<'a> Fields<'a> {
 
 pub(super) fn to_record(raw: &RawRecord) -> Record {
     let f = Fields(raw);
-    let kind = RecordKind::from_xml(f.get("kind").unwrap_or(""));
+    let kind = RecordKind::from_xml_text(
+        f.get("kind").unwrap_or(""),
+        f.get("what/text").unwrap_or(""),
+    );
     let mut record = Record::new(kind.clone());
     record.severity = match f.get("level") {
         Some("Warning") => Severity::Warning,
