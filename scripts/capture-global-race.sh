@@ -9,6 +9,8 @@
 # sample-reports/global_race/.
 #
 # Usage: scripts/capture-global-race.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
+#   RUNS: which runs of each case ("plain racecheck memcheck cudawatch
+#   global-race", the default: all), e.g. RUNS=global-race for the tool alone.
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: capture-global-race.sh OUTDIR [CASE...]}" && cd "$1" && pwd)
 shift
@@ -31,16 +33,19 @@ wait
 RUN_TIMEOUT=300
 . "$ROOT/scripts/lib/record.sh"
 
+RUNS=" ${RUNS:-plain racecheck memcheck cudawatch global-race} "
+wanted() { [[ "$RUNS" == *" $1 "* ]]; }
 for c in "${cases[@]}"; do
   [ -x "$build/$c" ] || { echo "$c: did not build (see $c.nvcc.txt)" >&2; continue; }
-  record plain "$c" -- "$build/$c"
-  record racecheck "$c" -- compute-sanitizer --tool racecheck "$build/$c"
-  record memcheck "$c" -- compute-sanitizer "$build/$c"
+  wanted plain && record plain "$c" -- "$build/$c"
+  wanted racecheck && record racecheck "$c" -- compute-sanitizer --tool racecheck "$build/$c"
+  wanted memcheck && record memcheck "$c" -- compute-sanitizer "$build/$c"
   # cudawatch's default check, its run folder kept.
-  record cudawatch "$c" -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" -- "$build/$c"
+  wanted cudawatch &&
+    record cudawatch "$c" -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" -- "$build/$c"
   tool=$ROOT/target/global-race/libglobal-race.so
-  if [ -f "$tool" ]; then
-    record global-race "$c" -- env CUDA_INJECTION64_PATH="$tool" \
+  if wanted global-race && [ -f "$tool" ]; then
+    record global-race "$c" -- env LD_PRELOAD="$tool" \
       CUDAWATCH_GLOBAL_RACE_OUT="$OUTDIR/$c/global-race" "$build/$c"
     for cubin in "$OUTDIR/$c"/global-race/modules/*.cubin; do
       [ -f "$cubin" ] && nvdisasm -g -c "$cubin" >"${cubin%.cubin}.sass" 2>&1

@@ -14,6 +14,8 @@ out=${1:-$root/target/global-race}
 if [ -z "${SANITIZER_DIR:-}" ]; then
   sanitizer=$(command -v compute-sanitizer) || { echo "build.sh: no compute-sanitizer on PATH; set SANITIZER_DIR" >&2; exit 1; }
   SANITIZER_DIR=$(dirname "$(readlink -f "$sanitizer")")
+  # The toolkit's bin/compute-sanitizer is a launcher; its API is beside bin/.
+  [ -f "$SANITIZER_DIR/include/sanitizer.h" ] || SANITIZER_DIR=$SANITIZER_DIR/../compute-sanitizer
 fi
 [ -f "$SANITIZER_DIR/include/sanitizer.h" ] || { echo "build.sh: no include/sanitizer.h in $SANITIZER_DIR" >&2; exit 1; }
 NVCC=${NVCC:-nvcc}

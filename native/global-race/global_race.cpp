@@ -1,6 +1,5 @@
-// The host side of the global-race tool, loaded into the program by the
-// CUDA driver (CUDA_INJECTION64_PATH names it), as NVIDIA's
-// compute-sanitizer-samples are. On each module load it patches every
+// The host side of the global-race tool, loaded into the program with
+// LD_PRELOAD, as NVIDIA's compute-sanitizer-samples are. On each module load it patches every
 // global memory access and barrier with the device functions of
 // patches.fatbin (found beside this library) and keeps the module's cubin;
 // around each launch it gives the kernel a cleared state (shadow.h) and
@@ -15,6 +14,7 @@
 #include <dlfcn.h>
 #include <sanitizer.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +40,7 @@ struct Buffers {
   void *device = nullptr;  // State, then epochs, words, pairs
   size_t bytes = 0;
   State host{};  // what is copied to the device: it must outlive the copy
+  std::string dims;  // the launch's grid and block, as its begin saw them
 };
 
 struct Tool {
@@ -85,6 +86,26 @@ void say(const std::string &line) {
   std::fflush(t.lines);
 }
 
+// CUDAWATCH_GLOBAL_RACE_TRACE=1: each step on stderr, flushed, before it
+// is taken (where a program dies inside the tool, the last line says where).
+bool tracing() {
+  static const bool on = std::getenv("CUDAWATCH_GLOBAL_RACE_TRACE") != nullptr;
+  return on;
+}
+
+void trace(const char *step, const void *what = nullptr) {
+  if (!tracing()) return;
+  std::fprintf(stderr, "global-race: %s %p\n", step, what);
+  std::fflush(stderr);
+}
+
+// CUDAWATCH_GLOBAL_RACE_SKIP=patch (no module patched) or =launch (no
+// launch given a state): for finding which part a crash is in.
+bool skipping(const char *part) {
+  const char *skip = std::getenv("CUDAWATCH_GLOBAL_RACE_SKIP");
+  return skip != nullptr && std::strcmp(skip, part) == 0;
+}
+
 void said_error(const char *what, SanitizerResult r) {
   const char *text = nullptr;
   sanitizerGetResultString(r, &text);
@@ -95,18 +116,26 @@ void said_error(const char *what, SanitizerResult r) {
 void module_loaded(const Sanitizer_ResourceModuleData *m) {
   Tool &t = tool();
   std::lock_guard<std::mutex> guard(t.lock);
+  trace("module loaded", m->module);
+  if (skipping("patch")) return;
   if (!t.patched_context[m->context]) {
+    trace("adding patches", m->context);
     SanitizerResult r = sanitizerAddPatchesFromFile(t.patches.c_str(), m->context);
     if (r != SANITIZER_SUCCESS) return said_error("loading patches.fatbin", r);
     t.patched_context[m->context] = true;
   }
+  trace("patching accesses", m->module);
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "GlobalRaceAccess");
+  trace("patching barriers", m->module);
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module, "GlobalRaceBarrier");
+  trace("patching the module", m->module);
   SanitizerResult r = sanitizerPatchModule(m->module);
   if (r != SANITIZER_SUCCESS) return said_error("patching a module", r);
+  trace("patched", m->module);
   unsigned n = static_cast<unsigned>(t.modules.size());
   t.modules[m->module] = n;
   std::string path = t.out + "/modules/" + std::to_string(n) + ".cubin";
+  if (m->pCubin == nullptr || m->cubinSize == 0) return;
   if (FILE *f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(m->pCubin, 1, m->cubinSize, f);
     std::fclose(f);
@@ -123,11 +152,17 @@ size_t bytes_for(unsigned threads) {
 // The launch's state: cleared, its pointers set, given to the kernel.
 void launch_begin(const Sanitizer_LaunchData *l) {
   Tool &t = tool();
+  trace("launch begins", l->function);
+  if (skipping("launch")) return;
   t.lock.lock();  // held until the launch's end: one launch at a time
   unsigned per_block = l->blockDim_x * l->blockDim_y * l->blockDim_z;
   unsigned long long threads =
       (unsigned long long)per_block * l->gridDim_x * l->gridDim_y * l->gridDim_z;
   Buffers &b = t.buffers[l->context];
+  // The launch's end gives no dimensions (zeros, seen on an H200): kept here.
+  b.dims = "\"grid\": [" + std::to_string(l->gridDim_x) + ", " + std::to_string(l->gridDim_y) + ", " +
+           std::to_string(l->gridDim_z) + "], \"block\": [" + std::to_string(l->blockDim_x) + ", " +
+           std::to_string(l->blockDim_y) + ", " + std::to_string(l->blockDim_z) + "]";
   State &state = b.host;
   state = State{};
   state.enabled = threads <= kMaxThreads;
@@ -159,6 +194,7 @@ void launch_begin(const Sanitizer_LaunchData *l) {
   state.sync_keys =
       reinterpret_cast<unsigned long long *>(state.clocks + size_t(kClockBlocks) * kClockBlocks);
   state.sync_clocks = reinterpret_cast<unsigned *>(state.sync_keys + kSyncCapacity);
+  trace("clearing the state", b.device);
   sanitizerMemset(b.device, 0, b.bytes, l->hStream);
   sanitizerMemcpyHostToDeviceAsync(b.device, &state, sizeof state, l->hStream);
   sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, b.device);
@@ -167,6 +203,8 @@ void launch_begin(const Sanitizer_LaunchData *l) {
 // What the launch found, as one line; then the next launch may begin.
 void launch_end(const Sanitizer_LaunchData *l) {
   Tool &t = tool();
+  trace("launch ends", l->function);
+  if (skipping("launch")) return;
   Buffers &b = t.buffers[l->context];
   if (b.device == nullptr) {
     t.lock.unlock();
@@ -183,16 +221,14 @@ void launch_end(const Sanitizer_LaunchData *l) {
   std::string line = "{\"launch\": " + std::to_string(t.launches++) + ", \"kernel\": \"" +
                      json_text(l->functionName) + "\", \"module\": " +
                      (module == t.modules.end() ? std::string("null") : std::to_string(module->second)) +
-                     ", \"grid\": [" + std::to_string(l->gridDim_x) + ", " + std::to_string(l->gridDim_y) +
-                     ", " + std::to_string(l->gridDim_z) + "], \"block\": [" + std::to_string(l->blockDim_x) +
-                     ", " + std::to_string(l->blockDim_y) + ", " + std::to_string(l->blockDim_z) +
-                     "], \"checked\": " + (state.enabled ? "true" : "false") +
+                     ", " + b.dims + ", \"checked\": " + (state.enabled ? "true" : "false") +
                      ", \"words\": " + std::to_string(state.words_used) +
                      ", \"words_dropped\": " + std::to_string(state.words_dropped) +
                      ", \"pairs_dropped\": " + std::to_string(state.pairs_dropped) +
                      ", \"saw_atomic\": " + (state.saw_atomic ? "true" : "false") +
                      ", \"blocks_ordered\": " + (state.blocks != 0 ? "true" : "false") +
-                     ", \"sync_dropped\": " + std::to_string(state.sync_dropped) + ", \"races\": [";
+                     ", \"sync_dropped\": " + std::to_string(state.sync_dropped) +
+                     ", \"flags_seen\": " + std::to_string(state.flags_seen) + ", \"races\": [";
   bool first = true;
   for (const Pair &p : pairs) {
     if (p.count == 0) continue;
@@ -212,8 +248,18 @@ void launch_end(const Sanitizer_LaunchData *l) {
 void callback(void *, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *data) {
   // The tool's own memset and copies must not re-enter it (the launch's
   // lock is held from its begin to its end).
+  if (tracing()) {
+    std::fprintf(stderr, "global-race: callback %d/%d\n", int(domain), int(cbid));
+    std::fflush(stderr);
+  }
+  // sanitizerIsInsideRecursiveCallback is new in 2026.x: looked up, so
+  // that the tool builds and runs with the toolkit's older API too.
+  using Inside = SanitizerResult (*)(uint32_t *);
+  static const Inside is_inside =
+      reinterpret_cast<Inside>(dlsym(RTLD_DEFAULT, "sanitizerIsInsideRecursiveCallback"));
   uint32_t inside = 0;
-  if (sanitizerIsInsideRecursiveCallback(&inside) == SANITIZER_SUCCESS && inside) return;
+  if (is_inside != nullptr && is_inside(&inside) == SANITIZER_SUCCESS && inside) return;
+  trace("not recursive");
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
     module_loaded(static_cast<const Sanitizer_ResourceModuleData *>(data));
   } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
@@ -235,7 +281,10 @@ std::string patches_path() {
 
 }  // namespace
 
-extern "C" int InitializeInjection() {
+namespace {
+
+// Opens the output and subscribes to the callbacks.
+int subscribe() {
   Tool &t = tool();
   const char *out = std::getenv("CUDAWATCH_GLOBAL_RACE_OUT");
   t.out = out != nullptr ? out : ".";
@@ -243,10 +292,27 @@ extern "C" int InitializeInjection() {
   ::mkdir((t.out + "/modules").c_str(), 0755);
   t.lines = std::fopen((t.out + "/global-race.jsonl").c_str(), "a");
   t.patches = patches_path();
-  say("{\"tool\": \"cudawatch-global-race\", \"version\": 1}");
+  say("{\"tool\": \"cudawatch-global-race\", \"version\": 1, \"pid\": " + std::to_string(::getpid()) + "}");
+  if (skipping("subscribe")) return 0;
   Sanitizer_SubscriberHandle handle;
-  sanitizerSubscribe(&handle, callback, nullptr);
+  trace("subscribing");
+  SanitizerResult r = sanitizerSubscribe(&handle, callback, nullptr);
+  if (r != SANITIZER_SUCCESS) {
+    said_error("subscribing", r);
+    return 0;
+  }
+  trace("enabling resource callbacks");
   sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
+  trace("enabling launch callbacks");
   sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
+  trace("initialised");
   return 0;
 }
+
+// Subscribes as the library loads (LD_PRELOAD), before the program's
+// first CUDA call, as NVIDIA's samples do. Named by CUDA_INJECTION64_PATH
+// instead, the program crashed at its first callback (H200, driver 580,
+// the 2026.4 Sanitizer API, 2026-11-28).
+__attribute__((constructor)) void loaded() { subscribe(); }
+
+}  // namespace

@@ -39,6 +39,7 @@ struct State {
   unsigned int saw_atomic;      // a GPU- or system-scope atomic ran
   unsigned int blocks;          // blocks with a clock; 0: blocks are not ordered
   unsigned int sync_capacity;   // words synchronised on (a power of two)
+  unsigned int flags_seen;      // every access flag the launch's accesses carried
   unsigned long long words_used;
   unsigned long long words_dropped;  // accesses to words the table had no room for
   unsigned long long pairs_dropped;  // races of pairs the table had no room for

@@ -13,8 +13,9 @@ namespace {
 
 constexpr uint32_t kLoad = SANITIZER_MEMORY_DEVICE_FLAG_READ;
 constexpr uint32_t kStore = SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
-constexpr uint32_t kAtomicAdd = SANITIZER_MEMORY_DEVICE_FLAG_ATOMSYS | SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_GPU |
-                             SANITIZER_MEMORY_DEVICE_FLAG_READ | SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+// What an atomicAdd is taken to carry: its scope (an H200 gave no ATOMSYS).
+constexpr uint32_t kAtomicAdd = SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_GPU | SANITIZER_MEMORY_DEVICE_FLAG_READ |
+                             SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
 
 // One launch's state on the host, as the tool's host side lays it out.
 struct Launch {

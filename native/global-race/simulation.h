@@ -16,7 +16,10 @@ enum {
   SANITIZER_MEMORY_DEVICE_FLAG_ATOMSYS = 1 << 2,
   SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH = 1 << 3,
   SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_CTA = 1 << 4,
+  SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_SM = 1 << 5,
   SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_GPU = 1 << 6,
+  SANITIZER_MEMORY_DEVICE_FLAG_SCOPE_SYS = 1 << 7,
+  SANITIZER_MEMORY_DEVICE_FLAG_ATOMIC_WRITE_ONLY = 1 << 8,
 };
 
 struct sim_dim3 {
@@ -48,6 +51,11 @@ inline unsigned long long atomicExch(unsigned long long *at, unsigned long long 
 inline unsigned atomicMax(unsigned *at, unsigned v) {
   unsigned old = *at;
   if (v > old) *at = v;
+  return old;
+}
+inline unsigned atomicOr(unsigned *at, unsigned v) {
+  unsigned old = *at;
+  *at |= v;
   return old;
 }
 inline void __threadfence() {}

@@ -1,0 +1,1 @@
+compute-sanitizer /tmp/tmp.xs6FnzO5ri/grid_stride_overlap 

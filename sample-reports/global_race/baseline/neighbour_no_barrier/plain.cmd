@@ -1,0 +1,1 @@
+/tmp/tmp.xs6FnzO5ri/neighbour_no_barrier 

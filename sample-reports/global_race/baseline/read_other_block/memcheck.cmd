@@ -1,0 +1,1 @@
+compute-sanitizer /tmp/tmp.xs6FnzO5ri/read_other_block 

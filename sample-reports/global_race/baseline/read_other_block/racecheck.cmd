@@ -1,0 +1,1 @@
+compute-sanitizer --tool racecheck /tmp/tmp.xs6FnzO5ri/read_other_block 

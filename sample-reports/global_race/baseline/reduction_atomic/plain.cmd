@@ -1,0 +1,1 @@
+/tmp/tmp.xs6FnzO5ri/reduction_atomic 

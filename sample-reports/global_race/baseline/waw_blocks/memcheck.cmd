@@ -1,0 +1,1 @@
+compute-sanitizer /tmp/tmp.xs6FnzO5ri/waw_blocks 
