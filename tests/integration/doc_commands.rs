@@ -178,3 +178,103 @@ fn every_command_the_docs_show_on_committed_files_runs_as_written() {
     assert!(ran >= 10, "only {ran} commands ran");
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// What the docs' `run` commands name as the user's program, stood in for
+/// in a scratch folder: a script that ends at once, as a correct program.
+const STAND_INS: [(&str, &str); 4] = [
+    ("train.py", "print('step 1')\n"),
+    ("generate.py", "print('generated')\n"),
+    ("my_app", "#!/bin/sh\necho ok\n"),
+    ("app", "#!/bin/sh\necho ok\n"),
+];
+
+#[test]
+fn every_run_command_the_docs_show_runs_as_written_on_the_fakes() {
+    use std::os::unix::fs::PermissionsExt;
+    // The user's program is a stand-in, the tools are the fakes replaying a
+    // clean capture: a documented command a user copies must not end in a
+    // usage error (2) or an input error (4). Skipped: placeholders (PATH,
+    // PROGRAM), files of the user's the docs name as inputs (a baseline, a
+    // sweep file), and launchers that need what this machine lacks
+    // (torchrun's ranks, pytest's suite).
+    let scratch = tempfile::tempdir().unwrap();
+    for (name, text) in STAND_INS {
+        let path = scratch.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let (bin, path) = crate::helpers::fake_smi_path(scratch.path());
+    for tool in ["compute-sanitizer", "ncu"] {
+        std::os::unix::fs::symlink(root().join("tests/fakes").join(tool), bin.join(tool)).unwrap();
+    }
+    // `python` as the docs write it, where a machine has only python3.
+    if let Some(python3) = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+    {
+        std::os::unix::fs::symlink(python3, bin.join("python")).unwrap();
+    }
+    let (mut ran, mut failed) = (0, Vec::new());
+    for file in doc_files() {
+        for command in commands_in(&std::fs::read_to_string(&file).unwrap()) {
+            let mut args = words(&command);
+            args.remove(0);
+            if args.first().map(String::as_str) != Some("run")
+                || !runnable_here(&args, scratch.path())
+            {
+                continue;
+            }
+            let out = run(cudawatch()
+                .current_dir(scratch.path())
+                .env("PATH", &path)
+                .env("FAKE_CASE", crate::helpers::sample("clean"))
+                .args(&args));
+            ran += 1;
+            if [2, 4].contains(&out.code) || out.code > 3 {
+                failed.push(format!(
+                    "{}: `{command}` exited {}: {}",
+                    file.strip_prefix(root()).unwrap().display(),
+                    out.code,
+                    out.stderr.lines().last().unwrap_or_default()
+                ));
+            }
+        }
+    }
+    assert!(ran >= 15, "only {ran} run commands ran");
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// Whether a documented `run` command can run here as written: its program
+/// is a stand-in, and every file it reads exists (what it writes need not).
+fn runnable_here(args: &[String], scratch: &std::path::Path) -> bool {
+    let Some(at) = args.iter().position(|w| w == "--") else {
+        return false;
+    };
+    let (options, program) = args.split_at(at);
+    let program = &program[1..];
+    let stand_in = |w: &str| {
+        STAND_INS
+            .iter()
+            .any(|(name, _)| w.trim_start_matches("./") == *name)
+    };
+    let known_program = match program.first().map(String::as_str) {
+        Some("python") | Some("python3") => program.get(1).is_some_and(|s| stand_in(s)),
+        Some(first) => stand_in(first),
+        None => false,
+    };
+    // Options that read a file of the user's: run only where it exists.
+    const READS: [&str; 4] = [
+        "--baseline",
+        "--suppressions",
+        "--sanitizer-suppressions",
+        "--config",
+    ];
+    let inputs_exist = options
+        .windows(2)
+        .filter(|w| READS.contains(&w[0].as_str()))
+        .all(|w| scratch.join(&w[1]).exists());
+    let placeholder = options
+        .iter()
+        .any(|w| w.chars().all(|c| c.is_ascii_uppercase()) || w.contains("..."));
+    known_program && inputs_exist && !placeholder
+}
