@@ -418,6 +418,19 @@ const KINDS: &[KindAdvice] = &[
         },
     },
     KindAdvice {
+        kind: "global_race",
+        meaning: "two threads of one launch touched one word of global memory, at least one writing and not atomically, with nothing ordering them (cudawatch's global-race tool): the result depends on which ran first",
+        advice: Advice {
+            causes: &[
+                "a counter, a histogram bin or a partial sum updated with a plain read and write instead of an atomic",
+                "two blocks writing overlapping ranges (tiles that overlap, a grid-stride loop striding less than the grid)",
+                "a value read from another block, or another thread of the block, with no __syncthreads(), grid.sync() or atomic flag between the write and the read",
+            ],
+            stage: "global-race",
+            next: "cudawatch run --stages plain,global-race -- PROGRAM",
+        },
+    },
+    KindAdvice {
         kind: "api_error",
         meaning: "a CUDA API call returned an error; after a kernel fault every later call fails the same way (sticky errors), so look for the first",
         advice: LIBRARY_AFTER_FAULT,

@@ -35,6 +35,10 @@ pub enum Tool {
     /// exception, the dump read back by cuda-gdb: the faulting kernel and
     /// line at the program's own speed, inside CUDA graphs too.
     Coredump,
+    /// cudawatch's own Sanitizer API tool (`native/global-race/`): races
+    /// in global memory, which racecheck (shared memory only) cannot see.
+    #[serde(rename = "global-race")]
+    GlobalRace,
 }
 
 impl Tool {
@@ -52,6 +56,7 @@ impl Tool {
             Tool::Memory => "memory",
             Tool::OomRecovery => "oom-recovery",
             Tool::Coredump => "coredump",
+            Tool::GlobalRace => "global-race",
         }
     }
 
@@ -65,11 +70,12 @@ impl Tool {
 
     /// Every kind of stage a run can have, in the order cudawatch runs them:
     /// the one list that `--stages`, sweep files and the checklist follow.
-    pub const STAGES: [Tool; 10] = [
+    pub const STAGES: [Tool; 11] = [
         Tool::Plain,
         Tool::Coredump,
         Tool::Memcheck,
         Tool::Racecheck,
+        Tool::GlobalRace,
         Tool::Initcheck,
         Tool::Synccheck,
         Tool::Csan,
@@ -79,7 +85,9 @@ impl Tool {
     ];
 
     /// The stages run when `--stages` is not given: all but the opt-in
-    /// oom-recovery check (a whole extra run meant to fail). The core dump
+    /// oom-recovery check (a whole extra run meant to fail) and the opt-in
+    /// global-race tool (first run on a GPU on 2026-11-28, not yet
+    /// measured on real models: docs/global-race.md). The core dump
     /// runs only after a plain run that met a device exception.
     pub const DEFAULT_STAGES: [Tool; 9] = [
         Tool::Plain,
@@ -120,6 +128,10 @@ impl Tool {
                  cuda-gdb: the faulting kernel and line at full speed (after a plain run that \
                  met a device exception)"
             }
+            Tool::GlobalRace => {
+                "Opt-in: races in global memory (two threads, one word, at least one writing, \
+                 nothing ordering them), by cudawatch's own Sanitizer API tool"
+            }
         }
     }
 
@@ -137,6 +149,7 @@ impl Tool {
             Tool::Synccheck => Some(("synccheck_clean", "synccheck clean")),
             Tool::Csan => Some(("no_stream_races", "no races between streams")),
             Tool::Memory => Some(("no_memory_growth", "GPU memory does not grow across steps")),
+            Tool::GlobalRace => Some(("no_global_races", "no races in global memory")),
             Tool::Plain | Tool::Ncu | Tool::OomRecovery | Tool::Sanitizer | Tool::Coredump => None,
         }
     }
@@ -152,7 +165,8 @@ impl Tool {
             | Tool::Initcheck
             | Tool::Synccheck
             | Tool::Sanitizer
-            | Tool::Ncu => true,
+            | Tool::Ncu
+            | Tool::GlobalRace => true,
             Tool::Plain | Tool::Csan | Tool::Memory | Tool::OomRecovery | Tool::Coredump => false,
         }
     }
@@ -223,6 +237,10 @@ pub enum FindingKind {
     BarrierError,
     /// A shared-memory race between two accesses (racecheck analysis).
     Race,
+    /// Two threads of one launch touched one word of global memory, at
+    /// least one writing and not atomically, with nothing ordering them
+    /// (cudawatch's global-race tool).
+    GlobalRace,
     /// Two kernels on different streams touch one tensor, at least one
     /// writing, with no event or wait between them (PyTorch's CSAN).
     StreamRace,
@@ -297,6 +315,7 @@ impl FindingKind {
             FindingKind::UnusedMemory => "unused_memory",
             FindingKind::BarrierError => "barrier_error",
             FindingKind::Race => "race",
+            FindingKind::GlobalRace => "global_race",
             FindingKind::StreamRace => "stream_race",
             FindingKind::MemoryGrowth => "memory_growth",
             FindingKind::OomNotRecovered => "oom_not_recovered",
@@ -782,7 +801,7 @@ mod tests {
     fn the_default_stages_are_all_but_the_opt_in_recovery_test() {
         let all: Vec<Tool> = Tool::STAGES
             .into_iter()
-            .filter(|s| *s != Tool::OomRecovery)
+            .filter(|s| ![Tool::OomRecovery, Tool::GlobalRace].contains(s))
             .collect();
         assert_eq!(Tool::DEFAULT_STAGES.to_vec(), all);
     }

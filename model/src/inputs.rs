@@ -128,6 +128,8 @@ pub enum InputKind {
     NcuStacks,
     /// A program's stderr or stdout.
     ProgramOutput,
+    /// cudawatch's global-race tool's lines (`global-race.jsonl`).
+    GlobalRace,
 }
 
 /// Something that limits what the report can be trusted for.

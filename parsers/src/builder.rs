@@ -576,6 +576,29 @@ impl ReportBuilder {
         n
     }
 
+    /// The global-race tool's lines (`crate::global_race`), its races
+    /// placed on lines through `tables` (each module's SASS by its index);
+    /// returns how many race sites.
+    pub fn global_race(
+        &mut self,
+        name: &str,
+        output: &crate::global_race::Output,
+        tables: &std::collections::HashMap<u32, crate::global_race::LineTable>,
+    ) -> usize {
+        let sites = crate::global_race::sites(output, tables);
+        self.input(
+            name,
+            InputKind::GlobalRace,
+            Tool::GlobalRace,
+            output.launches.len() as u64,
+        );
+        let n = sites.len();
+        for site in sites {
+            self.folder.add_site(site);
+        }
+        n
+    }
+
     /// The core dump stage's sites, one per dump read
     /// ([`crate::coredump`]); returns how many.
     pub fn coredump_sites(&mut self, name: &str, sites: Vec<Site>) -> usize {

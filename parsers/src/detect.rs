@@ -13,6 +13,9 @@ pub fn detect(head: &[u8]) -> InputKind {
     if trimmed.starts_with('<') {
         return InputKind::SanitizerXml;
     }
+    if crate::global_race::is_output(trimmed) {
+        return InputKind::GlobalRace;
+    }
     let first = trimmed.lines().next().unwrap_or("");
     // A page's header, first or (live `ncu --csv`) after ncu's `==PROF==`
     // lines and the program's own output.
@@ -91,6 +94,7 @@ pub fn tool_hint(path: &str, kind: InputKind) -> Tool {
         | InputKind::NcuLog
         | InputKind::NcuStacks => Tool::Ncu,
         InputKind::ProgramOutput => Tool::Plain,
+        InputKind::GlobalRace => Tool::GlobalRace,
         InputKind::SanitizerXml | InputKind::SanitizerText => Tool::Sanitizer,
     }
 }

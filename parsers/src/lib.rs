@@ -32,6 +32,7 @@ pub mod csan;
 pub mod detect;
 pub mod error;
 pub mod exceptions;
+pub mod global_race;
 pub mod memory;
 pub mod ncu;
 pub mod program;

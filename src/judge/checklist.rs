@@ -311,7 +311,16 @@ fn stage_checks(
     policy: &Policy,
 ) -> Vec<(&'static str, &'static str, (CheckStatus, String))> {
     let mut checks = Vec::new();
-    for (tool, id, title) in Tool::STAGES.into_iter().filter_map(stage_item) {
+    // An opt-in stage's item (global races) only where it was asked for:
+    // a run that never meant to check it lists no item for it.
+    let asked = |tool: &Tool| {
+        Tool::DEFAULT_STAGES.contains(tool) || report.stages.iter().any(|s| s.tool == *tool)
+    };
+    for (tool, id, title) in Tool::STAGES
+        .into_iter()
+        .filter_map(stage_item)
+        .filter(|(tool, ..)| asked(tool))
+    {
         let of_stage = |s: &Site| {
             s.tool == tool && !matches!(s.kind, FindingKind::Leak | FindingKind::ApiError)
         };

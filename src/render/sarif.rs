@@ -220,6 +220,9 @@ fn description(kind: &FindingKind) -> &'static str {
         FindingKind::UnusedMemory => "An allocation that was never used",
         FindingKind::BarrierError => "A barrier misused, e.g. __syncthreads() in divergent code",
         FindingKind::Race => "A shared-memory race between two accesses",
+        FindingKind::GlobalRace => {
+            "Two threads touched one word of global memory, one writing, nothing ordering them"
+        }
         FindingKind::StreamRace => {
             "Two streams touch one tensor with nothing ordering them (PyTorch CSAN)"
         }

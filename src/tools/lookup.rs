@@ -97,6 +97,12 @@ impl ToolPaths {
     }
 }
 
+/// nvdisasm, which gives a module's SASS with its line table: PATH, then
+/// `$CUDA_HOME/bin` and `/usr/local/cuda/bin`.
+pub fn nvdisasm() -> Option<PathBuf> {
+    find_tool("nvdisasm")
+}
+
 fn find_tool(name: &str) -> Option<PathBuf> {
     let mut extra = Vec::new();
     if let Some(home) = std::env::var_os("CUDA_HOME") {

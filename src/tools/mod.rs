@@ -16,6 +16,7 @@
 pub mod coredump;
 pub mod csan;
 pub mod cuda_graphs;
+pub mod global_race;
 pub mod hook;
 pub mod lookup;
 pub mod memory;
@@ -58,6 +59,7 @@ pub fn kind(tool: Tool) -> &'static dyn StageKind {
         Tool::Memory => &memory::Memory,
         Tool::OomRecovery => &oom_recovery::OomRecovery,
         Tool::Coredump => &coredump::Coredump,
+        Tool::GlobalRace => &global_race::GlobalRace,
     }
 }
 

@@ -613,3 +613,70 @@ fn coredump_stage_rules() {
         assert!(reason.contains(words), "{reason}");
     }
 }
+
+/// The global-race tool's lines for a row: `launches` launch lines, each
+/// as given, after the tool's own line.
+fn global_race_lines(launches: &[&str]) -> cudawatch_parsers::global_race::Output {
+    let mut text =
+        String::from("{\"tool\": \"cudawatch-global-race\", \"version\": 1, \"pid\": 7}\n");
+    for launch in launches {
+        text.push_str(launch);
+        text.push('\n');
+    }
+    cudawatch_parsers::global_race::parse(&text)
+}
+
+const WHOLE_LAUNCH: &str = "{\"launch\": 0, \"kernel\": \"k\", \"module\": 0, \"checked\": true, \
+     \"words\": 10, \"words_dropped\": 0, \"pairs_dropped\": 0, \"blocks_ordered\": true, \
+     \"sync_dropped\": 0, \"races\": []}";
+
+#[test]
+fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_ended() {
+    use crate::tools::global_race::rule;
+    let exited = |code| record(Tool::GlobalRace, ProcessEnd::Exited(code));
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 0);
+    assert_eq!(outcome, Outcome::Clean, "{reason}");
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 2);
+    assert_eq!(
+        (outcome, reason.as_str()),
+        (
+            Outcome::Findings,
+            "2 race sites in global memory, in 1 launch checked"
+        )
+    );
+    // A launch with more words than the table held: checked in part.
+    let partial = WHOLE_LAUNCH.replace("\"words_dropped\": 0", "\"words_dropped\": 5");
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH, &partial]), 0);
+    assert_eq!(outcome, Outcome::Inconclusive);
+    assert!(
+        reason.starts_with("1 launch of 2 launches checked in part"),
+        "{reason}"
+    );
+    // Blocks not ordered (a grid of more blocks than its clocks hold).
+    let unordered = WHOLE_LAUNCH.replace("\"blocks_ordered\": true", "\"blocks_ordered\": false");
+    assert_eq!(
+        rule(&exited(0), &global_race_lines(&[&unordered]), 0).0,
+        Outcome::Inconclusive
+    );
+    // The tool's own error, a line cut short, no launch, a failed program.
+    let error = "{\"error\": \"allocating the shadow memory: out of memory\"}";
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[error, WHOLE_LAUNCH]), 0);
+    assert_eq!(outcome, Outcome::Inconclusive);
+    assert!(reason.contains("out of memory"), "{reason}");
+    let cut = "{\"launch\": 1, \"kernel\": \"k\", \"che";
+    assert_eq!(
+        rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH, cut]), 0).0,
+        Outcome::Inconclusive
+    );
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[]), 0);
+    assert_eq!(outcome, Outcome::Inconclusive);
+    assert!(reason.contains("no launch"), "{reason}");
+    let (outcome, reason) = rule(&exited(1), &global_race_lines(&[WHOLE_LAUNCH]), 0);
+    assert_eq!(outcome, Outcome::Inconclusive);
+    assert!(reason.contains("exited 1"), "{reason}");
+    // Nothing of the tool's at all.
+    let nothing = cudawatch_parsers::global_race::parse("");
+    let (outcome, reason) = rule(&exited(0), &nothing, 0);
+    assert_eq!(outcome, Outcome::Inconclusive);
+    assert!(reason.contains("never loaded"), "{reason}");
+}

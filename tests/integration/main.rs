@@ -19,6 +19,7 @@ mod first_contact;
 mod floods;
 mod formats;
 mod gate_property;
+mod global_race_stage;
 mod head_start;
 mod helpers;
 mod hook_evidence;

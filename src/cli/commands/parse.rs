@@ -268,6 +268,11 @@ fn parse_classified(classified: &[Classified]) -> Report {
     for ((_, tool), members) in groups {
         let of = |kind: InputKind| members.iter().filter(move |c| c.kind == kind);
         match tool {
+            Tool::GlobalRace => {
+                for c in of(InputKind::GlobalRace) {
+                    global_race(c, &mut builder);
+                }
+            }
             Tool::Ncu => {
                 let raw = of(InputKind::NcuRaw)
                     .next()
@@ -407,6 +412,43 @@ fn parse_classified(classified: &[Classified]) -> Report {
     let mut report = builder.finish();
     nothing_recognised(&mut report);
     report
+}
+
+/// The global-race tool's lines, each race placed on its lines through the
+/// SASS beside them, as the stage lays it out (`modules/N.sass`) or as a
+/// capture names it (`STEM.N.sass`, sample-reports/global_race/first-run/).
+fn global_race(c: &Classified, builder: &mut ReportBuilder) {
+    let Some((name, bytes)) = load(c, builder) else {
+        return;
+    };
+    let output = cudawatch_parsers::global_race::parse(&String::from_utf8_lossy(&bytes));
+    let dir = c.path.parent().unwrap_or(Path::new("."));
+    let stem = c
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tables = std::collections::HashMap::new();
+    for module in output.launches.iter().filter_map(|l| l.module) {
+        let beside = [
+            dir.join("modules").join(format!("{module}.sass")),
+            dir.join(format!("{stem}.{module}.sass")),
+        ];
+        if let Some(bytes) = beside.iter().find_map(|p| crate::safe_files::read(p).ok()) {
+            let sass = String::from_utf8_lossy(&bytes);
+            tables.insert(
+                module,
+                cudawatch_parsers::global_race::LineTable::from_sass(&sass),
+            );
+        }
+    }
+    builder.global_race(&name, &output, &tables);
+    if output.launches.is_empty() {
+        builder.warn(
+            &name,
+            "the global-race tool's lines hold no launch: nothing was checked".into(),
+        );
+    }
 }
 
 /// Whether a file's name says it is a tool's output (`racecheck.xml`,

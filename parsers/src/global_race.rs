@@ -1,0 +1,381 @@
+//! What cudawatch's global-race tool writes (`native/global-race/`): one
+//! JSON line per process that loaded it (`{"tool": "cudawatch-global-race",
+//! "version": 1, "pid": N}`), one per launch it checked (the kernel, its
+//! module, whether it was checked whole, and each race as a pair of
+//! instruction offsets in the kernel), and an `{"error": ...}` line for
+//! what it could not do. A race's offsets become lines through the
+//! module's SASS with line information (`nvdisasm -g`), which puts
+//! `//## File "PATH", line N` before the instructions of each line
+//! (sample-reports/global_race/first-run/).
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::model::{FindingKind, OtherAccess, Sample, Severity, Site, SourceLocation, Tool};
+use crate::site::{new_site, site_id};
+
+/// The first line every process that loaded the tool writes.
+pub const TOOL_LINE: &str = "cudawatch-global-race";
+
+/// One access of a race: its instruction's offset in the kernel and the
+/// thread (linear in the grid) that made it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Access {
+    /// Byte offset of the instruction in the kernel (unpatched).
+    pub offset: u64,
+    /// The thread's index in the whole grid.
+    pub thread: u64,
+}
+
+/// One race the tool recorded: a pair of instructions, and how often.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Race {
+    /// `write-write`, `read-write` (a read, then another thread's write)
+    /// or `write-read`.
+    pub kind: String,
+    /// The access that came first.
+    pub first: Access,
+    /// The access that met it.
+    pub second: Access,
+    /// The word's address, in the first example.
+    pub address: u64,
+    /// How many times the pair met.
+    pub count: u64,
+}
+
+/// One launch as the tool saw it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Launch {
+    /// The kernel's (mangled) name.
+    pub kernel: String,
+    /// The module it came from: its SASS is `modules/N.sass`.
+    pub module: Option<u32>,
+    /// Whether the launch was checked at all (its threads fit the table).
+    pub checked: bool,
+    /// Accesses to words the shadow table had no room for.
+    #[serde(default)]
+    pub words_dropped: u64,
+    /// Races the pair table had no room for.
+    #[serde(default)]
+    pub pairs_dropped: u64,
+    /// Whether blocks were ordered through their atomics (grids of up to
+    /// 1,024 blocks); races across blocks were weighed only then.
+    #[serde(default)]
+    pub blocks_ordered: bool,
+    /// Atomics on words the synchronisation table had no room for.
+    #[serde(default)]
+    pub sync_dropped: u64,
+    /// The races.
+    #[serde(default)]
+    pub races: Vec<Race>,
+}
+
+impl Launch {
+    /// Whether the launch was checked whole: every word and pair kept,
+    /// blocks ordered. What was not, the stage says.
+    pub fn whole(&self) -> bool {
+        self.checked
+            && self.words_dropped == 0
+            && self.pairs_dropped == 0
+            && self.sync_dropped == 0
+            && self.blocks_ordered
+    }
+}
+
+/// Everything the tool wrote.
+#[derive(Debug, Clone, Default)]
+pub struct Output {
+    /// The processes that loaded the tool.
+    pub processes: Vec<u64>,
+    /// Each launch it checked, in order.
+    pub launches: Vec<Launch>,
+    /// What the tool said it could not do.
+    pub errors: Vec<String>,
+    /// Lines that were not the tool's (a line cut short when the program
+    /// died, say).
+    pub unreadable: usize,
+}
+
+/// Reads the tool's lines.
+pub fn parse(text: &str) -> Output {
+    #[derive(Deserialize)]
+    struct Line {
+        tool: Option<String>,
+        pid: Option<u64>,
+        error: Option<String>,
+    }
+    let mut out = Output::default();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Ok(launch) = serde_json::from_str::<Launch>(line) {
+            out.launches.push(launch);
+            continue;
+        }
+        match serde_json::from_str::<Line>(line) {
+            Ok(Line {
+                tool: Some(tool),
+                pid,
+                ..
+            }) if tool == TOOL_LINE => out.processes.extend(pid),
+            Ok(Line {
+                error: Some(error), ..
+            }) => out.errors.push(error),
+            _ => out.unreadable += 1,
+        }
+    }
+    out
+}
+
+/// Whether a text is the tool's output: its first line is the tool's.
+pub fn is_output(head: &str) -> bool {
+    head.lines()
+        .next()
+        .is_some_and(|l| l.contains(&format!("\"tool\": \"{TOOL_LINE}\"")))
+}
+
+/// Each kernel's instructions by offset and the line each belongs to, from
+/// a module's SASS (`nvdisasm -g -c`).
+#[derive(Debug, Clone, Default)]
+pub struct LineTable {
+    /// Kernel (mangled) -> (offset, its line), in offset order.
+    kernels: HashMap<String, Vec<(u64, SourceLocation)>>,
+}
+
+impl LineTable {
+    /// Reads `nvdisasm -g` output.
+    pub fn from_sass(sass: &str) -> LineTable {
+        let mut table = LineTable::default();
+        let mut kernel: Option<String> = None;
+        let mut place: Option<SourceLocation> = None;
+        for line in sass.lines().map(str::trim) {
+            if let Some(name) = line
+                .strip_prefix(".text.")
+                .and_then(|rest| rest.strip_suffix(':'))
+            {
+                kernel = Some(name.to_string());
+                place = None;
+            } else if let Some(rest) = line.strip_prefix("//## File \"") {
+                place = rest.split_once("\", line ").and_then(|(file, n)| {
+                    let line = n.split_whitespace().next()?.parse().ok()?;
+                    Some(SourceLocation {
+                        file: file.to_string(),
+                        line,
+                    })
+                });
+            } else if let (Some(k), Some(p)) = (&kernel, &place)
+                && let Some(offset) = line
+                    .strip_prefix("/*")
+                    .and_then(|r| r.split_once("*/"))
+                    .and_then(|(hex, _)| u64::from_str_radix(hex, 16).ok())
+            {
+                table
+                    .kernels
+                    .entry(k.clone())
+                    .or_default()
+                    .push((offset, p.clone()));
+            }
+        }
+        table
+    }
+
+    /// The line of the instruction at `offset` in `kernel`.
+    pub fn place(&self, kernel: &str, offset: u64) -> Option<&SourceLocation> {
+        let rows = self.kernels.get(kernel)?;
+        rows.iter().find(|(o, _)| *o == offset).map(|(_, p)| p)
+    }
+}
+
+/// Each race of each launch as a site: the second access's line is the
+/// site's, the first's its other access; one site per kernel and pair of
+/// lines (each launch of a loop's kernel adds to the count).
+pub fn sites(output: &Output, tables: &HashMap<u32, LineTable>) -> Vec<Site> {
+    let mut sites = Vec::new();
+    for launch in &output.launches {
+        let table = launch.module.and_then(|m| tables.get(&m));
+        let place = |offset| table.and_then(|t| t.place(&launch.kernel, offset)).cloned();
+        for race in &launch.races {
+            let (first, second) = (place(race.first.offset), place(race.second.offset));
+            let (first_access, second_access) = accesses(&race.kind);
+            let at = |p: &Option<SourceLocation>, offset: u64| {
+                p.as_ref()
+                    .map(|l| l.short())
+                    .unwrap_or_else(|| format!("+0x{offset:x}"))
+            };
+            let mut site = new_site(
+                Tool::GlobalRace,
+                FindingKind::GlobalRace,
+                Severity::Error,
+                format!(
+                    "global-memory race: a {first_access} at {} and another thread's \
+                     {second_access} at {}, nothing ordering them",
+                    at(&first, race.first.offset),
+                    at(&second, race.second.offset)
+                ),
+            );
+            site.kernel = Some(function_name(&launch.kernel));
+            site.location = second;
+            site.pc = Some(format!("0x{:x}", race.second.offset));
+            site.count = race.count;
+            site.other = Some(OtherAccess {
+                access: capitalised(first_access),
+                location: first.clone(),
+                pc: Some(format!("0x{:x}", race.first.offset)),
+            });
+            site.samples.push(Sample {
+                thread: None,
+                block: None,
+                address: Some(race.address),
+                nearest_allocation: None,
+                bytes: None,
+            });
+            let other = first.map_or_else(
+                || format!("0x{:x}", race.first.offset),
+                |l| l.line.to_string(),
+            );
+            site.id = site_id(&site, &format!("{}|{other}", race.kind));
+            sites.push(site);
+        }
+    }
+    sites
+}
+
+/// A kernel's name as the other tools give it (`count_hits`,
+/// `ns::scale`) from the mangled one the Sanitizer API gives
+/// (`_Z10count_hitsPKiPii`, `_ZN2ns5scaleEPf`): the function's name only,
+/// the parameters left out; a name it cannot read (templates, `extern "C"`
+/// kernels) is kept as it is.
+pub fn function_name(mangled: &str) -> String {
+    fn ident(s: &str) -> Option<(&str, &str)> {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        let len: usize = s[..digits].parse().ok()?;
+        let rest = &s[digits..];
+        (rest.len() >= len).then(|| (&rest[..len], &rest[len..]))
+    }
+    let Some(rest) = mangled.strip_prefix("_Z") else {
+        return mangled.to_string();
+    };
+    if let Some(mut nested) = rest.strip_prefix('N') {
+        let mut parts = Vec::new();
+        while let Some((part, after)) = ident(nested) {
+            parts.push(part);
+            nested = after;
+        }
+        if nested.starts_with('E') && !parts.is_empty() {
+            return parts.join("::");
+        }
+        return mangled.to_string();
+    }
+    match ident(rest) {
+        Some((name, after)) if !after.starts_with('I') => name.to_string(),
+        _ => mangled.to_string(),
+    }
+}
+
+/// `Read` for `read`, as racecheck's other accesses are named.
+fn capitalised(access: &str) -> String {
+    let mut chars = access.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// The two accesses of a race kind, in order.
+fn accesses(kind: &str) -> (&'static str, &'static str) {
+    match kind {
+        "read-write" => ("read", "write"),
+        "write-read" => ("write", "read"),
+        _ => ("write", "write"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first version's output on an H200, and its modules' SASS.
+    fn captured(name: &str) -> String {
+        match name {
+            "counter_block.jsonl" => {
+                include_str!("../../sample-reports/global_race/first-run/counter_block.jsonl")
+            }
+            "counter_block.0.sass" => {
+                include_str!("../../sample-reports/global_race/first-run/counter_block.0.sass")
+            }
+            "counter_block_atomic.jsonl" => include_str!(
+                "../../sample-reports/global_race/first-run/counter_block_atomic.jsonl"
+            ),
+            other => panic!("no capture {other}"),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_race_lands_on_its_line_through_the_modules_sass() {
+        let output = parse(&captured("counter_block.jsonl"));
+        // Two processes loaded it (timeout, then the program); the program's
+        // own output after the lines is not the tool's.
+        assert_eq!(output.processes.len(), 0, "the first version wrote no pid");
+        assert_eq!(output.launches.len(), 1);
+        assert!(output.launches[0].whole());
+        assert_eq!(output.unreadable, 2, "`counted 1 of 256` and `exit 0`");
+        let tables = HashMap::from([(0, LineTable::from_sass(&captured("counter_block.0.sass")))]);
+        let sites = sites(&output, &tables);
+        assert_eq!(sites.len(), 2, "{sites:#?}");
+        for site in &sites {
+            let line = site.location.as_ref().unwrap();
+            assert!(line.file.ends_with("counter_block.cu"), "{line:?}");
+            assert_eq!(line.line, 10);
+            assert_eq!(
+                site.other.as_ref().unwrap().location.as_ref().unwrap().line,
+                10
+            );
+            assert!(
+                site.message.starts_with("global-memory race: a read at "),
+                "{}",
+                site.message
+            );
+        }
+        // One pair of lines is one site once folded: same kernel, lines, kind.
+        assert_eq!(sites[0].id, sites[1].id);
+        assert_eq!(sites.iter().map(|s| s.count).sum::<u64>(), 32 + 223);
+    }
+
+    #[test]
+    fn kernels_are_named_as_the_other_tools_name_them() {
+        assert_eq!(function_name("_Z10count_hitsPKiPii"), "count_hits");
+        assert_eq!(function_name("_ZN2ns5scaleEPf"), "ns::scale");
+        assert_eq!(function_name("_Z6kernelIfEvPT_"), "_Z6kernelIfEvPT_");
+        assert_eq!(function_name("plain_c_kernel"), "plain_c_kernel");
+        assert_eq!(function_name("_Z99short"), "_Z99short");
+    }
+
+    #[test]
+    fn a_clean_twin_has_launches_and_no_race() {
+        let output = parse(&captured("counter_block_atomic.jsonl"));
+        assert_eq!(output.launches.len(), 1);
+        assert!(output.launches[0].races.is_empty());
+        assert!(sites(&output, &HashMap::new()).is_empty());
+    }
+
+    #[test]
+    fn lines_the_tool_did_not_write_and_its_errors_are_told_apart() {
+        let text = "{\"tool\": \"cudawatch-global-race\", \"version\": 1, \"pid\": 42}\n\
+                    {\"error\": \"allocating the shadow memory: out of memory\"}\n\
+                    {\"launch\": 0, \"kernel\": \"k\", \"module\": 0, \"checked\": tr";
+        let output = parse(text);
+        assert_eq!(output.processes, vec![42]);
+        assert_eq!(output.errors.len(), 1);
+        assert_eq!(output.unreadable, 1);
+        assert!(is_output(text));
+        assert!(!is_output("counted 1 of 256"));
+    }
+
+    #[test]
+    fn an_offset_without_a_line_keeps_its_offset() {
+        let output = parse(&captured("counter_block.jsonl"));
+        let sites = sites(&output, &HashMap::new());
+        assert!(sites[0].location.is_none());
+        assert!(sites[0].message.contains("+0xf0") && sites[0].message.contains("+0x110"));
+    }
+}

@@ -1,0 +1,269 @@
+//! The global-race stage: the program with cudawatch's own Sanitizer API
+//! tool (`native/global-race/`) loaded through `LD_PRELOAD`, which checks
+//! every global memory access of every launch for races between threads
+//! (racecheck sees shared memory only). The tool writes its lines and each
+//! module's cubin into the stage's folder; `nvdisasm -g` then gives each
+//! module's SASS with its line table, which places a race on its lines
+//! (docs/global-race.md). Opt-in: `--stages ...,global-race`.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use cudawatch_model::{Outcome, ProcessEnd, Tool};
+use cudawatch_parsers::builder::ReportBuilder;
+use cudawatch_parsers::global_race::{LineTable, Output};
+
+use super::outcome::{describe_end, process_problem};
+use super::{
+    FollowUp, FollowUpContext, StageCommand, StageContext, StageFiles, StageJudged, StageKind,
+    StageRecord,
+};
+use crate::words::plural;
+
+/// The tool's lines, in the stage's folder.
+const LINES: &str = "global-race.jsonl";
+
+/// Where the tool is looked for, first to last: the variable, then beside
+/// cudawatch's executable as `native/global-race/build.sh` builds it
+/// (`target/global-race/` beside `target/release/`).
+pub const LIBRARY_VARIABLE: &str = "CUDAWATCH_GLOBAL_RACE_LIB";
+
+/// The global-race kind.
+pub struct GlobalRace;
+
+impl StageKind for GlobalRace {
+    /// The program's memory, and the tool's shadow memory per context
+    /// (about 330 MiB: `native/global-race/global_race.cpp`).
+    fn gpu_need_mib(&self, _tool: Tool, peak: u64) -> u64 {
+        super::with_margin(peak, 1.1, 1024)
+    }
+
+    /// Each access runs the tool's code, as memcheck's does.
+    fn relative_cost(&self, _tool: Tool) -> u32 {
+        3
+    }
+
+    /// A loop's first step launches the kernels every later one does.
+    fn first_steps(&self, _tool: Tool) -> Option<u32> {
+        Some(1)
+    }
+
+    fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
+        let mut command = StageCommand::program(ctx);
+        let Some(library) = library() else {
+            command.cannot_start = Some(format!(
+                "the global-race tool is not built: run native/global-race/build.sh on a machine \
+                 with nvcc and compute-sanitizer, or set {LIBRARY_VARIABLE} to its \
+                 libglobal-race.so"
+            ));
+            return command;
+        };
+        let preload = match std::env::var("LD_PRELOAD") {
+            Ok(user) if !user.is_empty() => format!("{}:{user}", library.display()),
+            _ => library.display().to_string(),
+        };
+        command.env.extend([
+            ("LD_PRELOAD".to_string(), preload),
+            (
+                "CUDAWATCH_GLOBAL_RACE_OUT".to_string(),
+                ctx.stage_dir.display().to_string(),
+            ),
+        ]);
+        command
+    }
+
+    /// Blocked, as the sanitizers are, by an out-of-memory error or a
+    /// collective's timeout the run would meet again under the tool.
+    fn after_plain(&self, command: &mut StageCommand, plain: &StageRecord) {
+        super::plain::blocked_by_plain_failure(command, plain);
+    }
+
+    /// Each module's SASS with line information, once the program ended.
+    fn follow_ups(
+        &self,
+        stage: &FollowUpContext<'_>,
+        started: &[String],
+        _finished: &[String],
+    ) -> Vec<FollowUp> {
+        let Some(nvdisasm) = super::lookup::nvdisasm() else {
+            return Vec::new();
+        };
+        modules(stage.stage_dir)
+            .into_iter()
+            .filter(|(n, _)| !started.contains(&sass_name(*n)))
+            .map(|(n, cubin)| FollowUp {
+                name: sass_name(n),
+                argv: vec![
+                    nvdisasm.clone().into_os_string(),
+                    OsString::from("-g"),
+                    OsString::from("-c"),
+                    cubin.into_os_string(),
+                ],
+                env: Vec::new(),
+                env_remove: Vec::new(),
+                stdout: stage.stage_dir.join("modules").join(sass_name(n)),
+                stderr: stage.stage_dir.join("modules").join(format!("{n}.err")),
+                timeout: None,
+            })
+            .collect()
+    }
+
+    fn read(
+        &self,
+        builder: &mut ReportBuilder,
+        files: &StageFiles,
+        record: &StageRecord,
+    ) -> StageJudged {
+        let text = String::from_utf8_lossy(&files.read(LINES)).into_owned();
+        let output = cudawatch_parsers::global_race::parse(&text);
+        let mut tables = HashMap::new();
+        let mut unplaced = 0u64;
+        for module in output.launches.iter().filter_map(|l| l.module) {
+            if tables.contains_key(&module) {
+                continue;
+            }
+            let sass = files.path(&format!("modules/{}", sass_name(module)));
+            match crate::safe_files::read(&sass) {
+                Ok(bytes) => {
+                    tables.insert(
+                        module,
+                        LineTable::from_sass(&String::from_utf8_lossy(&bytes)),
+                    );
+                }
+                Err(_) => unplaced += 1,
+            }
+        }
+        let races = builder.global_race(&files.rel(LINES), &output, &tables);
+        let (outcome, mut reason) = rule(record, &output, races);
+        if unplaced > 0 && races > 0 {
+            reason.push_str(&format!(
+                "; {} without its SASS (nvdisasm not found or failed): races there are named by \
+                 offset, not line",
+                plural(unplaced, "module")
+            ));
+        }
+        StageJudged::of_program((outcome, reason), record)
+    }
+}
+
+/// The tool's library, where [`LIBRARY_VARIABLE`] or the build puts it.
+fn library() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(LIBRARY_VARIABLE) {
+        let path = PathBuf::from(path);
+        return path.is_file().then_some(path);
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    [
+        dir.join("global-race/libglobal-race.so"),
+        dir.join("../global-race/libglobal-race.so"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// Each module the tool kept: its index and cubin.
+fn modules(stage_dir: &Path) -> Vec<(u32, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(stage_dir.join("modules")) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u32, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let n = name.strip_suffix(".cubin")?.parse().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The follow-up (and file) of module `n`'s SASS.
+fn sass_name(n: u32) -> String {
+    format!("{n}.sass")
+}
+
+/// What the tool cannot see, said with its clean verdict.
+const BLIND_SPOTS: &str = "launches inside CUDA graphs are not checked, and a race among many \
+     threads is found through the pair that met last";
+
+/// The stage's outcome: races are findings; clean needs the tool's own
+/// line, launches it checked whole, no error of its own and a program that
+/// ran to its end.
+pub fn rule(record: &StageRecord, output: &Output, races: usize) -> (Outcome, String) {
+    if races > 0 {
+        return (
+            Outcome::Findings,
+            format!(
+                "{} in global memory, in {} checked",
+                plural(races as u64, "race site"),
+                plural(output.launches.len() as u64, "launch")
+            ),
+        );
+    }
+    if let Some(problem) = process_problem(record, "the program under the global-race tool", "") {
+        return problem;
+    }
+    if output.processes.is_empty() && output.launches.is_empty() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the global-race tool never loaded (no line of its own in {LINES}): a static or \
+                 setuid program ignores LD_PRELOAD, or the library could not load (the stage's \
+                 stderr says why); nothing was checked"
+            ),
+        );
+    }
+    if let Some(error) = output.errors.first() {
+        return (
+            Outcome::Inconclusive,
+            format!("the global-race tool could not check: {error}"),
+        );
+    }
+    if output.launches.is_empty() {
+        return (
+            Outcome::Inconclusive,
+            "the global-race tool saw no launch: nothing was checked".into(),
+        );
+    }
+    if output.unreadable > 0 {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "{} in {LINES} could not be read (cut short?): what they held is unknown",
+                plural(output.unreadable as u64, "line")
+            ),
+        );
+    }
+    let partial = output.launches.iter().filter(|l| !l.whole()).count();
+    if partial > 0 {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "{} of {} checked in part (more threads, words or blocks than the tool's \
+                 tables hold): no race seen in what was checked",
+                plural(partial as u64, "launch"),
+                plural(output.launches.len() as u64, "launch")
+            ),
+        );
+    }
+    if record.end != ProcessEnd::Exited(0) {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "the program {} under the global-race tool with no race seen: checked only up \
+                 to there",
+                describe_end(record.end)
+            ),
+        );
+    }
+    (
+        Outcome::Clean,
+        format!(
+            "{} checked, no race in global memory ({BLIND_SPOTS})",
+            plural(output.launches.len() as u64, "launch")
+        ),
+    )
+}
