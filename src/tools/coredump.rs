@@ -336,10 +336,18 @@ pub fn rule(record: &StageRecord, sites: &[Site], unread: usize) -> (Outcome, St
         };
     }
     let first = &sites[0];
-    let at = first.location.as_ref().map_or_else(
-        || "no line (built without -lineinfo?)".to_string(),
-        |l| l.short(),
-    );
+    // A jump to where no code is, or code the GPU cannot run, has no line
+    // of the kernel's to give, however it was built.
+    let no_line = match first.kind {
+        FindingKind::InvalidPc | FindingKind::IllegalInstruction => {
+            "no line (the faulting address holds no code of the kernel's)"
+        }
+        _ => "no line (built without -lineinfo?)",
+    };
+    let at = first
+        .location
+        .as_ref()
+        .map_or_else(|| no_line.to_string(), |l| l.short());
     let mut reason = format!(
         "{} read: {} in {} at {at}",
         plural(sites.len() as u64, "core dump"),

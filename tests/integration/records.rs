@@ -109,6 +109,19 @@ fn a_fault_that_memcheck_and_the_dump_both_saw_is_one_site_with_both_tools() {
         .find(|s| s.1 == "invalid_pc" && s.0 == "memcheck")
         .unwrap();
     assert!(memcheck.4.contains("coredump"), "{all:#?}");
+    // The dump's fault is at an address with no code: no line to give,
+    // and not for want of -lineinfo (the program was built with it).
+    let dump = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "coredump")
+        .unwrap();
+    let reason = dump["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("at no line (the faulting address holds no code of the kernel's)"),
+        "{reason}"
+    );
     // A jump far out of range: memcheck has no record, the dump calls it an
     // illegal instruction, and that is the root cause.
     let report = rejudged("out_of_range_pc");
