@@ -57,6 +57,10 @@ pub struct MachineFacts {
     pub cuda_gdb: Option<(PathBuf, Option<String>)>,
     /// PyTorch's build, or why it is not known (`None`: not asked).
     pub torch: Option<Result<versions::Torch, String>>,
+    /// The compute-sanitizer pip installed in that Python that racecheck
+    /// would run under, and its release (`pypi_sanitizer`); `None`: not
+    /// asked.
+    pub racecheck_sanitizer: Option<Option<(PathBuf, String)>>,
     /// The probes' results, when run.
     pub probes: Vec<EnvCheck>,
     /// The environment's variables that matter, as checks.
@@ -183,6 +187,11 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
     let torch = options
         .ask_python
         .then(|| ask_torch(options.python.clone()));
+    let racecheck_sanitizer = options.ask_python.then(|| {
+        let python = options.python.clone().unwrap_or_else(|| "python3".into());
+        let toolkit = sanitizer.as_ref().ok().and_then(|(_, v)| v.as_deref());
+        pypi_sanitizer::for_racecheck(&python, toolkit)
+    });
     let mps_pipe = crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok());
     let mut facts = MachineFacts {
         smi,
@@ -191,6 +200,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         ncu,
         cuda_gdb,
         torch,
+        racecheck_sanitizer,
         probes: Vec::new(),
         env: env_vars::checks(|k| std::env::var(k).ok())
             .into_iter()

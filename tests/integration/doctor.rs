@@ -60,8 +60,21 @@ fn the_gpu_machine_as_captured_is_all_ok() {
         o.stdout
             .contains("compute-sanitizer 2025.3.1.0 checked the probe: 0 errors")
     );
+    // The machine's compute-sanitizer 2025.3.1 analyses library kernels in
+    // racecheck, and no newer one is pip installed: a hint, not a problem.
     assert!(
-        o.stdout.trim_end().ends_with("doctor: all ok"),
+        o.stdout.contains(
+            "warning  racecheck leaves library kernels out: compute-sanitizer 2025.3.1.0 analyses"
+        ) && o
+            .stdout
+            .contains("fix: pip install nvidia-cuda-sanitizer-api"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .trim_end()
+            .ends_with("doctor: 0 problems, 1 warning"),
         "{}",
         o.stdout
     );
