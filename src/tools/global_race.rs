@@ -51,13 +51,12 @@ impl StageKind for GlobalRace {
 
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let mut command = StageCommand::program(ctx);
-        let Some(library) = library() else {
-            command.cannot_start = Some(format!(
-                "the global-race tool is not built: run native/global-race/build.sh on a machine \
-                 with nvcc and compute-sanitizer, or set {LIBRARY_VARIABLE} to its \
-                 libglobal-race.so"
-            ));
-            return command;
+        let library = match library() {
+            Ok(library) => library,
+            Err(why) => {
+                command.cannot_start = Some(why);
+                return command;
+            }
         };
         let preload = match std::env::var("LD_PRELOAD") {
             Ok(user) if !user.is_empty() => format!("{}:{user}", library.display()),
@@ -147,20 +146,41 @@ impl StageKind for GlobalRace {
     }
 }
 
-/// The tool's library, where [`LIBRARY_VARIABLE`] or the build puts it.
-fn library() -> Option<PathBuf> {
+/// The tool's library, where [`LIBRARY_VARIABLE`] or the build puts it,
+/// or why there is none, in words a user can act on.
+fn library() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os(LIBRARY_VARIABLE) {
         let path = PathBuf::from(path);
-        return path.is_file().then_some(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!(
+                "{LIBRARY_VARIABLE} names {}, which is not a file: point it at the \
+                 libglobal-race.so native/global-race/build.sh built",
+                path.display()
+            ))
+        };
     }
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?;
-    [
-        dir.join("global-race/libglobal-race.so"),
-        dir.join("../global-race/libglobal-race.so"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+        .map(|dir| {
+            [
+                dir.join("global-race/libglobal-race.so"),
+                dir.join("../global-race/libglobal-race.so"),
+            ]
+        });
+    beside
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "the global-race tool is not built: run native/global-race/build.sh on a machine \
+                 with nvcc and compute-sanitizer, or set {LIBRARY_VARIABLE} to its \
+                 libglobal-race.so"
+            )
+        })
 }
 
 /// Each module the tool kept: its index and cubin.

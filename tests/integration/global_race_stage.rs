@@ -128,9 +128,14 @@ fn a_tool_that_never_loaded_or_was_never_built_checks_nothing() {
         staged["reason"].as_str().unwrap().contains("never loaded"),
         "{staged}"
     );
-    // No library where the variable points: the stage says how to build it.
+    // No library where the variable points: the stage says so, and how
+    // to build one.
     let (out, report) = global_race_run(Some("counter_block"), Path::new("/nonexistent/lib.so"));
     assert_eq!(out.code, 3, "{}", out.stderr);
     let reason = stage(&report, "global-race")["reason"].to_string();
-    assert!(reason.contains("native/global-race/build.sh"), "{reason}");
+    assert!(
+        reason.contains("CUDAWATCH_GLOBAL_RACE_LIB names /nonexistent/lib.so, which is not a file")
+            && reason.contains("native/global-race/build.sh"),
+        "{reason}"
+    );
 }

@@ -471,11 +471,14 @@ fn first_ctrl_c_is_forwarded_and_the_report_of_what_finished_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("fake.log");
     let out_dir = tmp.path().join("run");
+    // A grace long enough for the fake's trap to run on a loaded machine
+    // (0.5 s was not, once, with two builds beside the tests: it was killed
+    // before it logged the signal); it exits on SIGINT at once anyway.
     let mut cmd = fake_run(
         "oob_write",
         &out_dir,
         "plain,memcheck,racecheck",
-        &["--stream", "-j", "1"],
+        &["--stream", "-j", "1", "--grace", "10"],
     );
     cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
     let child = start_and_wait_for(&mut cmd, &log, "memcheck");
@@ -499,11 +502,12 @@ fn ctrl_c_reaches_every_stage_running_at_once_and_the_report_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("fake.log");
     let out_dir = tmp.path().join("run");
+    // A grace the fakes' traps outlast on a loaded machine (as above).
     let mut cmd = fake_run(
         "oob_write",
         &out_dir,
         "plain,memcheck,racecheck,initcheck",
-        &["-j", "2"],
+        &["-j", "2", "--grace", "10"],
     );
     cmd.env("FAKE_MODE", "hang").env("FAKE_LOG", &log);
     let child = start_and_wait_for(&mut cmd, &log, "racecheck");
