@@ -413,11 +413,18 @@ pub(crate) fn wait_until(what: &str, done: impl Fn() -> bool) {
 
 /// Waits until the fake has logged `line` (it logs each signal it gets).
 pub(crate) fn wait_for_log(log: &Path, line: &str) {
-    wait_until(&format!("the fake logging {line:?}"), || {
-        std::fs::read_to_string(log)
-            .unwrap_or_default()
-            .contains(line)
-    });
+    let logged = || std::fs::read_to_string(log).unwrap_or_default();
+    // The log as it stood is in the failure: what the fakes did instead.
+    let mut waited = Duration::ZERO;
+    while !logged().contains(line) {
+        std::thread::sleep(Duration::from_millis(5));
+        waited += Duration::from_millis(5);
+        assert!(
+            waited < Duration::from_secs(30),
+            "the fake logging {line:?} never happened; its log:\n{}",
+            logged()
+        );
+    }
 }
 
 /// How many SIGINTs the fakes logged.
