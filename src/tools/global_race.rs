@@ -116,23 +116,9 @@ impl StageKind for GlobalRace {
     ) -> StageJudged {
         let text = String::from_utf8_lossy(&files.read(LINES)).into_owned();
         let output = cudawatch_parsers::global_race::parse(&text);
-        let mut tables = HashMap::new();
-        let mut unplaced = 0u64;
-        for module in output.launches.iter().filter_map(|l| l.module) {
-            if tables.contains_key(&module) {
-                continue;
-            }
-            let sass = files.path(&format!("modules/{}", sass_name(module)));
-            match crate::safe_files::read(&sass) {
-                Ok(bytes) => {
-                    tables.insert(
-                        module,
-                        LineTable::from_sass(&String::from_utf8_lossy(&bytes)),
-                    );
-                }
-                Err(_) => unplaced += 1,
-            }
-        }
+        let (tables, unplaced) = line_tables(&output, |module| {
+            vec![files.path(&format!("modules/{}", sass_name(module)))]
+        });
         let races = builder.global_race(&files.rel(LINES), &output, &tables);
         let (outcome, mut reason) = rule(record, &output, races);
         if unplaced > 0 && races > 0 {
@@ -144,6 +130,34 @@ impl StageKind for GlobalRace {
         }
         StageJudged::of_program((outcome, reason), record)
     }
+}
+
+/// The line table of each module the launches name, from the first of
+/// `sass_of(module)`'s files that can be read (the stage's
+/// `modules/N.sass`; `parse` also takes a capture's `STEM.N.sass`), and
+/// how many modules had none.
+pub fn line_tables(
+    output: &Output,
+    sass_of: impl Fn(u32) -> Vec<PathBuf>,
+) -> (HashMap<u32, LineTable>, u64) {
+    let mut tables = HashMap::new();
+    let mut unplaced = 0;
+    for module in output.launches.iter().filter_map(|l| l.module) {
+        if tables.contains_key(&module) {
+            continue;
+        }
+        match sass_of(module)
+            .iter()
+            .find_map(|p| crate::safe_files::read(p).ok())
+        {
+            Some(bytes) => {
+                let sass = String::from_utf8_lossy(&bytes);
+                tables.insert(module, LineTable::from_sass(&sass));
+            }
+            None => unplaced += 1,
+        }
+    }
+    (tables, unplaced)
 }
 
 /// The tool's library, where [`LIBRARY_VARIABLE`] or the build puts it,

@@ -428,20 +428,12 @@ fn global_race(c: &Classified, builder: &mut ReportBuilder) {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut tables = std::collections::HashMap::new();
-    for module in output.launches.iter().filter_map(|l| l.module) {
-        let beside = [
+    let (tables, _) = crate::tools::global_race::line_tables(&output, |module| {
+        vec![
             dir.join("modules").join(format!("{module}.sass")),
             dir.join(format!("{stem}.{module}.sass")),
-        ];
-        if let Some(bytes) = beside.iter().find_map(|p| crate::safe_files::read(p).ok()) {
-            let sass = String::from_utf8_lossy(&bytes);
-            tables.insert(
-                module,
-                cudawatch_parsers::global_race::LineTable::from_sass(&sass),
-            );
-        }
-    }
+        ]
+    });
     builder.global_race(&name, &output, &tables);
     if output.launches.is_empty() {
         builder.warn(
