@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the global-race tool (docs/global-race.md) into OUT (default
-# target/global-race/): libglobal-race.so, the library the CUDA driver
-# loads into the program (CUDA_INJECTION64_PATH), and patches.fatbin
-# beside it, the device functions it patches in. Needs nvcc and a
-# compute-sanitizer (its include/ and libsanitizer-public.so: the
-# toolkit's, or PyPI's nvidia-cuda-sanitizer-api) as SANITIZER_DIR or on
-# PATH. Run on the GPU machine; checked to compile on 2026-11-28 with
-# nvcc 13.0 and the 2026.4 headers from PyPI, never run.
+# target/global-race/): libglobal-race.so, the library loaded into the
+# program with LD_PRELOAD, and patches.fatbin beside it, the device
+# functions it patches in. Needs nvcc (NVCC), a host C++ compiler (CXX,
+# default g++) and a compute-sanitizer's Sanitizer API (its include/ and
+# libsanitizer-public.so: the toolkit's, or PyPI's
+# nvidia-cuda-sanitizer-api) as SANITIZER_DIR or on PATH. cudawatch
+# carries this script and the sources, and runs it on first use of the
+# stage where no build is found (src/doctor/global_race_tool.rs); in a
+# checkout, run it beside `cargo build --release`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -28,7 +30,7 @@ for sm in 80 86 89 90 100 120; do
 done
 "$NVCC" -I"$SANITIZER_DIR/include" --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch \
   "${archs[@]}" -o "$out/patches.fatbin" "$here/patches.cu"
-g++ -std=c++17 -O2 -fPIC -shared -Wall -Wextra -I"$SANITIZER_DIR/include" -I"$cuda_include" \
+"${CXX:-g++}" -std=c++17 -O2 -fPIC -shared -Wall -Wextra -I"$SANITIZER_DIR/include" -I"$cuda_include" \
   -o "$out/libglobal-race.so" "$here/global_race.cpp" \
   -L"$SANITIZER_DIR" -lsanitizer-public -Wl,-rpath,"$SANITIZER_DIR"
 echo "built $out/libglobal-race.so and $out/patches.fatbin (${#archs[@]} arch flags)"

@@ -23,6 +23,7 @@ pub fn judge(facts: &MachineFacts) -> Vec<EnvCheck> {
     tools(facts, &mut out);
     racecheck_sanitizer(facts, &mut out);
     dump_reader(facts, &mut out);
+    global_race_tool(facts, &mut out);
     out.extend(facts.probes.iter().cloned());
     out.extend(facts.env.iter().cloned());
     out
@@ -441,6 +442,45 @@ fn dump_reader(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     });
 }
 
+/// The id of the check that says whether the global-race stage has its tool.
+pub const GLOBAL_RACE_TOOL: &str = "global_race_tool";
+
+/// Whether the global-race stage (`--stages ...,global-race`) has its
+/// tool: built, or buildable on the stage's first use.
+fn global_race_tool(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
+    use super::global_race_tool::Located;
+    let title = "global-race stage";
+    out.push(match &facts.global_race {
+        Located::Built(library) => check(
+            GLOBAL_RACE_TOOL,
+            title,
+            EnvStatus::Ok,
+            format!("its tool is built: {}", library.display()),
+            None,
+        ),
+        Located::Buildable(recipe) => check(
+            GLOBAL_RACE_TOOL,
+            title,
+            EnvStatus::Ok,
+            format!(
+                "its tool is built on the stage's first use, from cudawatch's own sources, with \
+                 {} and the Sanitizer API in {} (seconds, once; kept in {})",
+                recipe.nvcc.display(),
+                recipe.api.display(),
+                recipe.dir.display()
+            ),
+            None,
+        ),
+        Located::Unavailable { what, fix } => check(
+            GLOBAL_RACE_TOOL,
+            title,
+            EnvStatus::Warning,
+            what.clone(),
+            Some(fix),
+        ),
+    });
+}
+
 /// `2026.1.0.0` newer than `2025.3`, by year and release.
 fn newer_release(version: &str, than: &str) -> bool {
     use crate::tools::lookup::release;
@@ -485,6 +525,9 @@ mod tests {
             cuda_gdb: Some((
                 PathBuf::from("/usr/local/cuda/bin/cuda-gdb-minimal"),
                 Some("13.0".into()),
+            )),
+            global_race: crate::doctor::global_race_tool::Located::Built(PathBuf::from(
+                "/opt/cudawatch/global-race/libglobal-race.so",
             )),
             torch: Some(Ok(Torch {
                 version: "2.11.0+cu130".into(),

@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod checks;
 pub mod env_vars;
+pub mod global_race_tool;
 pub mod probe;
 pub mod pypi_sanitizer;
 pub mod smi;
@@ -61,6 +62,8 @@ pub struct MachineFacts {
     /// would run under, and its release (`pypi_sanitizer`); `None`: not
     /// asked.
     pub racecheck_sanitizer: Option<Option<(PathBuf, String)>>,
+    /// Whether the global-race stage's tool is built, or can be here.
+    pub global_race: global_race_tool::Located,
     /// The probes' results, when run.
     pub probes: Vec<EnvCheck>,
     /// The environment's variables that matter, as checks.
@@ -129,11 +132,13 @@ pub fn for_run(tools: &ToolPaths) -> (Environment, Option<String>) {
         probed_at: None,
     };
     // A missing dump reader matters only to a run that wrote a dump, and
-    // the coredump stage's reason says it there; in every other run's
-    // report it would be noise.
-    environment
-        .checks
-        .retain(|c| !(c.id == checks::DUMP_READER && c.status != EnvStatus::Ok));
+    // the coredump stage's reason says it there; the global-race tool only
+    // to a run of its stage, which finds or builds it and says why not in
+    // its reason. In every other run's report they would be noise.
+    environment.checks.retain(|c| {
+        !(c.id == checks::DUMP_READER && c.status != EnvStatus::Ok)
+            && c.id != checks::GLOBAL_RACE_TOOL
+    });
     if let Some((at, probes)) = cache::load(&facts) {
         environment
             .checks
@@ -192,6 +197,10 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         let toolkit = sanitizer.as_ref().ok().and_then(|(_, v)| v.as_deref());
         pypi_sanitizer::for_racecheck(&python, toolkit)
     });
+    let python = options
+        .ask_python
+        .then(|| options.python.clone().unwrap_or_else(|| "python3".into()));
+    let global_race = global_race_tool::locate(&options.tools, python.as_deref());
     let mps_pipe = crate::tools::ncu::mps::control_pipe(|k| std::env::var(k).ok());
     let mut facts = MachineFacts {
         smi,
@@ -201,6 +210,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         cuda_gdb,
         torch,
         racecheck_sanitizer,
+        global_race,
         probes: Vec::new(),
         env: env_vars::checks(|k| std::env::var(k).ok())
             .into_iter()
@@ -258,7 +268,9 @@ fn read_smi() -> Result<Smi, String> {
     })
 }
 
-fn find_nvcc(tools: &ToolPaths) -> Option<PathBuf> {
+/// nvcc: beside compute-sanitizer, on PATH, in `$CUDA_HOME/bin`, or in
+/// `/usr/local/cuda/bin`.
+pub fn find_nvcc(tools: &ToolPaths) -> Option<PathBuf> {
     // Beside compute-sanitizer first: the toolkit it came with.
     let beside = tools
         .compute_sanitizer

@@ -29,7 +29,7 @@ pub fn for_racecheck(python: &Path, toolkit_version: Option<&str>) -> Option<(Pa
     {
         return None;
     }
-    let found = in_python(python)?;
+    let found = installed(python)?;
     let version = super::tool_version(&found)?;
     newer_enough(&version).then_some((found, version))
 }
@@ -39,9 +39,9 @@ fn newer_enough(version: &str) -> bool {
     release(version).is_some_and(|r| r >= LIBRARY_FILTER_SINCE)
 }
 
-/// The PyPI compute-sanitizer in `python`'s import path, if any: a
-/// bare name is looked up on PATH.
-fn in_python(python: &Path) -> Option<PathBuf> {
+/// The PyPI compute-sanitizer in `python`'s import path, if any, of
+/// whatever release: a bare name is looked up on PATH.
+pub fn installed(python: &Path) -> Option<PathBuf> {
     let python = if python.components().count() > 1 {
         python.to_path_buf()
     } else {

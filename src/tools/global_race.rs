@@ -24,11 +24,6 @@ use crate::words::plural;
 /// The tool's lines, in the stage's folder.
 const LINES: &str = "global-race.jsonl";
 
-/// Where the tool is looked for, first to last: the variable, then beside
-/// cudawatch's executable as `native/global-race/build.sh` builds it
-/// (`target/global-race/` beside `target/release/`).
-pub const LIBRARY_VARIABLE: &str = "CUDAWATCH_GLOBAL_RACE_LIB";
-
 /// The global-race kind.
 pub struct GlobalRace;
 
@@ -51,10 +46,15 @@ impl StageKind for GlobalRace {
 
     fn command(&self, ctx: &StageContext<'_>) -> StageCommand {
         let mut command = StageCommand::program(ctx);
-        let library = match library() {
-            Ok(library) => library,
-            Err(why) => {
-                command.cannot_start = Some(why);
+        // Found or built before the stages (`doctor::global_race_tool`).
+        let library = match &ctx.tools.global_race {
+            Some(Ok(library)) => library,
+            Some(Err(why)) => {
+                command.cannot_start = Some(why.clone());
+                return command;
+            }
+            None => {
+                command.cannot_start = Some("the global-race tool was not looked for".into());
                 return command;
             }
         };
@@ -158,43 +158,6 @@ pub fn line_tables(
         }
     }
     (tables, unplaced)
-}
-
-/// The tool's library, where [`LIBRARY_VARIABLE`] or the build puts it,
-/// or why there is none, in words a user can act on.
-fn library() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os(LIBRARY_VARIABLE) {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!(
-                "{LIBRARY_VARIABLE} names {}, which is not a file: point it at the \
-                 libglobal-race.so native/global-race/build.sh built",
-                path.display()
-            ))
-        };
-    }
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-        .map(|dir| {
-            [
-                dir.join("global-race/libglobal-race.so"),
-                dir.join("../global-race/libglobal-race.so"),
-            ]
-        });
-    beside
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!(
-                "the global-race tool is not built: run native/global-race/build.sh on a machine \
-                 with nvcc and compute-sanitizer, or set {LIBRARY_VARIABLE} to its \
-                 libglobal-race.so"
-            )
-        })
 }
 
 /// Each module the tool kept: its index and cubin.

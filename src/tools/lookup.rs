@@ -25,6 +25,10 @@ pub struct ToolPaths {
     /// The compute-sanitizer of the racecheck stage alone
     /// (`--racecheck-sanitizer`) and its release, when one was given.
     pub racecheck_sanitizer: Option<(PathBuf, Option<String>)>,
+    /// The global-race tool's library, found or built for this run
+    /// (`doctor::global_race_tool`), or why there is none; `None` when the
+    /// run did not look (the stage was not selected).
+    pub global_race: Option<Result<PathBuf, String>>,
 }
 
 impl ToolPaths {
@@ -93,6 +97,7 @@ impl ToolPaths {
             missing,
             sanitizer_version: None,
             racecheck_sanitizer: None,
+            global_race: None,
         }
     }
 }

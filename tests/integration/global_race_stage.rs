@@ -22,6 +22,7 @@ fn stand_in(dir: &Path) -> PathBuf {
     std::fs::write(
         &program,
         "#!/bin/sh\n\
+         [ -n \"$FAKE_PRELOAD_LOG\" ] && echo \"$LD_PRELOAD\" >> \"$FAKE_PRELOAD_LOG\"\n\
          if [ -n \"$CUDAWATCH_GLOBAL_RACE_OUT\" ] && [ -n \"$FAKE_GR_LINES\" ]; then\n\
            mkdir -p \"$CUDAWATCH_GLOBAL_RACE_OUT/modules\"\n\
            grep '^{' \"$FAKE_GR_LINES\" > \"$CUDAWATCH_GLOBAL_RACE_OUT/global-race.jsonl\"\n\
@@ -136,6 +137,211 @@ fn a_tool_that_never_loaded_or_was_never_built_checks_nothing() {
     assert!(
         reason.contains("CUDAWATCH_GLOBAL_RACE_LIB names /nonexistent/lib.so, which is not a file")
             && reason.contains("native/global-race/build.sh"),
+        "{reason}"
+    );
+}
+
+/// A machine as a `pip install`ed cudawatch finds it: no tool built, a
+/// compute-sanitizer with its Sanitizer API (`include/sanitizer.h`,
+/// `libsanitizer-public.so`), nvcc on PATH and a host compiler (the fake
+/// nvcc both, logging each call), and an empty cache.
+struct Unbuilt {
+    tmp: tempfile::TempDir,
+    path: String,
+    sanitizer: PathBuf,
+}
+
+impl Unbuilt {
+    fn new() -> Unbuilt {
+        for dir in ["target/global-race", "target/debug/global-race"] {
+            assert!(
+                !root().join(dir).join("libglobal-race.so").exists(),
+                "{dir} holds a built tool, which cudawatch takes before building: move it to run \
+                 this test"
+            );
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let (bin, path) = crate::helpers::fake_smi_path(tmp.path());
+        for (name, fake) in [("nvdisasm", "nvdisasm"), ("nvcc", "nvcc"), ("g++", "nvcc")] {
+            std::os::unix::fs::symlink(root().join("tests/fakes").join(fake), bin.join(name))
+                .unwrap();
+        }
+        let api = tmp.path().join("compute-sanitizer");
+        std::fs::create_dir_all(api.join("include")).unwrap();
+        std::fs::write(api.join("include/sanitizer.h"), "").unwrap();
+        std::fs::write(api.join("libsanitizer-public.so"), "").unwrap();
+        let sanitizer = api.join("compute-sanitizer");
+        std::fs::write(
+            &sanitizer,
+            format!(
+                "#!/bin/sh\nexec {} \"$@\"\n",
+                root().join("tests/fakes/compute-sanitizer").display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &sanitizer,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        Unbuilt {
+            tmp,
+            path,
+            sanitizer,
+        }
+    }
+
+    /// `cudawatch doctor --quick`'s line on the stage.
+    fn doctor(&self) -> String {
+        let out = run(cudawatch()
+            .current_dir(self.tmp.path())
+            .env("PATH", &self.path)
+            .env("CUDAWATCH_CACHE_DIR", self.tmp.path().join("cache"))
+            .env("CXX", "g++")
+            .args(["doctor", "--quick", "--compute-sanitizer"])
+            .arg(&self.sanitizer));
+        let text = format!("{}{}", out.stdout, out.stderr);
+        text.lines()
+            .find(|l| l.contains("global-race stage:"))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_string()
+    }
+
+    fn log(&self) -> PathBuf {
+        self.tmp.path().join("build.log")
+    }
+
+    /// `cudawatch run --stages plain,global-race` of the stand-in replaying
+    /// `case`, into the run folder `name`.
+    fn run(&self, case: &str, name: &str, env: &[(&str, &str)]) -> crate::helpers::Output {
+        let program = stand_in(self.tmp.path());
+        let mut cmd = cudawatch();
+        cmd.current_dir(self.tmp.path())
+            .env("PATH", &self.path)
+            .env("CUDAWATCH_CACHE_DIR", self.tmp.path().join("cache"))
+            .env("CXX", "g++")
+            .env("FAKE_LOG", self.log())
+            .env("FAKE_PRELOAD_LOG", self.tmp.path().join("preload.log"))
+            .env("FAKE_GR_LINES", first_run(&format!("{case}.jsonl")))
+            .env("FAKE_SASS", first_run(&format!("{case}.0.sass")))
+            .envs(env.iter().copied())
+            .args(["run", "--stages", "plain,global-race", "--format", "json"])
+            .arg("--compute-sanitizer")
+            .arg(&self.sanitizer)
+            .arg("--out-dir")
+            .arg(self.tmp.path().join(name))
+            .arg("--")
+            .arg(&program);
+        run(&mut cmd)
+    }
+}
+
+#[test]
+fn without_a_built_tool_the_first_run_builds_it_once_and_the_stage_runs_with_it() {
+    let machine = Unbuilt::new();
+    let before = machine.doctor();
+    assert!(
+        before.starts_with("ok") && before.contains("its tool is built on the stage's first use"),
+        "{before}"
+    );
+    let first = machine.run("counter_block", "first", &[]);
+    assert_eq!(first.code, 1, "the race found: {}", first.stderr);
+    assert!(
+        first
+            .stderr
+            .contains("building the global-race tool from cudawatch's sources"),
+        "{}",
+        first.stderr
+    );
+    let preloaded = std::fs::read_to_string(machine.tmp.path().join("preload.log")).unwrap();
+    let library = PathBuf::from(preloaded.lines().last().unwrap());
+    assert!(
+        library.starts_with(machine.tmp.path().join("cache/global-race"))
+            && library.ends_with("libglobal-race.so")
+            && library.is_file()
+            && library.with_file_name("patches.fatbin").is_file(),
+        "the stage preloads the tool built into the cache: {preloaded}"
+    );
+    // Built with the machine's compute-sanitizer's API, for nvcc's GPUs.
+    let built = std::fs::read_to_string(machine.log()).unwrap();
+    assert!(
+        built.contains("-gencode arch=compute_90,code=sm_90"),
+        "{built}"
+    );
+    assert!(
+        built.contains(&format!(
+            "-I{}/include",
+            machine.tmp.path().join("compute-sanitizer").display()
+        )),
+        "{built}"
+    );
+    let after = machine.doctor();
+    assert!(
+        after.contains(&format!("its tool is built: {}", library.display())),
+        "{after}"
+    );
+    // The second run takes the build the first one left.
+    let second = machine.run("counter_block", "second", &[]);
+    assert_eq!(second.code, 1, "{}", second.stderr);
+    assert!(
+        !second.stderr.contains("building the global-race tool"),
+        "{}",
+        second.stderr
+    );
+    let built = std::fs::read_to_string(machine.log()).unwrap();
+    assert_eq!(built.matches("--fatbin").count(), 1, "built once: {built}");
+    assert_eq!(
+        std::fs::read_to_string(machine.tmp.path().join("preload.log"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some(library.to_str().unwrap())
+    );
+}
+
+#[test]
+fn a_build_that_fails_or_cannot_start_leaves_the_stage_inconclusive_with_the_reason() {
+    let machine = Unbuilt::new();
+    let error =
+        "patches.cu(12): error: identifier \"SANITIZER_MEMORY_DEVICE_FLAG_READ\" is undefined";
+    let failed = machine.run("counter_block", "failed", &[("FAKE_NVCC_FAIL", error)]);
+    assert_eq!(failed.code, 3, "{}", failed.stderr);
+    let report = json(&failed);
+    let staged = stage(&report, "global-race");
+    assert_eq!(staged["outcome"], "inconclusive", "{staged}");
+    let reason = staged["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("building the global-race tool failed: ") && reason.contains(error),
+        "the compiler's own error: {reason}"
+    );
+    // The build's whole output is kept where the reason says.
+    let log = reason
+        .rsplit("its output: ")
+        .next()
+        .unwrap()
+        .trim_end_matches(')');
+    assert!(
+        std::fs::read_to_string(log).unwrap().contains(error),
+        "{log}"
+    );
+    assert_eq!(
+        stage(&report, "plain")["outcome"],
+        "clean",
+        "the other stages ran"
+    );
+    // Fixed, the next run builds and checks.
+    let fixed = machine.run("counter_block", "fixed", &[]);
+    assert_eq!(fixed.code, 1, "{}", fixed.stderr);
+
+    // No nvcc anywhere: what is missing and how to get it.
+    let bare = Unbuilt::new();
+    std::fs::remove_file(bare.tmp.path().join("bin/nvcc")).unwrap();
+    let out = bare.run("counter_block", "bare", &[("CUDA_HOME", "/nonexistent")]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let reason = stage(&json(&out), "global-race")["reason"].to_string();
+    assert!(
+        reason.contains("the global-race tool is not built and cannot be built here: no nvcc")
+            && reason.contains("install the CUDA toolkit"),
         "{reason}"
     );
 }

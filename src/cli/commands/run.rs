@@ -96,6 +96,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     } else if args.compute_sanitizer.is_none() {
         pypi_racecheck_sanitizer(&mut run_settings);
     }
+    global_race_tool(&mut run_settings);
     rundir::write_json(&run_dir.join("environment.json"), &environment)?;
     for check in environment
         .checks
@@ -311,6 +312,22 @@ fn default_run_dir(program: &[OsString]) -> PathBuf {
         })
         .collect();
     PathBuf::from("cudawatch-runs").join(format!("{stamp}-{safe}"))
+}
+
+/// The global-race stage's tool, found or built now (seconds, once per
+/// machine and toolkit) so that its stage starts like any other; why
+/// not, for the stage to say.
+fn global_race_tool(settings: &mut plan::RunSettings) {
+    if !settings.stages.contains(&cudawatch_model::Tool::GlobalRace) {
+        return;
+    }
+    let python = crate::plan::interpreter(&settings.program);
+    let found = crate::doctor::global_race_tool::find_or_build(
+        &settings.tools,
+        Some(&python),
+        render::stderr::note,
+    );
+    settings.tools.global_race = Some(found);
 }
 
 /// racecheck under the compute-sanitizer the program's Python has from
