@@ -3,7 +3,8 @@
 # 60), on the GPU machine: each planted race and its race-free twin under
 # raw compute-sanitizer as a user types it (racecheck and memcheck, text),
 # then `cudawatch run` with its default stages; and, when the tool is
-# built (native/global-race/build.sh), each program under it: its lines
+# built (native/global-race/build.sh, or CUDAWATCH_GLOBAL_RACE_LIB names
+# it), each program under it: its lines
 # (global-race.jsonl) and each module's SASS with line information
 # (`nvdisasm -g`, for the offsets its races name). Into
 # sample-reports/global_race/.
@@ -43,7 +44,7 @@ for c in "${cases[@]}"; do
   # cudawatch's default check, its run folder kept.
   wanted cudawatch &&
     record cudawatch "$c" -- "$CW" --color never run --out-dir "$OUTDIR/$c/run" -- "$build/$c"
-  tool=$ROOT/target/global-race/libglobal-race.so
+  tool=${CUDAWATCH_GLOBAL_RACE_LIB:-$ROOT/target/global-race/libglobal-race.so}
   if wanted global-race && [ -f "$tool" ]; then
     record global-race "$c" -- env LD_PRELOAD="$tool" \
       CUDAWATCH_GLOBAL_RACE_OUT="$OUTDIR/$c/global-race" "$build/$c"
