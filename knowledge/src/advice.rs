@@ -425,6 +425,7 @@ const KINDS: &[KindAdvice] = &[
                 "a counter, a histogram bin or a partial sum updated with a plain read and write instead of an atomic",
                 "two blocks writing overlapping ranges (tiles that overlap, a grid-stride loop striding less than the grid)",
                 "a value read from another block, or another thread of the block, with no __syncthreads(), grid.sync() or atomic flag between the write and the read",
+                "a PyTorch op given overlapping tensors (in place, or out=, on a view of its own input) or duplicate indices to write (x[idx] = y): the race is in ATen's kernel, the cause the line that launched it (a race inside cuBLAS's or cuDNN's own kernels is reported, not gating)",
             ],
             stage: "global-race",
             next: "cudawatch run --stages plain,global-race -- PROGRAM",

@@ -24,10 +24,15 @@ NVCC=${NVCC:-nvcc}
 cuda_include=$(dirname "$(readlink -f "$(command -v "$NVCC")")")/../include
 mkdir -p "$out"
 # Every architecture the toolkit can build for, from Ampere on.
+# (Read whole first: `nvcc | grep -q` under pipefail drops an architecture
+# whenever grep's early exit kills nvcc with SIGPIPE, as a loaded machine
+# showed with the tests' fake.)
+listed=$("$NVCC" --list-gpu-arch 2>/dev/null || true)
 archs=()
 for sm in 80 86 89 90 100 120; do
-  "$NVCC" --list-gpu-arch 2>/dev/null | grep -qx "compute_$sm" && archs+=(-gencode "arch=compute_$sm,code=sm_$sm")
+  grep -qx "compute_$sm" <<<"$listed" && archs+=(-gencode "arch=compute_$sm,code=sm_$sm")
 done
+[ ${#archs[@]} -gt 0 ] || { echo "build.sh: $NVCC --list-gpu-arch lists none of sm_80 to sm_120" >&2; exit 1; }
 "$NVCC" -I"$SANITIZER_DIR/include" --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch \
   "${archs[@]}" -o "$out/patches.fatbin" "$here/patches.cu"
 "${CXX:-g++}" -std=c++17 -O2 -fPIC -shared -Wall -Wextra -I"$SANITIZER_DIR/include" -I"$cuda_include" \

@@ -104,6 +104,7 @@ pub fn is_failure(kind: &FindingKind) -> bool {
             | FindingKind::BarrierError
             | FindingKind::Race
             | FindingKind::Hazard
+            | FindingKind::GlobalRace
             | FindingKind::UncoalescedAccess
     )
 }
@@ -225,11 +226,18 @@ pub fn of(site: &Site) -> Ownership {
     // miss, is in the kernel's own code, the same whatever arguments the
     // user's line passed it: the library's, never the user's call. (So
     // racecheck may leave library kernels out and hide nothing that
-    // gates: tools::sanitizer::launches::LIBRARY_KERNELS.)
+    // gates: tools::sanitizer::launches::LIBRARY_KERNELS.) A race in its
+    // global memory too: cuBLAS's and cuDNN's split-K and stream-K kernels
+    // order their blocks in ways the global-race tool may not see. In a
+    // framework's kernel (ATen's) launched from the user's line it is the
+    // user's call: overlapping tensors, duplicate indices written at once.
     let inside_the_kernel = owner == Owner::Library
         && matches!(
             site.kind,
-            FindingKind::Race | FindingKind::Hazard | FindingKind::BarrierError
+            FindingKind::Race
+                | FindingKind::Hazard
+                | FindingKind::BarrierError
+                | FindingKind::GlobalRace
         );
     Ownership {
         owner,
@@ -680,6 +688,7 @@ mod tests {
             FindingKind::Race,
             FindingKind::Hazard,
             FindingKind::BarrierError,
+            FindingKind::GlobalRace,
         ] {
             let who = of(&site(kind.clone()));
             assert_eq!(who.owner, Owner::Library, "{kind:?}");

@@ -345,3 +345,29 @@ fn a_build_that_fails_or_cannot_start_leaves_the_stage_inconclusive_with_the_rea
         "{reason}"
     );
 }
+
+#[test]
+fn a_race_inside_a_library_kernel_is_reported_and_does_not_gate_by_default() {
+    // The H200's capture of a race, its kernel named as cuBLAS names its
+    // split-K GEMMs: the library's own ordering, not the user's call.
+    let tmp = tempfile::tempdir().unwrap();
+    let lines = std::fs::read_to_string(first_run("counter_block.jsonl"))
+        .unwrap()
+        .replace(
+            "_Z10count_hitsPKiPii",
+            "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_execute_segment_k_off_kernel__5x_cublas",
+        );
+    let file = tmp.path().join("global-race.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    let out = run(cudawatch().arg("parse").arg(&file));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("1 site inside framework or library code reported, not gating"),
+        "{said}"
+    );
+    let all = run(cudawatch()
+        .args(["parse", "--gate-scope", "all"])
+        .arg(&file));
+    assert_eq!(all.code, 1, "--gate-scope all counts it: {}", all.stderr);
+}
