@@ -271,7 +271,7 @@ fn build_in(recipe: &Recipe, staging: &Path, log: &Path) -> Result<PathBuf, Stri
     let bash = crate::executables::on_path("bash").unwrap_or_else(|| PathBuf::from("/bin/bash"));
     let text = |p: &Path| p.to_string_lossy().into_owned();
     let (api, nvcc, cxx) = (text(&recipe.api), text(&recipe.nvcc), text(&recipe.cxx));
-    let ran = bounded::capture(
+    let ran = bounded::capture_interruptible(
         &bash,
         &[
             src.join("build.sh").into_os_string(),
@@ -283,12 +283,12 @@ fn build_in(recipe: &Recipe, staging: &Path, log: &Path) -> Result<PathBuf, Stri
     .ok_or_else(|| failed(format!("{} could not be started", bash.display())))?;
     let _ = std::fs::write(log, &ran.output);
     if !ran.succeeded() || !built(&out) {
-        let how = if ran.timed_out {
+        let how = if ran.interrupted {
+            "interrupted (Ctrl-C)".to_string()
+        } else if ran.timed_out {
             format!("still running after {} s", BUILD_LIMIT.as_secs())
         } else {
-            last_line(&ran.output)
-                .unwrap_or("it printed nothing")
-                .to_string()
+            bounded::last_line(&ran.output).to_string()
         };
         return Err(failed(format!("{how} (its output: {})", log.display())));
     }
@@ -300,11 +300,6 @@ fn build_in(recipe: &Recipe, staging: &Path, log: &Path) -> Result<PathBuf, Stri
         )));
     }
     Ok(recipe.dir.join(LIBRARY))
-}
-
-/// The last line with something on it: a compiler's error comes last.
-fn last_line(output: &str) -> Option<&str> {
-    output.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
 
 #[cfg(test)]
@@ -351,16 +346,5 @@ mod tests {
         // A header without the library is no API.
         std::fs::remove_file(toolkit.join("compute-sanitizer/libsanitizer-public.so")).unwrap();
         assert_eq!(api_folder(&toolkit.join("bin/compute-sanitizer")), None);
-    }
-
-    #[test]
-    fn a_compilers_error_is_the_line_said() {
-        let output =
-            "nvcc warning: old arch\npatches.cu(12): error: identifier \"x\" is undefined\n\n";
-        assert_eq!(
-            last_line(output),
-            Some("patches.cu(12): error: identifier \"x\" is undefined")
-        );
-        assert_eq!(last_line("\n \n"), None);
     }
 }

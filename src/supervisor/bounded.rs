@@ -42,6 +42,8 @@ pub struct Ran {
     pub stdout: String,
     /// Stopped at the time limit.
     pub timed_out: bool,
+    /// Stopped by the user's Ctrl-C or a SIGTERM ([`capture_interruptible`]).
+    pub interrupted: bool,
 }
 
 impl Ran {
@@ -58,6 +60,32 @@ pub fn capture<S: AsRef<OsStr>>(
     args: &[S],
     env: &[(&str, &str)],
     limit: Duration,
+) -> Option<Ran> {
+    // Signals are not watched here: a Ctrl-C during doctor ends cudawatch
+    // as usual, and the probe with it (it dies with its parent); during a
+    // run, the stage loop acts on the signal.
+    run(program, args, env, limit, false)
+}
+
+/// As [`capture`], for a command a run waits on before its stages for
+/// seconds to minutes (building the global-race tool): a Ctrl-C or SIGTERM
+/// is forwarded to it, and counted, so the stage loop then starts nothing
+/// and writes the report of a run interrupted before its stages.
+pub fn capture_interruptible<S: AsRef<OsStr>>(
+    program: &Path,
+    args: &[S],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> Option<Ran> {
+    run(program, args, env, limit, true)
+}
+
+fn run<S: AsRef<OsStr>>(
+    program: &Path,
+    args: &[S],
+    env: &[(&str, &str)],
+    limit: Duration,
+    watch_signals: bool,
 ) -> Option<Ran> {
     let mut argv: Vec<OsString> = vec![program.as_os_str().to_owned()];
     argv.extend(args.iter().map(|a| a.as_ref().to_owned()));
@@ -81,10 +109,15 @@ pub fn capture<S: AsRef<OsStr>>(
         .enable_all()
         .build()
         .ok()?;
-    // Signals are not watched here: a Ctrl-C during doctor ends cudawatch
-    // as usual, and the probe with it (it dies with its parent); during a
-    // run, the stage loop acts on the signal.
-    let end = runtime.block_on(supervise(&spec, &mut Signals::unwatched(), |_| {}));
+    let end = runtime.block_on(async {
+        // Inside the runtime: tokio's signal streams need its reactor.
+        let mut signals = if watch_signals {
+            Signals::install()
+        } else {
+            Signals::unwatched()
+        };
+        supervise(&spec, &mut signals, |_| {}).await
+    });
     if end.end == ProcessEnd::NotStarted {
         return None;
     }
@@ -100,6 +133,7 @@ pub fn capture<S: AsRef<OsStr>>(
         output,
         stdout,
         timed_out: end.timed_out,
+        interrupted: end.interrupted,
     })
 }
 

@@ -52,7 +52,8 @@ pub enum StageEvent<'a> {
     },
     /// The user asked to stop; no further stage starts.
     Interrupted {
-        /// The last stage that ran.
-        after: Tool,
+        /// The last stage that ran; `None` when the signal came before the
+        /// first (while the global-race tool was built).
+        after: Option<Tool>,
     },
 }

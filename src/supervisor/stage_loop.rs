@@ -71,6 +71,13 @@ async fn run_stages(
     // takes them over (`head_start`).
     let mut started: Option<head_start::Started> = None;
     let total = plan.stages.len();
+    // A signal before the first stage (during a build the run waited on):
+    // nothing starts.
+    if signals.shutdown() != Shutdown::None {
+        let _busy = Blocking::enter();
+        on_event(StageEvent::Interrupted { after: None })?;
+        return Ok(LoopEnd::Interrupted);
+    }
     let mut index = 0;
     while index < total {
         let stage = &plan.stages[index];
@@ -194,7 +201,9 @@ async fn run_stages(
                 continue;
             }
             let _busy = Blocking::enter();
-            on_event(StageEvent::Interrupted { after: stage.tool })?;
+            on_event(StageEvent::Interrupted {
+                after: Some(stage.tool),
+            })?;
             return Ok(LoopEnd::Interrupted);
         }
         index += 1;
@@ -323,7 +332,7 @@ async fn run_batch(
     if next_report < range.end || signals.shutdown() != Shutdown::None {
         let _busy = Blocking::enter();
         let after = plan.stages[next_report.saturating_sub(1)].tool;
-        on_event(StageEvent::Interrupted { after })?;
+        on_event(StageEvent::Interrupted { after: Some(after) })?;
         return Ok(LoopEnd::Interrupted);
     }
     Ok(LoopEnd::Completed)

@@ -214,6 +214,10 @@ impl Unbuilt {
     /// `cudawatch run --stages plain,global-race` of the stand-in replaying
     /// `case`, into the run folder `name`.
     fn run(&self, case: &str, name: &str, env: &[(&str, &str)]) -> crate::helpers::Output {
+        run(&mut self.command(case, name, env))
+    }
+
+    fn command(&self, case: &str, name: &str, env: &[(&str, &str)]) -> std::process::Command {
         let program = stand_in(self.tmp.path());
         let mut cmd = cudawatch();
         cmd.current_dir(self.tmp.path())
@@ -232,7 +236,7 @@ impl Unbuilt {
             .arg(self.tmp.path().join(name))
             .arg("--")
             .arg(&program);
-        run(&mut cmd)
+        cmd
     }
 }
 
@@ -370,4 +374,48 @@ fn a_race_inside_a_library_kernel_is_reported_and_does_not_gate_by_default() {
         .args(["parse", "--gate-scope", "all"])
         .arg(&file));
     assert_eq!(all.code, 1, "--gate-scope all counts it: {}", all.stderr);
+}
+
+#[test]
+fn a_ctrl_c_while_the_tool_builds_stops_the_build_and_the_run_starts_no_stage() {
+    let machine = Unbuilt::new();
+    let mut cmd = machine.command("counter_block", "stopped", &[("FAKE_NVCC_HANG", "1")]);
+    let child = crate::run::start(&mut cmd);
+    crate::run::wait_for_log(&machine.log(), "compiling");
+    let started = std::time::Instant::now();
+    crate::run::interrupt(&child);
+    let out = crate::helpers::finish(child);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "stopped at once, not after nvcc's 300 s"
+    );
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    let report = json(&out);
+    for tool in ["plain", "global-race"] {
+        assert_eq!(
+            stage(&report, tool)["outcome"],
+            "skipped",
+            "{tool}: nothing starts after Ctrl-C"
+        );
+    }
+    // nvcc went with the build (its group got the signal).
+    let log = std::fs::read_to_string(machine.log()).unwrap();
+    let compiling = log
+        .lines()
+        .find_map(|l| l.strip_prefix("compiling: pid "))
+        .unwrap_or_else(|| panic!("{log}"));
+    let stat = std::fs::read_to_string(format!("/proc/{compiling}/stat"));
+    assert!(
+        stat.as_ref().map_or(true, |s| s.contains(") Z ")),
+        "nvcc's work left running: {stat:?}"
+    );
+    // Nothing half built is taken for a build.
+    let cache = machine.tmp.path().join("cache/global-race");
+    let left: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".log"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

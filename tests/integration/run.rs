@@ -435,7 +435,7 @@ pub(crate) fn sigints_in(log: &Path) -> usize {
         .count()
 }
 
-fn interrupt(child: &std::process::Child) {
+pub(crate) fn interrupt(child: &std::process::Child) {
     rustix::process::kill_process(
         rustix::process::Pid::from_child(child),
         rustix::process::Signal::INT,

@@ -221,10 +221,13 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             Ok(())
         }
         StageEvent::Interrupted { after } => {
-            render::stderr::line(&format!(
-                "interrupted: stopping after {}; the report covers what finished",
-                after.name()
-            ));
+            render::stderr::line(&match after {
+                Some(after) => format!(
+                    "interrupted: stopping after {}; the report covers what finished",
+                    after.name()
+                ),
+                None => "interrupted before the first stage: nothing was run".to_string(),
+            });
             run.interrupted = true;
             rundir::write_json(&run_dir.join("run.json"), &run)?;
             assembler.set_interrupted();
