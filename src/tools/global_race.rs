@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use cudawatch_model::{Outcome, ProcessEnd, Tool};
+use cudawatch_model::{Outcome, Owner, ProcessEnd, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
-use cudawatch_parsers::global_race::{LineTable, Output};
+use cudawatch_parsers::global_race::{LineTable, Output, function_name};
 
 use super::outcome::{describe_end, process_problem};
 use super::{
@@ -253,6 +253,23 @@ pub fn rule(record: &StageRecord, output: &Output, races: usize) -> (Outcome, St
                 "the program {} under the global-race tool with no race seen: checked only up \
                  to there",
                 describe_end(record.end)
+            ),
+        );
+    }
+    // A program of PyTorch's, cuDNN's and cuBLAS's kernels only: a race
+    // there is the library's and never gates, so there was nothing of the
+    // user's to check (said, not called clean).
+    if !output
+        .launches
+        .iter()
+        .any(|l| crate::judge::owner::of_kernel(&function_name(&l.kernel)) == Owner::User)
+    {
+        return (
+            Outcome::Skipped,
+            format!(
+                "not applicable: none of the {} checked ran a kernel of the program's own (all a \
+                 framework's or library's, whose races do not gate); no race in global memory",
+                plural(output.launches.len() as u64, "launch")
             ),
         );
     }

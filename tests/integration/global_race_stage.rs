@@ -419,3 +419,44 @@ fn a_ctrl_c_while_the_tool_builds_stops_the_build_and_the_run_starts_no_stage() 
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_program_of_library_kernels_only_is_not_applicable_never_called_clean_for_them() {
+    // The H200's race-free twin, its kernel named as ATen names its
+    // elementwise kernels: nothing of the user's ran under the tool.
+    let machine = Unbuilt::new();
+    let lines = machine.tmp.path().join("aten.jsonl");
+    std::fs::write(
+        &lines,
+        std::fs::read_to_string(first_run("counter_block_atomic.jsonl"))
+            .unwrap()
+            .replace(
+                "\"kernel\": \"_Z",
+                "\"kernel\": \"_ZN2at6native29vectorized_elementwise_kernelE_Z",
+            ),
+    )
+    .unwrap();
+    let out = machine.run(
+        "counter_block_atomic",
+        "aten",
+        &[("FAKE_GR_LINES", lines.to_str().unwrap())],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("CLEAN: no errors found")
+            && out.stderr.contains("not applicable: global-race"),
+        "{}",
+        out.stderr
+    );
+    let staged = stage(&json(&out), "global-race").clone();
+    assert_eq!(staged["outcome"], "skipped", "{staged}");
+    assert!(
+        staged["reason"].as_str().unwrap().starts_with(
+            "not applicable: none of the 1 launch checked ran a kernel of the program's own"
+        ),
+        "{staged}"
+    );
+    // The user's own kernel, the same lines: checked and clean.
+    let own = machine.run("counter_block_atomic", "own", &[]);
+    assert_eq!(stage(&json(&own), "global-race")["outcome"], "clean");
+}
