@@ -66,7 +66,8 @@ if [ -n "$lib" ]; then
     >"$OUT/captures.log" 2>&1
   for f in "$OUT"/captures/*/global-race.stdout; do
     c=$(basename "$(dirname "$f")")
-    echo "$c: $(grep -c '"race"' "$OUT/captures/$c/global-race/global-race.jsonl" 2>/dev/null) race lines; flags $(grep -o '"flags_seen":[^]]*]' "$OUT/captures/$c/global-race/global-race.jsonl" 2>/dev/null | sort -u | tr '\n' ' ')"
+    lines=$OUT/captures/$c/global-race/global-race.jsonl
+    echo "$c: $(grep -o '"kind": "[a-z-]*"' "$lines" 2>/dev/null | wc -l) races; flags $(grep -o '"flags_seen": [0-9]*' "$lines" 2>/dev/null | sort -u | tr '\n' ' ')"
   done
 fi
 
