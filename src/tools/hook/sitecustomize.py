@@ -520,7 +520,8 @@ def _cudnn_attention_off(torch):
     import torch.backends.cuda  # noqa: F401  (torch may import it lazily)
 
     cuda = torch.backends.cuda
-    if hasattr(cuda, "enable_cudnn_sdp") and cuda.cudnn_sdp_enabled():
+    switches = hasattr(cuda, "enable_cudnn_sdp") and hasattr(cuda, "cudnn_sdp_enabled")
+    if switches and cuda.cudnn_sdp_enabled():
         cuda.enable_cudnn_sdp(False)
         _facts["cudnn_attention_off"] = True
 
