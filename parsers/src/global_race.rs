@@ -178,6 +178,12 @@ impl LineTable {
         table
     }
 
+    /// Whether `kernel` was built with line information (`-lineinfo`,
+    /// `-G`): the user's own code usually is, cuDNN's and cuBLAS's never.
+    pub fn has_lines(&self, kernel: &str) -> bool {
+        self.kernels.contains_key(kernel)
+    }
+
     /// The line of the instruction at `offset` in `kernel`.
     pub fn place(&self, kernel: &str, offset: u64) -> Option<&SourceLocation> {
         let rows = self.kernels.get(kernel)?;

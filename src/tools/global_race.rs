@@ -120,7 +120,8 @@ impl StageKind for GlobalRace {
             vec![files.path(&format!("modules/{}", sass_name(module)))]
         });
         let races = builder.global_race(&files.rel(LINES), &output, &tables);
-        let (outcome, mut reason) = rule(record, &output, races);
+        let own = own_launches(&output, &tables);
+        let (outcome, mut reason) = rule(record, &output, (races, own));
         if unplaced > 0 && races > 0 {
             reason.push_str(&format!(
                 "; {} without its SASS (nvdisasm not found or failed): races there are named by \
@@ -160,6 +161,22 @@ pub fn line_tables(
     (tables, unplaced)
 }
 
+/// How many launches ran a kernel of the program's own: not a framework's
+/// or library's by its name, or built with line information (a user's
+/// `tiled_gemm` compiled with `-lineinfo` is named like cuBLAS's).
+fn own_launches(output: &Output, tables: &HashMap<u32, LineTable>) -> usize {
+    output
+        .launches
+        .iter()
+        .filter(|l| {
+            crate::judge::owner::of_kernel(&function_name(&l.kernel)) == Owner::User
+                || l.module
+                    .and_then(|m| tables.get(&m))
+                    .is_some_and(|t| t.has_lines(&l.kernel))
+        })
+        .count()
+}
+
 /// Each module the tool kept: its index and cubin.
 fn modules(stage_dir: &Path) -> Vec<(u32, PathBuf)> {
     let Ok(entries) = std::fs::read_dir(stage_dir.join("modules")) else {
@@ -186,10 +203,15 @@ fn sass_name(n: u32) -> String {
 const BLIND_SPOTS: &str = "launches inside CUDA graphs are not checked, and a race among many \
      threads is found through the pair that met last";
 
-/// The stage's outcome: races are findings; clean needs the tool's own
-/// line, launches it checked whole, no error of its own and a program that
-/// ran to its end.
-pub fn rule(record: &StageRecord, output: &Output, races: usize) -> (Outcome, String) {
+/// The stage's outcome from its `races` sites and the launches of the
+/// program's `own` kernels: races are findings; clean needs the tool's own
+/// line, launches it checked whole, no error of its own, a program that
+/// ran to its end and a kernel of the program's own among them.
+pub fn rule(
+    record: &StageRecord,
+    output: &Output,
+    (races, own): (usize, usize),
+) -> (Outcome, String) {
     if races > 0 {
         return (
             Outcome::Findings,
@@ -259,11 +281,7 @@ pub fn rule(record: &StageRecord, output: &Output, races: usize) -> (Outcome, St
     // A program of PyTorch's, cuDNN's and cuBLAS's kernels only: a race
     // there is the library's and never gates, so there was nothing of the
     // user's to check (said, not called clean).
-    if !output
-        .launches
-        .iter()
-        .any(|l| crate::judge::owner::of_kernel(&function_name(&l.kernel)) == Owner::User)
-    {
+    if own == 0 {
         return (
             Outcome::Skipped,
             format!(

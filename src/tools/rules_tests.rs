@@ -634,9 +634,12 @@ const WHOLE_LAUNCH: &str = "{\"launch\": 0, \"kernel\": \"k\", \"module\": 0, \"
 fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_ended() {
     use crate::tools::global_race::rule;
     let exited = |code| record(Tool::GlobalRace, ProcessEnd::Exited(code));
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 0);
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), (0, 1));
     assert_eq!(outcome, Outcome::Clean, "{reason}");
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 2);
+    // No kernel of the program's own among them: nothing of the user's.
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), (0, 0));
+    assert_eq!(outcome, Outcome::Skipped, "{reason}");
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), (2, 1));
     assert_eq!(
         (outcome, reason.as_str()),
         (
@@ -646,7 +649,11 @@ fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_end
     );
     // A launch with more words than the table held: checked in part.
     let partial = WHOLE_LAUNCH.replace("\"words_dropped\": 0", "\"words_dropped\": 5");
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH, &partial]), 0);
+    let (outcome, reason) = rule(
+        &exited(0),
+        &global_race_lines(&[WHOLE_LAUNCH, &partial]),
+        (0, 1),
+    );
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(
         reason.starts_with("1 launch of 2 launches checked in part"),
@@ -655,28 +662,32 @@ fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_end
     // Blocks not ordered (a grid of more blocks than its clocks hold).
     let unordered = WHOLE_LAUNCH.replace("\"blocks_ordered\": true", "\"blocks_ordered\": false");
     assert_eq!(
-        rule(&exited(0), &global_race_lines(&[&unordered]), 0).0,
+        rule(&exited(0), &global_race_lines(&[&unordered]), (0, 1)).0,
         Outcome::Inconclusive
     );
     // The tool's own error, a line cut short, no launch, a failed program.
     let error = "{\"error\": \"allocating the shadow memory: out of memory\"}";
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[error, WHOLE_LAUNCH]), 0);
+    let (outcome, reason) = rule(
+        &exited(0),
+        &global_race_lines(&[error, WHOLE_LAUNCH]),
+        (0, 1),
+    );
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("out of memory"), "{reason}");
     let cut = "{\"launch\": 1, \"kernel\": \"k\", \"che";
     assert_eq!(
-        rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH, cut]), 0).0,
+        rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH, cut]), (0, 1)).0,
         Outcome::Inconclusive
     );
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[]), 0);
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[]), (0, 1));
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("no launch"), "{reason}");
-    let (outcome, reason) = rule(&exited(1), &global_race_lines(&[WHOLE_LAUNCH]), 0);
+    let (outcome, reason) = rule(&exited(1), &global_race_lines(&[WHOLE_LAUNCH]), (0, 1));
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("exited 1"), "{reason}");
     // Nothing of the tool's at all.
     let nothing = cudawatch_parsers::global_race::parse("");
-    let (outcome, reason) = rule(&exited(0), &nothing, 0);
+    let (outcome, reason) = rule(&exited(0), &nothing, (0, 1));
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("never loaded"), "{reason}");
 }

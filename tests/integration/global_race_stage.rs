@@ -459,4 +459,32 @@ fn a_program_of_library_kernels_only_is_not_applicable_never_called_clean_for_th
     // The user's own kernel, the same lines: checked and clean.
     let own = machine.run("counter_block_atomic", "own", &[]);
     assert_eq!(stage(&json(&own), "global-race")["outcome"], "clean");
+    // The user's kernel named as cuBLAS names its own (`tiled_gemm`), built
+    // with line information: the user's, checked, not "not applicable".
+    let renamed = |file: &str, to: &Path| {
+        let text = std::fs::read_to_string(first_run(file))
+            .unwrap()
+            .replace("_Z10count_hitsPKiPii", "_Z10tiled_gemmPKiPii");
+        std::fs::write(to, text).unwrap();
+    };
+    let (lines, sass) = (
+        machine.tmp.path().join("gemm.jsonl"),
+        machine.tmp.path().join("gemm.sass"),
+    );
+    renamed("counter_block_atomic.jsonl", &lines);
+    renamed("counter_block_atomic.0.sass", &sass);
+    let gemm = machine.run(
+        "counter_block_atomic",
+        "gemm",
+        &[
+            ("FAKE_GR_LINES", lines.to_str().unwrap()),
+            ("FAKE_SASS", sass.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(
+        stage(&json(&gemm), "global-race")["outcome"],
+        "clean",
+        "{}",
+        gemm.stderr
+    );
 }
