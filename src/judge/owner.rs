@@ -194,10 +194,8 @@ pub fn of(site: &Site) -> Ownership {
     // not the user's leak, whichever user line first made it grow.
     let pool_at_exit = site.kind == FindingKind::Leak && found_module.is_some();
     let user_call = innermost_python_is_users(&site.host_frames) && !pool_at_exit;
-    let found = site
-        .kernel_signature
-        .as_deref()
-        .and_then(by_kernel)
+    let found = users_global_race(site)
+        .or_else(|| site.kernel_signature.as_deref().and_then(by_kernel))
         .or_else(|| site.kernel.as_deref().and_then(by_kernel))
         .or_else(|| {
             site.location
@@ -331,6 +329,22 @@ fn aten_as_ncu_names_it(name: &str) -> Option<(Owner, String, String)> {
 /// header's code was inlined into that kernel, whose author chose it, and
 /// ncu's source page places it there (`cuda_ptx_generated.h:2367` for
 /// `cuda::atomic_ref::fetch_add`, sample-reports/outside/libcu_atomics/).
+/// A global race placed on a line of a file no framework or library owns:
+/// the line table came from the module's own line information, which
+/// cuDNN's and cuBLAS's kernels never carry, so the kernel is the user's
+/// whatever its name (a user's `tiled_gemm` is named as cuBLAS names its
+/// own kernels, `*gemm*`).
+fn users_global_race(site: &Site) -> Option<(Owner, String, String)> {
+    let location = site.location.as_ref()?;
+    (site.kind == FindingKind::GlobalRace && by_file(&location.file).is_none()).then(|| {
+        (
+            Owner::User,
+            "user".to_string(),
+            format!("the race is on a line of {}", location.file),
+        )
+    })
+}
+
 fn inlined_into_a_named_kernel(site: &Site) -> bool {
     site.kernel.is_some()
         && site.location.as_ref().is_some_and(|l| {

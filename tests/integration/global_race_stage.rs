@@ -421,7 +421,8 @@ fn a_ctrl_c_while_the_tool_builds_stops_the_build_and_the_run_starts_no_stage() 
 }
 
 #[test]
-fn a_program_of_library_kernels_only_is_not_applicable_never_called_clean_for_them() {
+fn library_kernels_only_are_not_applicable_and_a_users_kernel_named_like_cublas_is_still_checked_and_gates()
+ {
     // The H200's race-free twin, its kernel named as ATen names its
     // elementwise kernels: nothing of the user's ran under the tool.
     let machine = Unbuilt::new();
@@ -486,5 +487,23 @@ fn a_program_of_library_kernels_only_is_not_applicable_never_called_clean_for_th
         "clean",
         "{}",
         gemm.stderr
+    );
+    // And its race gates, at its line, though cuBLAS's would not.
+    renamed("counter_block.jsonl", &lines);
+    renamed("counter_block.0.sass", &sass);
+    let racy = machine.run(
+        "counter_block",
+        "gemm-race",
+        &[
+            ("FAKE_GR_LINES", lines.to_str().unwrap()),
+            ("FAKE_SASS", sass.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(racy.code, 1, "{}", racy.stderr);
+    assert!(
+        racy.stderr
+            .contains("FINDINGS: first: global-race global_race at counter_block.cu:10"),
+        "{}",
+        racy.stderr
     );
 }
