@@ -360,6 +360,10 @@ fn by_file(file: &str) -> Option<(Owner, String, String)> {
         Some((Owner::Framework, "PyTorch".into(), because()))
     } else if file.contains("site-packages/triton/") {
         Some((Owner::Framework, "Triton".into(), because()))
+    } else if file.contains("/torchinductor_") {
+        // Inductor's generated kernels (`/tmp/torchinductor_USER/..`), the
+        // file their line information names.
+        Some((Owner::Framework, "Inductor".into(), because()))
     } else if file.starts_with("/usr/local/cuda") || file.contains("/cuda/include/") {
         Some((Owner::Library, "CUDA toolkit".into(), because()))
     } else {
@@ -709,5 +713,35 @@ mod tests {
             assert!(!who.user_call, "{kind:?}");
         }
         assert!(of(&site(FindingKind::UninitializedRead)).user_call);
+    }
+
+    #[test]
+    fn a_global_race_on_a_line_of_the_users_file_is_the_users_whatever_the_kernels_name() {
+        let race = |kernel: &str, file: Option<&str>| {
+            let mut site = cudawatch_parsers::site::new_site(
+                Tool::GlobalRace,
+                FindingKind::GlobalRace,
+                cudawatch_model::Severity::Error,
+                String::new(),
+            );
+            site.kernel = Some(kernel.into());
+            site.location = file.map(|f| cudawatch_model::SourceLocation {
+                file: f.into(),
+                line: 10,
+            });
+            of(&site)
+        };
+        assert_eq!(
+            race("tiled_gemm", Some("kernels/gemm.cu")).owner,
+            Owner::User
+        );
+        // cuBLAS's own kernel carries no line information.
+        assert_eq!(race("tiled_gemm", None).owner, Owner::Library);
+        // Inductor's generated kernel names its generated file.
+        let inductor = race(
+            "triton_poi_fused_add_0",
+            Some("/tmp/torchinductor_root/ab/cabcdef.py"),
+        );
+        assert_eq!(inductor.owner, Owner::Framework, "{inductor:?}");
     }
 }
