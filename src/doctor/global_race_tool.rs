@@ -247,6 +247,7 @@ fn fingerprint(tools: &[&Path]) -> String {
 /// tool, and an interrupted build leaves nothing that looks built.
 fn build(recipe: &Recipe) -> Result<PathBuf, String> {
     let parent = recipe.dir.parent().unwrap_or(Path::new("."));
+    remove_abandoned_builds(parent);
     let staging = parent.join(format!(
         "{}.building-{}",
         recipe.dir.file_name().unwrap_or_default().to_string_lossy(),
@@ -256,6 +257,24 @@ fn build(recipe: &Recipe) -> Result<PathBuf, String> {
     let result = build_in(recipe, &staging, &log);
     let _ = std::fs::remove_dir_all(&staging);
     result
+}
+
+/// Staging folders whose cudawatch is gone (killed mid-build: SIGKILL,
+/// the machine's OOM killer), so they do not pile up in the cache. A live
+/// one is another run's build in progress, left alone.
+fn remove_abandoned_builds(cache: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.rsplit_once(".building-").map(|(_, pid)| pid) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 fn build_in(recipe: &Recipe, staging: &Path, log: &Path) -> Result<PathBuf, String> {
@@ -346,5 +365,21 @@ mod tests {
         // A header without the library is no API.
         std::fs::remove_file(toolkit.join("compute-sanitizer/libsanitizer-public.so")).unwrap();
         assert_eq!(api_folder(&toolkit.join("bin/compute-sanitizer")), None);
+    }
+
+    #[test]
+    fn a_build_abandoned_by_a_dead_cudawatch_is_removed_and_a_live_ones_kept() {
+        let cache = tempfile::tempdir().unwrap();
+        let dead = cache.path().join("0123456789abcdef.building-4294967295");
+        let live = cache
+            .path()
+            .join(format!("0123456789abcdef.building-{}", std::process::id()));
+        let built = cache.path().join("0123456789abcdef");
+        for dir in [&dead, &live, &built] {
+            std::fs::create_dir_all(dir.join("src")).unwrap();
+        }
+        remove_abandoned_builds(cache.path());
+        assert!(!dead.exists());
+        assert!(live.exists() && built.exists());
     }
 }
