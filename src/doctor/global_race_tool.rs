@@ -198,7 +198,7 @@ fn recipe(tools: &ToolPaths, python: Option<&Path>) -> Result<Recipe, (String, S
         .or_else(|| crate::executables::on_path("g++"))
         .or_else(|| crate::executables::on_path("c++"))
         .ok_or_else(|| cannot("no C++ compiler (g++, c++ or $CXX)", "install g++"))?;
-    let key = fingerprint(&[&nvcc, &cxx, &api]);
+    let key = fingerprint(&[&nvcc, &cxx, &api.join("libsanitizer-public.so")]);
     let dir = super::cache::dir().join("global-race").join(key);
     Ok(Recipe {
         nvcc,
@@ -223,7 +223,10 @@ fn api_folder(sanitizer: &Path) -> Option<PathBuf> {
 
 /// A name for the build of these sources with these tools: FNV-1a over
 /// them (stable from one cudawatch to the next, unlike std's hasher), so
-/// a changed source or another toolkit builds anew beside the old.
+/// a changed source or another toolkit builds anew beside the old. Each
+/// tool by its real path, size and time: `/usr/local/cuda` moved to a new
+/// release, or `pip install -U nvidia-cuda-sanitizer-api` in place, is
+/// another tool.
 fn fingerprint(tools: &[&Path]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -237,7 +240,16 @@ fn fingerprint(tools: &[&Path]) -> String {
         feed(text.as_bytes());
     }
     for tool in tools {
-        feed(tool.as_os_str().as_encoded_bytes());
+        let real = std::fs::canonicalize(tool).unwrap_or_else(|_| tool.to_path_buf());
+        feed(real.as_os_str().as_encoded_bytes());
+        if let Ok(meta) = std::fs::metadata(&real) {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            feed(format!("{} {modified}", meta.len()).as_bytes());
+        }
     }
     format!("{hash:016x}")
 }
@@ -365,6 +377,17 @@ mod tests {
         // A header without the library is no API.
         std::fs::remove_file(toolkit.join("compute-sanitizer/libsanitizer-public.so")).unwrap();
         assert_eq!(api_folder(&toolkit.join("bin/compute-sanitizer")), None);
+    }
+
+    #[test]
+    fn a_sanitizer_upgraded_in_place_is_another_tool() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("libsanitizer-public.so");
+        std::fs::write(&lib, "2026.4").unwrap();
+        let before = fingerprint(&[&lib]);
+        assert_eq!(before, fingerprint(&[&lib]));
+        std::fs::write(&lib, "2026.5, a larger library").unwrap();
+        assert_ne!(before, fingerprint(&[&lib]));
     }
 
     #[test]
