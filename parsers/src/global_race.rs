@@ -255,7 +255,9 @@ pub fn function_name(mangled: &str) -> String {
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
         let len: usize = s[..digits].parse().ok()?;
         let rest = &s[digits..];
-        (rest.len() >= len).then(|| (&rest[..len], &rest[len..]))
+        // `get`: a length that ends inside a character (the name is the
+        // tool's output, untrusted) is no identifier, never a panic.
+        Some((rest.get(..len)?, rest.get(len..)?))
     }
     let Some(rest) = mangled.strip_prefix("_Z") else {
         return mangled.to_string();
@@ -354,6 +356,9 @@ mod tests {
         assert_eq!(function_name("_Z6kernelIfEvPT_"), "_Z6kernelIfEvPT_");
         assert_eq!(function_name("plain_c_kernel"), "plain_c_kernel");
         assert_eq!(function_name("_Z99short"), "_Z99short");
+        // A length ending inside a character: kept, never a panic.
+        assert_eq!(function_name("_Z1\u{e9}x"), "_Z1\u{e9}x");
+        assert_eq!(function_name("_ZN1\u{e9}E"), "_ZN1\u{e9}E");
     }
 
     #[test]
