@@ -29,6 +29,16 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
     find_in_path(name, &[])
 }
 
+/// A program as a user names it (`python3`, `./venv/bin/python`, `$CXX`):
+/// a path is taken as it is, a bare name looked up on PATH, as a shell does.
+pub fn resolve(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        Some(program.to_path_buf())
+    } else {
+        on_path(program.to_str()?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,13 +63,6 @@ pub enum Located {
     },
 }
 
-impl Located {
-    /// Why the stage cannot run, as one line (what, then the fix).
-    fn unavailable(what: String, fix: String) -> Located {
-        Located::Unavailable { what, fix }
-    }
-}
-
 /// What a build uses, and where it goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recipe {
@@ -119,16 +112,16 @@ pub fn locate(tools: &ToolPaths, python: Option<&Path>) -> Located {
         return if path.is_file() {
             Located::Built(path)
         } else {
-            Located::unavailable(
-                format!(
+            Located::Unavailable {
+                what: format!(
                     "{LIBRARY_VARIABLE} names {}, which is not a file",
                     path.display()
                 ),
-                format!(
+                fix: format!(
                     "point it at a {LIBRARY} that native/global-race/build.sh built, or unset \
                      it for cudawatch to build one"
                 ),
-            )
+            }
         };
     }
     if let Some(library) = beside_executable() {
@@ -137,7 +130,7 @@ pub fn locate(tools: &ToolPaths, python: Option<&Path>) -> Located {
     match recipe(tools, python) {
         Ok(recipe) if built(&recipe.dir) => Located::Built(recipe.dir.join(LIBRARY)),
         Ok(recipe) => Located::Buildable(recipe),
-        Err((what, fix)) => Located::unavailable(what, fix),
+        Err((what, fix)) => Located::Unavailable { what, fix },
     }
 }
 
@@ -187,14 +180,7 @@ fn recipe(tools: &ToolPaths, python: Option<&Path>) -> Result<Recipe, (String, S
         )
     })?;
     let cxx = std::env::var_os("CXX")
-        .map(PathBuf::from)
-        .and_then(|c| {
-            if c.components().count() > 1 {
-                Some(c)
-            } else {
-                crate::executables::on_path(c.to_str()?)
-            }
-        })
+        .and_then(|c| crate::executables::resolve(Path::new(&c)))
         .or_else(|| crate::executables::on_path("g++"))
         .or_else(|| crate::executables::on_path("c++"))
         .ok_or_else(|| cannot("no C++ compiler (g++, c++ or $CXX)", "install g++"))?;

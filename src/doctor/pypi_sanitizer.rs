@@ -42,11 +42,7 @@ fn newer_enough(version: &str) -> bool {
 /// The PyPI compute-sanitizer in `python`'s import path, if any, of
 /// whatever release: a bare name is looked up on PATH.
 pub fn installed(python: &Path) -> Option<PathBuf> {
-    let python = if python.components().count() > 1 {
-        python.to_path_buf()
-    } else {
-        crate::executables::on_path(python.to_str()?)?
-    };
+    let python = crate::executables::resolve(python)?;
     let ran = bounded::capture(
         &python,
         &["-c", SYS_PATH],

@@ -15,11 +15,17 @@ fn first_run(file: &str) -> PathBuf {
         .join(file)
 }
 
+/// Writes `text` into `path` as a program.
+fn write_executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
 /// A program that does what the tool did under it: its lines (the tool's
 /// own, without the program's output the capture appended) and a module.
 fn stand_in(dir: &Path) -> PathBuf {
     let program = dir.join("program");
-    std::fs::write(
+    write_executable(
         &program,
         "#!/bin/sh\n\
          [ -n \"$FAKE_PRELOAD_LOG\" ] && echo \"$LD_PRELOAD\" >> \"$FAKE_PRELOAD_LOG\"\n\
@@ -29,13 +35,7 @@ fn stand_in(dir: &Path) -> PathBuf {
            : > \"$CUDAWATCH_GLOBAL_RACE_OUT/modules/0.cubin\"\n\
          fi\n\
          echo done\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &program,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    );
     program
 }
 
@@ -171,19 +171,13 @@ impl Unbuilt {
         std::fs::write(api.join("include/sanitizer.h"), "").unwrap();
         std::fs::write(api.join("libsanitizer-public.so"), "").unwrap();
         let sanitizer = api.join("compute-sanitizer");
-        std::fs::write(
+        write_executable(
             &sanitizer,
-            format!(
+            &format!(
                 "#!/bin/sh\nexec {} \"$@\"\n",
                 root().join("tests/fakes/compute-sanitizer").display()
             ),
-        )
-        .unwrap();
-        std::fs::set_permissions(
-            &sanitizer,
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
+        );
         Unbuilt {
             tmp,
             path,
