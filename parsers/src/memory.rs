@@ -88,10 +88,6 @@ pub struct HookFacts {
     /// that kept it off.
     #[serde(default)]
     pub cudnn_benchmark_refused: u64,
-    /// Whether the hook turned PyTorch's cuDNN attention off (initcheck
-    /// and synccheck) where it was on.
-    #[serde(default)]
-    pub cudnn_attention_off: bool,
     /// The cap the oom-recovery stage applied, or why it could not.
     #[serde(default)]
     pub cap: Option<Cap>,

@@ -28,32 +28,6 @@ pub fn cudnn_benchmark_off() -> Warning {
     }
 }
 
-/// The note of a run whose initcheck and synccheck ran with PyTorch's
-/// cuDNN attention off (`tools::hook::cudnn_attention_off`), when another
-/// stage saw its kernels run (ncu's rows, a finding's kernel): a program
-/// that never used it is not told.
-pub fn cudnn_attention_off(report: &Report) -> Option<Warning> {
-    // cuDNN's generated attention kernels, as the H100 and H200 named them:
-    // `cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_...`.
-    let cudnn_attention = |kernel: &str| kernel.contains("native_sdpa");
-    let seen = report.coalescing.iter().any(|k| cudnn_attention(&k.kernel))
-        || report
-            .findings
-            .iter()
-            .filter_map(|s| s.kernel.as_deref())
-            .any(cudnn_attention);
-    seen.then(|| Warning {
-        source: "cuDNN".into(),
-        message: "initcheck and synccheck ran with PyTorch's cuDNN attention off \
-                  (torch.backends.cuda.enable_cudnn_sdp(False)): its Hopper kernels write \
-                  through the TMA, which initcheck does not see, and flood both tools with \
-                  records that never gate; scaled_dot_product_attention took its flash or \
-                  memory-efficient kernel there, which both checked, and cuDNN's attention \
-                  kernels were checked by memcheck and racecheck"
-            .into(),
-    })
-}
-
 /// The note of a JAX program's run whose tool stages ran XLA with the
 /// settings of `tools::xla::settle`.
 pub fn xla_under_tools() -> Warning {
@@ -249,24 +223,5 @@ mod tests {
             report.notes,
             vec![warning(ALLOCATOR_OFF_SOURCE, ALLOCATOR_OFF)]
         );
-    }
-
-    #[test]
-    fn cudnn_attention_is_said_off_only_where_the_run_saw_its_kernels() {
-        let mut report = Report::new("0.1.0");
-        assert_eq!(cudnn_attention_off(&report), None, "a ResNet: never used");
-        // ncu's row of cuDNN's attention, as the H100 named it.
-        let mut row = cudawatch_model::KernelCoalescing {
-            kernel: "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_\
-                     4x1x1_cga1x1x1_kernel0_0"
-                .into(),
-            ..Default::default()
-        };
-        report.coalescing.push(row.clone());
-        let note = cudnn_attention_off(&report).expect("used: said");
-        assert!(note.message.contains("enable_cudnn_sdp(False)"), "{note:?}");
-        row.kernel = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n".into();
-        report.coalescing = vec![row];
-        assert_eq!(cudnn_attention_off(&report), None, "cuBLAS alone: not said");
     }
 }

@@ -239,9 +239,6 @@ fn stage(
     if python && (Tool::SANITIZERS.contains(&tool) || tool == Tool::Ncu) {
         tools::hook::cudnn_benchmark_off(&mut command, &ctx);
     }
-    if python && matches!(tool, Tool::Initcheck | Tool::Synccheck) {
-        tools::hook::cudnn_attention_off(&mut command, &ctx);
-    }
     if python {
         tools::xla::settle(
             &mut command,

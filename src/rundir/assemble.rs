@@ -38,8 +38,6 @@ struct HooksSaw {
     jax: bool,
     /// A stage's hook ended the program (`--steps`).
     stopped: bool,
-    /// A stage's hook turned PyTorch's cuDNN attention off.
-    cudnn_attention_off: bool,
 }
 
 /// Builds the report of a run directory from its raw artifacts.
@@ -114,7 +112,6 @@ impl Assembler {
             self.hooks_saw.reported = true;
             self.hooks_saw.torch |= hook.torch_imported;
             self.hooks_saw.jax |= hook.jax_imported;
-            self.hooks_saw.cudnn_attention_off |= hook.cudnn_attention_off;
             self.hooks_saw.stopped |=
                 hook.stopped_after_steps.is_some() || hook.stopped_after_calls.is_some();
         }
@@ -158,11 +155,6 @@ impl Assembler {
         }
         if self.hooks_saw.jax {
             report.notes.extend(xla_note(&stages));
-        }
-        if self.hooks_saw.cudnn_attention_off {
-            report
-                .notes
-                .extend(crate::judge::notes::cudnn_attention_off(&report));
         }
         report.notes.extend(steps_note(&stages, self.hooks_saw));
         report.notes.extend(first_block_note(&stages));

@@ -135,20 +135,6 @@ pub fn cudnn_benchmark_off(command: &mut StageCommand, ctx: &StageContext<'_>) {
     with_hook(command, ctx, (CUDNN_BENCHMARK_OFF, "1"));
 }
 
-/// The variable that tells the hook to turn PyTorch's cuDNN attention off.
-pub const CUDNN_ATTENTION_OFF: &str = "CUDAWATCH_CUDNN_ATTENTION_OFF";
-
-/// Turns PyTorch's cuDNN attention off as a Python program starts, for
-/// initcheck and synccheck: its Hopper kernels write through the TMA,
-/// which initcheck does not see, and flood both with records that never
-/// gate (ViT with bf16 autocast: 178 million initcheck and 4.8 million
-/// synccheck records in two steps, each then run again without stacks);
-/// `scaled_dot_product_attention` takes its flash or memory-efficient
-/// kernel there, which both check.
-pub fn cudnn_attention_off(command: &mut StageCommand, ctx: &StageContext<'_>) {
-    with_hook(command, ctx, (CUDNN_ATTENTION_OFF, "1"));
-}
-
 /// The hook on the stage's `PYTHONPATH` (once), and `order` for it.
 fn with_hook(command: &mut StageCommand, ctx: &StageContext<'_>, order: (&str, &str)) {
     if !uses_hook(command) {

@@ -450,36 +450,6 @@ fn torch_compile_under_csan_is_said_to_run_as_eager_operators() {
     assert!(!reason.contains("torch.compile"), "{reason}");
 }
 
-/// `program` run by real python3 with cudawatch's hook first on its path
-/// (as the tool stages run it: compute-sanitizer and ncu pass the
-/// environment on to the program), the fake torch, the hook's folder in
-/// `dir`, and `order` for the hook.
-fn hook_alone(dir: &Path, program: &str, order: &[(&str, &str)]) -> std::process::Output {
-    let hook = dir.join("hook");
-    std::fs::create_dir_all(&hook).unwrap();
-    std::fs::write(
-        hook.join("sitecustomize.py"),
-        std::fs::read(root().join("src/tools/hook/sitecustomize.py")).unwrap(),
-    )
-    .unwrap();
-    std::fs::write(dir.join("prog.py"), program).unwrap();
-    std::process::Command::new("python3")
-        .current_dir(dir)
-        .arg("prog.py")
-        .env(
-            "PYTHONPATH",
-            format!(
-                "{}:{}",
-                hook.display(),
-                root().join("tests/fakes/pytorch").display()
-            ),
-        )
-        .env("CUDAWATCH_HOOK_OUT", dir)
-        .envs(order.iter().copied())
-        .output()
-        .unwrap()
-}
-
 /// What the program saw and what cuDNN was told, printed by the program.
 const TURNS_BENCHMARK_ON: &str = "import torch, torch.backends.cudnn
 torch.backends.cudnn.benchmark = True
@@ -495,13 +465,31 @@ fn the_hook_keeps_cudnn_benchmark_mode_off_when_told_and_counts_the_programs_req
     // pass the environment on to the program): real python3, the fake
     // torch built as torch 2.11 builds torch.backends.cudnn.
     let tmp = tempfile::tempdir().unwrap();
+    let hook = tmp.path().join("hook");
+    std::fs::create_dir_all(&hook).unwrap();
+    std::fs::write(
+        hook.join("sitecustomize.py"),
+        std::fs::read(root().join("src/tools/hook/sitecustomize.py")).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("prog.py"), TURNS_BENCHMARK_ON).unwrap();
     let python = |off: bool| {
-        let order: &[(&str, &str)] = if off {
-            &[("CUDAWATCH_CUDNN_BENCHMARK_OFF", "1")]
-        } else {
-            &[]
-        };
-        hook_alone(tmp.path(), TURNS_BENCHMARK_ON, order)
+        let mut cmd = std::process::Command::new("python3");
+        cmd.current_dir(tmp.path())
+            .arg("prog.py")
+            .env(
+                "PYTHONPATH",
+                format!(
+                    "{}:{}",
+                    hook.display(),
+                    root().join("tests/fakes/pytorch").display()
+                ),
+            )
+            .env("CUDAWATCH_HOOK_OUT", tmp.path());
+        if off {
+            cmd.env("CUDAWATCH_CUDNN_BENCHMARK_OFF", "1");
+        }
+        cmd.output().unwrap()
     };
     let kept_off = python(true);
     assert_eq!(
@@ -520,40 +508,6 @@ fn the_hook_keeps_cudnn_benchmark_mode_off_when_told_and_counts_the_programs_req
         String::from_utf8_lossy(&as_asked.stdout),
         "[True, True, True]\n"
     );
-}
-
-#[test]
-fn the_hook_turns_cudnn_attention_off_when_told_and_the_program_can_still_ask_for_it() {
-    // Real python3 and hook, the fake torch switching SDPA's backends as
-    // torch 2.11 does (cuDNN's attention on by default, as on the H100).
-    let tmp = tempfile::tempdir().unwrap();
-    let program = "import torch, torch.backends.cuda\n\
-                   seen = [torch.backends.cuda.cudnn_sdp_enabled()]\n\
-                   torch.backends.cuda.enable_cudnn_sdp(True)\n\
-                   seen.append(torch.backends.cuda.cudnn_sdp_enabled())\n\
-                   print(seen)\n";
-    let python = |off: bool| {
-        let order: &[(&str, &str)] = if off {
-            &[("CUDAWATCH_CUDNN_ATTENTION_OFF", "1")]
-        } else {
-            &[]
-        };
-        hook_alone(tmp.path(), program, order)
-    };
-    // Off as the program starts; a program that asks for it gets it.
-    let off = python(true);
-    assert_eq!(
-        String::from_utf8_lossy(&off.stdout),
-        "[False, True]\n",
-        "{}",
-        String::from_utf8_lossy(&off.stderr)
-    );
-    let facts = read_json(&tmp.path().join("hook.json"));
-    assert_eq!(facts["cudnn_attention_off"], true, "{facts}");
-    assert_eq!(facts["errors"], serde_json::json!([]), "{facts}");
-    std::fs::remove_file(tmp.path().join("hook.json")).unwrap();
-    let as_is = python(false);
-    assert_eq!(String::from_utf8_lossy(&as_is.stdout), "[True, True]\n");
 }
 
 #[test]

@@ -566,23 +566,3 @@ fn racecheck_takes_the_newer_compute_sanitizer_pip_installed_in_the_programs_pyt
     let (racecheck, _, _) = racecheck_with_pypi("2026.4.0.0", &["--compute-sanitizer", named]);
     assert!(!racecheck.contains("pypi-site"), "{racecheck}");
 }
-
-#[test]
-fn initcheck_and_synccheck_are_told_to_turn_cudnn_attention_off_and_no_other_stage_is() {
-    // cuDNN's Hopper attention floods initcheck and synccheck with records
-    // that never gate (the hook's own test is in csan_stage.rs).
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, out) = training(tmp.path(), "plain,memcheck,initcheck,synccheck", &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    for tool in ["initcheck", "synccheck"] {
-        let env = read_json(&dir.join(tool).join("stage.json"))["env"].to_string();
-        assert!(
-            env.contains("CUDAWATCH_CUDNN_ATTENTION_OFF=1"),
-            "{tool}: {env}"
-        );
-    }
-    for tool in ["plain", "memcheck"] {
-        let env = read_json(&dir.join(tool).join("stage.json"))["env"].to_string();
-        assert!(!env.contains("CUDNN_ATTENTION_OFF"), "{tool}: {env}");
-    }
-}

@@ -53,7 +53,6 @@ except ValueError:
     _STOP_AFTER = 0
 _steps_seen = 0
 _CUDNN_BENCHMARK_OFF = os.environ.get("CUDAWATCH_CUDNN_BENCHMARK_OFF") == "1"
-_CUDNN_ATTENTION_OFF = os.environ.get("CUDAWATCH_CUDNN_ATTENTION_OFF") == "1"
 _facts = {"hook": 2, "python": sys.version.split()[0], "errors": []}
 _oom_count = 0
 _step_count = 0
@@ -508,24 +507,6 @@ def _cudnn_benchmark_off(torch):
     set_benchmark(False)
 
 
-def _cudnn_attention_off(torch):
-    """initcheck and synccheck: PyTorch's cuDNN attention off as the
-    program starts. Its Hopper kernels write through the TMA, which
-    initcheck does not see, and flood both tools with records that never
-    gate (a ViT's training script: 178 million initcheck records in two
-    steps, H200); scaled_dot_product_attention then takes its flash or
-    memory-efficient kernel, which both check. A program that asks for
-    cuDNN's attention later (`sdpa_kernel`) gets it: refusing could leave
-    it no kernel at all. Said in hook.json when it was on."""
-    import torch.backends.cuda  # noqa: F401  (torch may import it lazily)
-
-    cuda = torch.backends.cuda
-    switches = hasattr(cuda, "enable_cudnn_sdp") and hasattr(cuda, "cudnn_sdp_enabled")
-    if switches and cuda.cudnn_sdp_enabled():
-        cuda.enable_cudnn_sdp(False)
-        _facts["cudnn_attention_off"] = True
-
-
 def _torch_loaded(torch):
     global _torch_dir
     _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
@@ -540,11 +521,6 @@ def _torch_loaded(torch):
             _cudnn_benchmark_off(torch)
         except Exception as error:
             _error("cudnn benchmark mode", error)
-    if _CUDNN_ATTENTION_OFF:
-        try:
-            _cudnn_attention_off(torch)
-        except Exception as error:
-            _error("cudnn attention", error)
     if _CSAN:
         try:
             _csan_outside_captures(torch)
@@ -819,7 +795,7 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
             _MEMORY = True
         if _OUT:
             _write("processes.jsonl", {"pid": os.getpid(), "hook": "start"}, mode="a")
-        if _MEMORY or _CSAN or _STOP_AFTER or _CUDNN_BENCHMARK_OFF or _CUDNN_ATTENTION_OFF:
+        if _MEMORY or _CSAN or _STOP_AFTER or _CUDNN_BENCHMARK_OFF:
             if "torch" in sys.modules:
                 # The user's sitecustomize (or a .pth file) imported torch
                 # before the hook could watch the import: arm now.

@@ -17,14 +17,3 @@ def _set_cudnn_benchmark(value):
 
 def _get_cudnn_benchmark():
     return _cudnn_benchmark[0]
-
-
-_sdp_use_cudnn = [True]
-
-
-def _set_sdp_use_cudnn(value):
-    _sdp_use_cudnn[0] = bool(value)
-
-
-def _get_cudnn_sdp_enabled():
-    return _sdp_use_cudnn[0]
