@@ -122,30 +122,31 @@ fn launching_line_from_plain(report: &mut Report, root: &str) {
 }
 
 /// The failure everything else follows from: a device fault found by a
-/// sanitizer (a precise access or heap record first), else the plain run's
-/// device assert, else the first failing
-/// call (the plain run's, which carries the user's line). At each step a
-/// sanitizer's record (the address, the allocation) or the program's own
-/// assert message comes before the GPU core dump's view of the same fault;
-/// the dump leads where it alone placed the fault.
+/// sanitizer or the program itself (a precise access or heap record
+/// first, then a device assert, then any other), else the GPU core dump's
+/// view of one, else the first failing call (the plain run's, which
+/// carries the user's line). A sanitizer's record (the address, the
+/// allocation, a stack overflow named as one) or the program's own assert
+/// message comes before the dump's view of the same fault, which is
+/// coarser: the dump names a stack overflow an out-of-range address
+/// (sample-reports/outside/stack_overflow/), a bad free() an illegal
+/// address inside free() (sample-reports/records/free_invalid/). The dump
+/// leads where it alone placed the fault.
 pub fn root_cause(sites: &[Site]) -> Option<&Site> {
-    let faults = || sites.iter().filter(|s| is_device_fault(s));
-    let first = |kind: Option<FindingKind>| {
-        let of_kind = |s: &&Site| kind.as_ref().is_none_or(|k| s.kind == *k);
-        faults()
-            .filter(of_kind)
-            .find(|s| s.tool != Tool::Coredump)
-            .or_else(|| faults().find(of_kind))
-    };
-    // A sanitizer's precise record of the faulting access or heap call
-    // leads: a bad free() ends in an illegal address inside free(), which
-    // the dump names (sample-reports/records/free_invalid/).
     let precise = [FindingKind::InvalidAccess, FindingKind::DeviceHeapError];
-    faults()
-        .find(|s| s.tool != Tool::Coredump && precise.contains(&s.kind))
-        .or_else(|| first(Some(FindingKind::InvalidAccess)))
-        .or_else(|| first(Some(FindingKind::DeviceAssert)))
-        .or_else(|| first(None))
+    let first_fault = |from_dump: bool| {
+        let faults = || {
+            sites
+                .iter()
+                .filter(move |s| is_device_fault(s) && (s.tool == Tool::Coredump) == from_dump)
+        };
+        faults()
+            .find(|s| precise.contains(&s.kind))
+            .or_else(|| faults().find(|s| s.kind == FindingKind::DeviceAssert))
+            .or_else(|| faults().next())
+    };
+    first_fault(false)
+        .or_else(|| first_fault(true))
         .or_else(|| {
             sites.iter().find(|s| {
                 s.tool == Tool::Plain

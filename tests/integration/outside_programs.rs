@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::helpers::{Output, cudawatch, json, root, run, sample, site_of_kind};
+use crate::helpers::{Output, cudawatch, json, judged, root, run, sample, site_of_kind};
 use crate::run::stage;
 
 /// `cudawatch run --stages plain,coredump` of `program` into `tmp/run`,
@@ -129,6 +129,41 @@ fn a_stack_overflow_is_one_site_of_its_own_kind_at_the_users_line() {
         explained.stdout.contains("call stack"),
         "{}",
         explained.stdout
+    );
+}
+
+#[test]
+fn the_core_dumps_view_of_a_stack_overflow_follows_memchecks_record_of_it() {
+    // Every stage and the core dump on the H200: memcheck names the stack
+    // overflow at the function's line, the dump the same fault as an
+    // out-of-range address at the store that ran off the stack. One fault:
+    // memcheck's record leads, the dump's view follows it (it led, as a
+    // second error site, when an invalid access of any tool came first).
+    let report = judged(&outside("stack_overflow/run"));
+    let root = site_of_kind(&report, "stack_overflow");
+    assert_eq!(root["location"]["line"], 8, "{root}");
+    assert!(root["consequence_of"].is_null(), "{root}");
+    assert!(
+        root["seen_by"]
+            .as_array()
+            .unwrap()
+            .contains(&"coredump".into()),
+        "{root}"
+    );
+    let dump = site_of_kind(&report, "invalid_access");
+    assert_eq!(dump["tool"], "coredump", "{dump}");
+    assert_eq!(dump["consequence_of"], root["id"], "{dump}");
+    let leading: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["consequence_of"].is_null() && s["severity"] == "error")
+        .collect();
+    assert_eq!(leading.len(), 1, "{leading:?}");
+    let verdict = report["verdict"].to_string();
+    assert!(
+        verdict.contains("root cause: memcheck stack_overflow at stack_overflow.cu:8"),
+        "{verdict}"
     );
 }
 
