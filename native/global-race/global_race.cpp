@@ -229,14 +229,21 @@ void launch_end(const Sanitizer_LaunchData *l) {
                      ", \"blocks_ordered\": " + (state.blocks != 0 ? "true" : "false") +
                      ", \"sync_dropped\": " + std::to_string(state.sync_dropped) +
                      ", \"flags_seen\": " + std::to_string(state.flags_seen) + ", \"races\": [";
+  // An instruction's offset in the kernel, or null where the pc is not
+  // the kernel's: an access's word is published before its pc, so a
+  // thread that meets it in between reads the pc as 0 (seen on an H200).
+  auto offset = [&](uint64_t pc) {
+    bool in_kernel = pc != 0 && pc >= start && (size == 0 || pc - start < size);
+    return in_kernel ? std::to_string(pc - start) : std::string("null");
+  };
   bool first = true;
   for (const Pair &p : pairs) {
     if (p.count == 0) continue;
     static const char *kinds[] = {"write-write", "read-write", "write-read"};
     line += std::string(first ? "" : ", ") + "{\"kind\": \"" + kinds[p.kind % 3] +
-            "\", \"first\": {\"offset\": " + std::to_string(p.pc_first - start) +
+            "\", \"first\": {\"offset\": " + offset(p.pc_first) +
             ", \"thread\": " + std::to_string(p.tid_first) + "}, \"second\": {\"offset\": " +
-            std::to_string(p.pc_second - start) + ", \"thread\": " + std::to_string(p.tid_second) +
+            offset(p.pc_second) + ", \"thread\": " + std::to_string(p.tid_second) +
             "}, \"address\": " + std::to_string(p.address) + ", \"count\": " + std::to_string(p.count) + "}";
     first = false;
   }

@@ -22,10 +22,21 @@ pub const TOOL_LINE: &str = "cudawatch-global-race";
 /// thread (linear in the grid) that made it.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct Access {
-    /// Byte offset of the instruction in the kernel (unpatched).
-    pub offset: u64,
+    /// Byte offset of the instruction in the kernel (unpatched); `null`
+    /// where the tool met the access before it had recorded its place
+    /// (read it through [`Access::place`]).
+    pub offset: Option<u64>,
     /// The thread's index in the whole grid.
     pub thread: u64,
+}
+
+impl Access {
+    /// The instruction's offset, where it is one: a kernel's code is never
+    /// 4 GiB, so a larger figure (an unrecorded pc from the tool's first
+    /// version, less the kernel's start) is no place.
+    pub fn place(&self) -> Option<u64> {
+        self.offset.filter(|o| *o < 1 << 32)
+    }
 }
 
 /// One race the tool recorded: a pair of instructions, and how often.
@@ -198,34 +209,38 @@ pub fn sites(output: &Output, tables: &HashMap<u32, LineTable>) -> Vec<Site> {
     let mut sites = Vec::new();
     for launch in &output.launches {
         let table = launch.module.and_then(|m| tables.get(&m));
-        let place = |offset| table.and_then(|t| t.place(&launch.kernel, offset)).cloned();
+        let place = |access: &Access| {
+            let offset = access.place()?;
+            table.and_then(|t| t.place(&launch.kernel, offset)).cloned()
+        };
+        let pc = |access: &Access| access.place().map(|o| format!("0x{o:x}"));
         for race in &launch.races {
-            let (first, second) = (place(race.first.offset), place(race.second.offset));
+            let (first, second) = (place(&race.first), place(&race.second));
             let (first_access, second_access) = accesses(&race.kind);
-            let at = |p: &Option<SourceLocation>, offset: u64| {
-                p.as_ref()
-                    .map(|l| l.short())
-                    .unwrap_or_else(|| format!("+0x{offset:x}"))
+            let at = |p: &Option<SourceLocation>, access: &Access| match (p, pc(access)) {
+                (Some(l), _) => format!("at {}", l.short()),
+                (None, Some(pc)) => format!("at +{pc}"),
+                (None, None) => "at a place the tool had not yet recorded".to_string(),
             };
             let mut site = new_site(
                 Tool::GlobalRace,
                 FindingKind::GlobalRace,
                 Severity::Error,
                 format!(
-                    "global-memory race: a {first_access} at {} and another thread's \
-                     {second_access} at {}, nothing ordering them",
-                    at(&first, race.first.offset),
-                    at(&second, race.second.offset)
+                    "global-memory race: a {first_access} {} and another thread's \
+                     {second_access} {}, nothing ordering them",
+                    at(&first, &race.first),
+                    at(&second, &race.second)
                 ),
             );
             site.kernel = Some(function_name(&launch.kernel));
             site.location = second;
-            site.pc = Some(format!("0x{:x}", race.second.offset));
+            site.pc = pc(&race.second);
             site.count = race.count;
             site.other = Some(OtherAccess {
                 access: capitalised(first_access),
                 location: first.clone(),
-                pc: Some(format!("0x{:x}", race.first.offset)),
+                pc: pc(&race.first),
             });
             site.samples.push(Sample {
                 thread: None,
@@ -235,7 +250,7 @@ pub fn sites(output: &Output, tables: &HashMap<u32, LineTable>) -> Vec<Site> {
                 bytes: None,
             });
             let other = first.map_or_else(
-                || format!("0x{:x}", race.first.offset),
+                || pc(&race.first).unwrap_or_else(|| "?".into()),
                 |l| l.line.to_string(),
             );
             site.id = site_id(&site, &format!("{}|{other}", race.kind));

@@ -416,7 +416,7 @@ fn parse_classified(classified: &[Classified]) -> Report {
 
 /// The global-race tool's lines, each race placed on its lines through the
 /// SASS beside them, as the stage lays it out (`modules/N.sass`) or as a
-/// capture names it (`STEM.N.sass`, sample-reports/global_race/first-run/).
+/// capture of the tool's first version named it (`STEM.N.sass`).
 fn global_race(c: &Classified, builder: &mut ReportBuilder) {
     let Some((name, bytes)) = load(c, builder) else {
         return;
