@@ -566,3 +566,51 @@ fn racecheck_takes_the_newer_compute_sanitizer_pip_installed_in_the_programs_pyt
     let (racecheck, _, _) = racecheck_with_pypi("2026.4.0.0", &["--compute-sanitizer", named]);
     assert!(!racecheck.contains("pypi-site"), "{racecheck}");
 }
+
+#[test]
+fn a_test_suite_runs_whole_in_every_stage_by_default_and_a_users_steps_still_end_it() {
+    // pytest loaded (its `_pytest` package, as `python -m pytest` has it):
+    // each test trains a few steps of its own, and a SystemExit inside a
+    // test fails it. By default every stage runs the suite to its end.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("_pytest")).unwrap();
+    std::fs::write(tmp.path().join("_pytest/__init__.py"), "").unwrap();
+    let suite = format!("import _pytest\n{TRAINING}");
+    let dir = tmp.path().join("run");
+    let out = run(with_fake_torch(tmp.path(), &suite)
+        .env("FAKE_CASE", sample("clean"))
+        .args(["--color", "never", "run", "--stages", "plain,csan,memory"])
+        .args(["--format", "json", "--out-dir"])
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = json(&out);
+    for tool in ["plain", "csan", "memory"] {
+        let stdout = std::fs::read_to_string(dir.join(tool).join("stdout")).unwrap();
+        assert!(stdout.ends_with("trained 500 steps\n"), "{tool}: {stdout}");
+        assert!(stage(&report, tool)["covered"].is_null(), "{tool}");
+    }
+    assert!(
+        !report["notes"].to_string().contains("first steps"),
+        "{}",
+        report["notes"]
+    );
+    // The user's --steps is the user's: it ends the suite too.
+    let dir = tmp.path().join("asked");
+    let out = run(with_fake_torch(tmp.path(), &suite)
+        .args([
+            "run",
+            "--stages",
+            "plain,csan",
+            "--steps",
+            "3",
+            "--format",
+            "json",
+        ])
+        .arg("--out-dir")
+        .arg(&dir)
+        .args(["--", "python3", "prog.py"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let csan = std::fs::read_to_string(dir.join("csan/stdout")).unwrap();
+    assert_eq!(csan, "step 1\nstep 2\nstep 3\ncleanup ran\n");
+}
