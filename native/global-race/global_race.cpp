@@ -146,7 +146,8 @@ size_t bytes_for(unsigned threads) {
   return sizeof(State) + size_t(threads) * sizeof(unsigned) + size_t(kWordsCapacity) * sizeof(Word) +
          size_t(kPairsCapacity) * sizeof(Pair) + size_t(kClockBlocks) * kClockBlocks * sizeof(unsigned) +
          size_t(kSyncCapacity) * sizeof(unsigned long long) +
-         size_t(kSyncCapacity) * kClockBlocks * sizeof(unsigned);
+         size_t(kSyncCapacity) * kClockBlocks * sizeof(unsigned) +
+         size_t(kClockBlocks) * sizeof(unsigned long long);
 }
 
 // The launch's state: cleared, its pointers set, given to the kernel.
@@ -194,6 +195,7 @@ void launch_begin(const Sanitizer_LaunchData *l) {
   state.sync_keys =
       reinterpret_cast<unsigned long long *>(state.clocks + size_t(kClockBlocks) * kClockBlocks);
   state.sync_clocks = reinterpret_cast<unsigned *>(state.sync_keys + kSyncCapacity);
+  state.pending = reinterpret_cast<unsigned long long *>(state.sync_clocks + size_t(kSyncCapacity) * kClockBlocks);
   trace("clearing the state", b.device);
   sanitizerMemset(b.device, 0, b.bytes, l->hStream);
   sanitizerMemcpyHostToDeviceAsync(b.device, &state, sizeof state, l->hStream);

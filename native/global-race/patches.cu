@@ -135,6 +135,28 @@ __device__ void race(State *s, unsigned long long first, unsigned long long firs
   atomicAdd(&s->pairs_dropped, 1ull);
 }
 
+// The patch runs before its instruction, so an atomic's acquire misses
+// the releases of atomics that reach the word between the patch and the
+// instruction: the block that counts last in a last-block reduction
+// (CUDA's threadFenceReduction sample, ATen's reductions) then reads
+// partials it cannot see released (a false race, seen on an H200). The
+// thread that made the atomic acquires its row again at its next access
+// or barrier, by when its atomic has run, and every atomic before it in
+// the word's real order had been released.
+__device__ void remember_atomic(State *s, unsigned block, unsigned tid, const unsigned *sync) {
+  unsigned long long row = static_cast<unsigned long long>((sync - s->sync_clocks) / s->blocks);
+  s->pending[block] = (static_cast<unsigned long long>(tid) << 32) | (row + 1);
+}
+
+__device__ void deferred(State *s, unsigned block, unsigned tid) {
+  if (s->blocks == 0) return;
+  unsigned long long p = *(volatile unsigned long long *)&s->pending[block];
+  if (p == 0 || static_cast<unsigned>(p >> 32) != tid) return;
+  unsigned row = static_cast<unsigned>(p & 0xffffffffull) - 1;
+  acquire(s, block, &s->sync_clocks[row * s->blocks]);
+  atomicCAS(&s->pending[block], p, 0ull);
+}
+
 // Whether an access of `a` overlaps bytes of the word `bytes` touches.
 __device__ bool overlaps(unsigned long long a, unsigned bytes) {
   return (a & kValid) && (mask_of(a) & bytes);
@@ -151,12 +173,16 @@ __device__ void check_word(State *s, unsigned long long key, unsigned bytes, uns
   Word *w = word_of(s, key);
   if (w == nullptr) return;
   unsigned block = block_of(s, tid);
+  deferred(s, block, tid);
   unsigned long long seen_write = *(volatile unsigned long long *)&w->write;
   bool syncs = s->blocks != 0 && (atomic || ((seen_write & kAtomic) && !write));
   unsigned *sync = syncs ? sync_of(s, key, atomic) : nullptr;
   if (sync != nullptr) acquire(s, block, sync);
   unsigned stamp = stamp_of(s, block);
-  if (sync != nullptr && atomic) release(s, block, sync);
+  if (sync != nullptr && atomic) {
+    release(s, block, sync);
+    remember_atomic(s, block, tid, sync);
+  }
   unsigned epoch = tid < s->threads ? s->epochs[tid] : 0;
   unsigned long long me = pack(tid, epoch, bytes, atomic);
   if (write) {
@@ -230,6 +256,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult GlobalRaceBarrier(
   // some of its warps (a named barrier's count) is not weighed.
   if (thread_count != 0 && thread_count != s->threads_per_block) return SANITIZER_PATCH_SUCCESS;
   unsigned tid = linear_tid();
+  deferred(s, block_of(s, tid), tid);
   if (tid < s->threads) s->epochs[tid] += 1;
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -53,6 +53,10 @@ struct State {
   // Each word an atomic touched: its key, and the clock released into it.
   unsigned long long *sync_keys;
   unsigned int *sync_clocks;  // sync_capacity rows of `blocks`
+  // Per block, the sync row its last atomic touched and the thread that
+  // made it: (tid << 32) | (row + 1), 0 for none. That thread acquires the
+  // row again at its next access or barrier (see patches.cu's `deferred`).
+  unsigned long long *pending;
 };
 
 constexpr unsigned kWrite = 0, kReadWrite = 1, kWriteRead = 2;

@@ -25,6 +25,7 @@ struct Launch {
   std::vector<unsigned> clocks;
   std::vector<unsigned long long> sync_keys;
   std::vector<unsigned> sync_clocks;
+  std::vector<unsigned long long> pending;
   State state{};
 
   Launch(unsigned blocks, unsigned threads)
@@ -33,7 +34,8 @@ struct Launch {
         pairs(1u << 8),
         clocks(blocks * blocks),
         sync_keys(64),
-        sync_clocks(64 * blocks) {
+        sync_clocks(64 * blocks),
+        pending(blocks) {
     state.enabled = 1;
     state.threads_per_block = threads;
     state.threads = blocks * threads;
@@ -47,6 +49,7 @@ struct Launch {
     state.clocks = clocks.data();
     state.sync_keys = sync_keys.data();
     state.sync_clocks = sync_clocks.data();
+    state.pending = pending.data();
     gridDim.x = blocks;
     blockDim.x = threads;
     gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;
@@ -200,6 +203,32 @@ void across_blocks() {
   unrelated.access(1, 0, 0x920, flag, 4, kAtomicAdd);
   for (unsigned t = 0; t < 32; ++t) unrelated.access(1, t, 0x930, kBase + 4 * t, 4, kLoad);
   expect("writes after the release: a race", unrelated, true);
+  // last_block_reduction.cu, 4 blocks: each block's thread 0 writes its
+  // partial and counts itself done with an atomic. Block 3's atomic is
+  // patched before block 2's, but the hardware runs block 2's first, so
+  // block 3 counts last; after its barrier it reads every partial.
+  const uint64_t done = kBase + 0x30000, partial = kBase + 0x40000;
+  Launch last(4, 2);
+  for (unsigned b = 0; b < 2; ++b) {
+    last.access(b, 0, 0xa00, partial + 4 * b, 4, kStore);
+    last.access(b, 0, 0xa10, done, 4, kAtomicAdd);
+  }
+  last.access(3, 0, 0xa00, partial + 12, 4, kStore);
+  last.access(3, 0, 0xa10, done, 4, kAtomicAdd);  // patched first...
+  last.access(2, 0, 0xa00, partial + 8, 4, kStore);
+  last.access(2, 0, 0xa10, done, 4, kAtomicAdd);  // ...run first
+  for (unsigned t = 0; t < 2; ++t) last.barrier(3, t);
+  for (unsigned b = 0; b < 4; ++b) last.access(3, b % 2, 0xa20, partial + 4 * b, 4, kLoad);
+  expect("last_block_reduction: the last block's atomic patched before another's", last, false);
+  // The same reads before the barrier, by a thread that made no atomic:
+  // nothing orders block 2's partial before them.
+  Launch unordered(4, 2);
+  for (unsigned b = 0; b < 3; ++b) {
+    unordered.access(b, 0, 0xa00, partial + 4 * b, 4, kStore);
+    if (b != 2) unordered.access(b, 0, 0xa10, done, 4, kAtomicAdd);
+  }
+  for (unsigned b = 0; b < 3; ++b) unordered.access(3, 1, 0xa20, partial + 4 * b, 4, kLoad);
+  expect("a partial read with no count of its block: a race", unordered, true);
 }
 
 void reductions() {
