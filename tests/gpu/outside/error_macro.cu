@@ -24,7 +24,7 @@ int main() {
   const int n = 1024;
   int h_index[n];
   for (int i = 0; i < n; ++i) h_index[i] = i;
-  h_index[700] = 0x7ffffff0;  // one wild index, 8 GiB past the buffer
+  h_index[700] = -(1 << 30);  // one wild index, 4 GiB before the buffer
   int *index;
   float *out;
   CUDA_CHECK(cudaMalloc(&index, n * sizeof(int)));
