@@ -263,8 +263,9 @@ pub fn sites(output: &Output, tables: &HashMap<u32, LineTable>) -> Vec<Site> {
 /// A kernel's name as the other tools give it (`count_hits`,
 /// `ns::scale`) from the mangled one the Sanitizer API gives
 /// (`_Z10count_hitsPKiPii`, `_ZN2ns5scaleEPf`): the function's name only,
-/// the parameters left out; a name it cannot read (templates, `extern "C"`
-/// kernels) is kept as it is.
+/// its parameters and template arguments left out; a name that is not
+/// mangled (`extern "C"` kernels) or that it cannot read (a substitution,
+/// an operator) is kept as it is.
 pub fn function_name(mangled: &str) -> String {
     fn ident(s: &str) -> Option<(&str, &str)> {
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
@@ -283,14 +284,18 @@ pub fn function_name(mangled: &str) -> String {
             parts.push(part);
             nested = after;
         }
-        if nested.starts_with('E') && !parts.is_empty() {
+        // `E` ends the name; `I` opens a template's arguments, left out
+        // as the parameters are (`at::native::reduce_kernel`, whose owner
+        // the name then says: a mangled `_ZN2at6native...` was taken for
+        // the user's kernel).
+        if (nested.starts_with('E') || nested.starts_with('I')) && !parts.is_empty() {
             return parts.join("::");
         }
         return mangled.to_string();
     }
     match ident(rest) {
-        Some((name, after)) if !after.starts_with('I') => name.to_string(),
-        _ => mangled.to_string(),
+        Some((name, _)) => name.to_string(),
+        None => mangled.to_string(),
     }
 }
 
@@ -357,13 +362,13 @@ mod tests {
             .collect();
         assert_eq!(reads.len(), 2, "{sites:#?}");
         assert_eq!(reads[0].id, reads[1].id);
-        assert_eq!(reads.iter().map(|s| s.count).sum::<u64>(), 159 + 96);
+        assert_eq!(reads.iter().map(|s| s.count).sum::<u64>(), 127 + 128);
         for read in &reads {
             let other = read.other.as_ref().unwrap();
             assert_eq!(other.location.as_ref().unwrap().line, 10);
         }
         // A write whose first access the tool met before its pc was
-        // recorded (the capture's 18446603859142181120): no place, said so.
+        // recorded (`"offset": null`): no place, said so.
         let write = sites
             .iter()
             .find(|s| {
@@ -377,10 +382,33 @@ mod tests {
     }
 
     #[test]
+    fn an_offset_past_any_kernel_is_no_place() {
+        // The tool before `null`: pc 0 less the kernel's start (waw_blocks,
+        // an H200's first call of the day).
+        let line = "{\"launch\": 0, \"kernel\": \"_Z11scale_tilesPKfPfi\", \"module\": 0, \
+                    \"checked\": true, \"races\": [{\"kind\": \"write-write\", \"first\": \
+                    {\"offset\": 18446604074628743424, \"thread\": 2040}, \"second\": \
+                    {\"offset\": 224, \"thread\": 2048}, \"address\": 139998485569024, \
+                    \"count\": 74}]}";
+        let sites = sites(&parse(line), &HashMap::new());
+        assert!(
+            sites[0]
+                .message
+                .starts_with("global-memory race: a write at a place the tool had not yet recorded and another thread's write at +0xe0"),
+            "{}",
+            sites[0].message
+        );
+    }
+
+    #[test]
     fn kernels_are_named_as_the_other_tools_name_them() {
         assert_eq!(function_name("_Z10count_hitsPKiPii"), "count_hits");
         assert_eq!(function_name("_ZN2ns5scaleEPf"), "ns::scale");
-        assert_eq!(function_name("_Z6kernelIfEvPT_"), "_Z6kernelIfEvPT_");
+        assert_eq!(function_name("_Z6kernelIfEvPT_"), "kernel");
+        assert_eq!(
+            function_name("_ZN2at6native13reduce_kernelILi128ELi4ENS0_8ReduceOpIfEEEEvT1_"),
+            "at::native::reduce_kernel"
+        );
         assert_eq!(function_name("plain_c_kernel"), "plain_c_kernel");
         assert_eq!(function_name("_Z99short"), "_Z99short");
         // A length ending inside a character: kept, never a panic.

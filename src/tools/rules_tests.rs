@@ -634,12 +634,14 @@ const WHOLE_LAUNCH: &str = "{\"launch\": 0, \"kernel\": \"k\", \"module\": 0, \"
 fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_ended() {
     use crate::tools::global_race::rule;
     let exited = |code| record(Tool::GlobalRace, ProcessEnd::Exited(code));
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), (0, 1));
+    let own = |_: &cudawatch_parsers::global_race::Launch| true;
+    let library = |_: &cudawatch_parsers::global_race::Launch| false;
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 0, &own);
     assert_eq!(outcome, Outcome::Clean, "{reason}");
     // No kernel of the program's own among them: nothing of the user's.
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), (0, 0));
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 0, &library);
     assert_eq!(outcome, Outcome::Skipped, "{reason}");
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), (2, 1));
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH]), 2, &own);
     assert_eq!(
         (outcome, reason.as_str()),
         (
@@ -652,17 +654,37 @@ fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_end
     let (outcome, reason) = rule(
         &exited(0),
         &global_race_lines(&[WHOLE_LAUNCH, &partial]),
-        (0, 1),
+        0,
+        &own,
     );
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(
-        reason.starts_with("1 launch of 2 launches checked in part"),
+        reason.starts_with("1 launch of the program's own kernels, of 2 in all, checked in part"),
         "{reason}"
     );
+    // A library's launch checked in part: said, and nothing of the
+    // user's left unchecked.
+    let (outcome, reason) = rule(
+        &exited(0),
+        &global_race_lines(&[WHOLE_LAUNCH, &partial]),
+        0,
+        &|l: &cudawatch_parsers::global_race::Launch| l.words_dropped == 0,
+    );
+    assert_eq!(outcome, Outcome::Clean, "{reason}");
+    assert!(
+        reason.ends_with(
+            "; 1 launch of libraries' or frameworks' kernels checked in part (more threads, \
+             words or blocks than the tool's tables hold; their races do not gate)"
+        ),
+        "{reason}"
+    );
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[&partial]), 0, &library);
+    assert_eq!(outcome, Outcome::Skipped, "{reason}");
+    assert!(reason.contains("checked in part"), "{reason}");
     // Blocks not ordered (a grid of more blocks than its clocks hold).
     let unordered = WHOLE_LAUNCH.replace("\"blocks_ordered\": true", "\"blocks_ordered\": false");
     assert_eq!(
-        rule(&exited(0), &global_race_lines(&[&unordered]), (0, 1)).0,
+        rule(&exited(0), &global_race_lines(&[&unordered]), 0, &own).0,
         Outcome::Inconclusive
     );
     // The tool's own error, a line cut short, no launch, a failed program.
@@ -670,24 +692,31 @@ fn global_race_is_clean_only_for_launches_it_checked_whole_in_a_program_that_end
     let (outcome, reason) = rule(
         &exited(0),
         &global_race_lines(&[error, WHOLE_LAUNCH]),
-        (0, 1),
+        0,
+        &own,
     );
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("out of memory"), "{reason}");
     let cut = "{\"launch\": 1, \"kernel\": \"k\", \"che";
     assert_eq!(
-        rule(&exited(0), &global_race_lines(&[WHOLE_LAUNCH, cut]), (0, 1)).0,
+        rule(
+            &exited(0),
+            &global_race_lines(&[WHOLE_LAUNCH, cut]),
+            0,
+            &own
+        )
+        .0,
         Outcome::Inconclusive
     );
-    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[]), (0, 1));
+    let (outcome, reason) = rule(&exited(0), &global_race_lines(&[]), 0, &own);
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("no launch"), "{reason}");
-    let (outcome, reason) = rule(&exited(1), &global_race_lines(&[WHOLE_LAUNCH]), (0, 1));
+    let (outcome, reason) = rule(&exited(1), &global_race_lines(&[WHOLE_LAUNCH]), 0, &own);
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("exited 1"), "{reason}");
     // Nothing of the tool's at all.
     let nothing = cudawatch_parsers::global_race::parse("");
-    let (outcome, reason) = rule(&exited(0), &nothing, (0, 1));
+    let (outcome, reason) = rule(&exited(0), &nothing, 0, &own);
     assert_eq!(outcome, Outcome::Inconclusive);
     assert!(reason.contains("never loaded"), "{reason}");
 }
