@@ -15,6 +15,7 @@
 #   error_macro        a program whose error macro prints `file:line
 #                      <cudaGetErrorString>` and exits 1: its plain output,
 #                      then `cudawatch run --stages plain,coredump`.
+#   error_macro_read   the same with a wild read instead of a wild write.
 #   libcu_atomics      ncu's pages of libcu++ atomics (`32(3)` figures):
 #                      `cudawatch run --stages plain,ncu`, its ncu folder.
 #   duplicate_kernels  with NEW_SANITIZER (a compute-sanitizer 2026.4,
@@ -33,7 +34,7 @@ SRC=$ROOT/tests/gpu/outside
 CW=$ROOT/target/release/cudawatch
 export PATH=$PATH:/usr/local/cuda/bin
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(host_api_uninit torch_empty_copy stack_overflow error_macro libcu_atomics duplicate_kernels)
+[ ${#cases[@]} -eq 0 ] && cases=(host_api_uninit torch_empty_copy stack_overflow error_macro error_macro_read libcu_atomics duplicate_kernels)
 STAGE=(compute-sanitizer --print-limit 0 --error-exitcode 86 --target-processes all)
 
 # Each C++ program built as users build theirs for an H100 (with line
@@ -89,7 +90,7 @@ for c in "${cases[@]}"; do
       done
       cp "$build/$c" "$SRC/$c" && cw $c plain,memcheck,racecheck,initcheck,synccheck,coredump ./$c
       rm -f "$SRC/$c" ;;
-    error_macro)
+    error_macro | error_macro_read)
       keep $c plain "$build/$c"
       cp "$build/$c" "$SRC/$c" && cw $c plain,coredump ./$c; rm -f "$SRC/$c" ;;
     libcu_atomics)
