@@ -439,12 +439,18 @@ impl Folder {
         self.sites.iter().map(|s| s.count).sum()
     }
 
-    /// The sites, errors first, then by count.
+    /// The sites, errors first, then by count, then those placed whole
+    /// (a race whose other access has its line before one the tool met
+    /// before it was recorded): the verdict names the first.
     pub fn finish(mut self) -> Vec<Site> {
+        let placed = |s: &Site| {
+            s.location.is_some() && s.other.as_ref().is_none_or(|o| o.location.is_some())
+        };
         self.sites.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)
                 .then(b.count.cmp(&a.count))
+                .then(placed(b).cmp(&placed(a)))
                 .then(a.id.cmp(&b.id))
         });
         self.sites

@@ -317,3 +317,40 @@ fn a_plain_run_that_died_of_a_signal_gets_the_core_dump_which_says_when_the_host
     // The plain run's failure decides; the dump's absence is no doubt.
     assert_eq!(out.code, 1, "{}", out.stderr);
 }
+
+#[test]
+fn an_error_macros_wild_read_is_placed_by_the_core_dump_at_the_kernels_line() {
+    // `cudawatch run --stages plain,coredump` on the H200: the program's
+    // own line (`error_macro_read.cu:44 an illegal memory access was
+    // encountered`, the graph's launch) and the dump's fault in `gather`
+    // at the read through the wild index. The dump leads; the program's
+    // line follows from it.
+    let report = judged(&outside("error_macro_read/run"));
+    let root = site_of_kind(&report, "invalid_access");
+    assert_eq!(root["tool"], "coredump", "{root}");
+    assert_eq!(root["kernel"], "gather", "{root}");
+    assert_eq!(root["location"]["line"], 22, "{root}");
+    assert_eq!(root["owner"]["owner"], "user", "{root}");
+    let own_line = site_of_kind(&report, "cuda_error");
+    assert_eq!(own_line["location"]["line"], 44, "{own_line}");
+    assert_eq!(own_line["consequence_of"], root["id"], "{own_line}");
+    assert_eq!(report["exit_code"], 1);
+    // error_macro.cu's wild write, the same way: the plain run's site, and
+    // the core dump's honest "no device exception this time" (the H200 let
+    // that write pass under the dump's settings, at three offsets).
+    let report = judged(&outside("error_macro/run"));
+    let dump = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "coredump")
+        .unwrap();
+    assert!(
+        dump["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the program met no device exception this time"),
+        "{dump}"
+    );
+    assert_eq!(site_of_kind(&report, "cuda_error")["location"]["line"], 41);
+}
