@@ -339,12 +339,7 @@ fn an_error_macros_wild_read_is_placed_by_the_core_dump_at_the_kernels_line() {
     // the core dump's honest "no device exception this time" (the H200 let
     // that write pass under the dump's settings, at three offsets).
     let report = judged(&outside("error_macro/run"));
-    let dump = report["stages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["tool"] == "coredump")
-        .unwrap();
+    let dump = stage(&report, "coredump");
     assert!(
         dump["reason"]
             .as_str()
