@@ -225,36 +225,8 @@ pub fn rule(
     if let Some(problem) = process_problem(record, "the program under the global-race tool", "") {
         return problem;
     }
-    if output.processes.is_empty() && output.launches.is_empty() {
-        return (
-            Outcome::Inconclusive,
-            format!(
-                "the global-race tool never loaded (no line of its own in {LINES}): a static or \
-                 setuid program ignores LD_PRELOAD, or the library could not load (the stage's \
-                 stderr says why); nothing was checked"
-            ),
-        );
-    }
-    if let Some(error) = output.errors.first() {
-        return (
-            Outcome::Inconclusive,
-            format!("the global-race tool could not check: {error}"),
-        );
-    }
-    if output.launches.is_empty() {
-        return (
-            Outcome::Inconclusive,
-            "the global-race tool saw no launch: nothing was checked".into(),
-        );
-    }
-    if output.unreadable > 0 {
-        return (
-            Outcome::Inconclusive,
-            format!(
-                "{} in {LINES} could not be read (cut short?): what they held is unknown",
-                plural(output.unreadable as u64, "line")
-            ),
-        );
+    if let Some(unusable) = unusable(output) {
+        return unusable;
     }
     let partial = |own: bool| {
         output
@@ -314,4 +286,42 @@ pub fn rule(
             plural(output.launches.len() as u64, "launch")
         ),
     )
+}
+
+/// Why the tool's lines cannot vouch for anything, if they cannot: it
+/// never loaded, it said it could not check, it saw no launch, or a line
+/// of it could not be read.
+fn unusable(output: &Output) -> Option<(Outcome, String)> {
+    if output.processes.is_empty() && output.launches.is_empty() {
+        return Some((
+            Outcome::Inconclusive,
+            format!(
+                "the global-race tool never loaded (no line of its own in {LINES}): a static or \
+                 setuid program ignores LD_PRELOAD, or the library could not load (the stage's \
+                 stderr says why); nothing was checked"
+            ),
+        ));
+    }
+    if let Some(error) = output.errors.first() {
+        return Some((
+            Outcome::Inconclusive,
+            format!("the global-race tool could not check: {error}"),
+        ));
+    }
+    if output.launches.is_empty() {
+        return Some((
+            Outcome::Inconclusive,
+            "the global-race tool saw no launch: nothing was checked".into(),
+        ));
+    }
+    if output.unreadable > 0 {
+        return Some((
+            Outcome::Inconclusive,
+            format!(
+                "{} in {LINES} could not be read (cut short?): what they held is unknown",
+                plural(output.unreadable as u64, "line")
+            ),
+        ));
+    }
+    None
 }
