@@ -43,6 +43,11 @@ pub struct ToolSummary {
     /// the program did launch them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub available_kernels: Vec<String>,
+    /// The kernels ncu said it was profiling (`==PROF== Profiling
+    /// "name" - N`), as it shortens them (`nvjet_sm90_tst_64x8_64x16_2x4...`):
+    /// what the program launched, also when ncu was stopped before any page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiled_kernels: Vec<String>,
     /// Kernel launches ncu said it profiled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernels_profiled: Option<u64>,

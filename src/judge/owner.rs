@@ -172,12 +172,22 @@ pub fn unchecked_launches(report: &Report) -> Option<String> {
 }
 
 /// A library kernel this run launched whose stores initcheck cannot see
-/// (ncu's profiled kernels, or any finding's kernel), if any.
+/// (ncu's measured kernels, the names its console said it was profiling,
+/// also when it was stopped before any page, or any finding's kernel), if
+/// any.
 pub fn unseen_writer(report: &Report) -> Option<&str> {
+    let profiled = report.stages.iter().flat_map(|s| {
+        s.summary
+            .profiled_kernels
+            .iter()
+            .chain(&s.summary.available_kernels)
+            .map(String::as_str)
+    });
     let names = report
         .coalescing
         .iter()
         .map(|k| k.kernel.as_str())
+        .chain(profiled)
         .chain(report.findings.iter().filter_map(|s| s.kernel.as_deref()));
     names.into_iter().find(|name| {
         let lower = name.to_ascii_lowercase();

@@ -1017,3 +1017,37 @@ fn aten_kernels_in_anonymous_namespaces_are_atens_not_the_users() {
     assert_eq!(embedding["owner"]["owner"], "framework", "{embedding}");
     assert!(!embedding["owner"]["user_call"].as_bool().unwrap_or(false));
 }
+
+#[test]
+fn a_stopped_ncu_still_names_the_hopper_kernel_whose_output_initcheck_doubts() {
+    // gemm_output_read.py bf16 on the H100: initcheck's 2048 reads of
+    // cuBLAS's nvjet output, and ncu's console naming each kernel as it
+    // profiled it. Here ncu is stopped at its limit after those lines,
+    // before any page: its console still shows an nvjet kernel ran, so the
+    // reads are doubted, not the user's error. Before, only ncu's pages
+    // named the writer, and a correct bf16 ViT on an H200 whose ncu was
+    // stopped early gated on 7 such ATen sites.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = run(fake_run(
+        "beyond/gemm_bf16",
+        &dir,
+        "plain,initcheck,ncu",
+        &["--timeout", "3"],
+    )
+    .env("FAKE_NCU_STOP", "1"));
+    let report = crate::helpers::judged(&dir);
+    assert_eq!(
+        stage(&report, "ncu")["outcome"],
+        "inconclusive",
+        "{}",
+        out.stderr
+    );
+    let site = site_of_kind(&report, "uninitialized_read");
+    let doubt = site["doubt"].as_str().unwrap_or_else(|| panic!("{site}"));
+    assert!(doubt.contains("nvjet_sm90_tst_64x8_64x16_2x4"), "{doubt}");
+    assert_eq!(site["severity"], "warning", "{site}");
+    // Inconclusive for the stopped ncu, never FINDINGS for the doubted reads.
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(!out.stderr.contains("with findings"), "{}", out.stderr);
+}

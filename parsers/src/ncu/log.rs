@@ -24,8 +24,14 @@ pub fn parse(input: &[u8]) -> ToolSummary {
         }
         if line.trim() == "Available Kernels:" {
             listing = true;
-        } else if line.starts_with("==PROF== Profiling ") {
+        } else if let Some(rest) = line.strip_prefix("==PROF== Profiling ") {
             profiled += 1;
+            let name = rest.strip_prefix('"').and_then(|r| r.split_once('"'));
+            if let Some((name, _)) = name
+                && !summary.profiled_kernels.iter().any(|k| k == name)
+            {
+                summary.profiled_kernels.push(name.to_string());
+            }
         } else if line.starts_with("==PROF== Connected to process") {
             summary.attached = true;
         } else if line.contains("No kernels were profiled") {
