@@ -189,10 +189,16 @@ impl LineTable {
         table
     }
 
-    /// Whether `kernel` was built with line information (`-lineinfo`,
-    /// `-G`): the user's own code usually is, cuDNN's and cuBLAS's never.
-    pub fn has_lines(&self, kernel: &str) -> bool {
-        self.kernels.contains_key(kernel)
+    /// The files `kernel`'s line information names (none without it:
+    /// cuDNN's and cuBLAS's kernels carry none; the user's, built with
+    /// `-lineinfo`, name the user's sources; Inductor's, its generated
+    /// files).
+    pub fn files<'a>(&'a self, kernel: &str) -> impl Iterator<Item = &'a str> + 'a {
+        self.kernels
+            .get(kernel)
+            .into_iter()
+            .flatten()
+            .map(|(_, place)| place.file.as_str())
     }
 
     /// The line of the instruction at `offset` in `kernel`.

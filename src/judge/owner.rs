@@ -260,6 +260,13 @@ pub fn of_kernel(kernel: &str) -> Owner {
     by_kernel(kernel).map_or(Owner::User, |(owner, _, _)| owner)
 }
 
+/// The owner of a source file by its path alone: a framework's or
+/// library's (site-packages, the toolkit, Inductor's generated files),
+/// else the user's.
+pub fn of_file(file: &str) -> Owner {
+    by_file(file).map_or(Owner::User, |(owner, _, _)| owner)
+}
+
 fn by_kernel(kernel: &str) -> Option<(Owner, String, String)> {
     let lower = kernel.to_ascii_lowercase();
     let name = lower.strip_prefix("void ").unwrap_or(&lower);

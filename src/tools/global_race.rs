@@ -162,14 +162,17 @@ pub fn line_tables(
 }
 
 /// Whether a launch ran a kernel of the program's own: not a framework's
-/// or library's by its name, or built with line information (a user's
-/// `tiled_gemm` compiled with `-lineinfo` is named like cuBLAS's).
+/// or library's by its name, or with line information naming a file no
+/// framework or library owns (a user's `tiled_gemm` compiled with
+/// `-lineinfo` is named like cuBLAS's; Inductor's kernels name its
+/// generated files), as `judge::owner` places a race's site.
 fn runs_own_kernel(launch: &Launch, tables: &HashMap<u32, LineTable>) -> bool {
-    crate::judge::owner::of_kernel(&function_name(&launch.kernel)) == Owner::User
+    use crate::judge::owner::{of_file, of_kernel};
+    of_kernel(&function_name(&launch.kernel)) == Owner::User
         || launch
             .module
             .and_then(|m| tables.get(&m))
-            .is_some_and(|t| t.has_lines(&launch.kernel))
+            .is_some_and(|t| t.files(&launch.kernel).any(|f| of_file(f) == Owner::User))
 }
 
 /// Each module the tool kept: its index and cubin.

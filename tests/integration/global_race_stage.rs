@@ -544,6 +544,30 @@ fn library_kernels_only_are_not_applicable_and_a_users_kernel_named_like_cublas_
         "{}",
         racy.stderr
     );
+    // Inductor's kernel: line information too, naming its generated file,
+    // which is PyTorch's, not the user's: nothing of the user's was checked.
+    let inductor = |file: PathBuf, to: &Path| {
+        let text = std::fs::read_to_string(file)
+            .unwrap()
+            .replace("_Z10count_hitsPKiPii", "triton_poi_fused_add_0")
+            .replace(
+                "/work/main/tests/gpu/global_race/counter_block_atomic.cu",
+                "/tmp/torchinductor_root/ab/cabcdef.py",
+            );
+        std::fs::write(to, text).unwrap();
+    };
+    inductor(captured("counter_block_atomic", Capture::Lines), &lines);
+    inductor(captured("counter_block_atomic", Capture::Sass), &sass);
+    let generated = machine.run(
+        "counter_block_atomic",
+        "inductor",
+        &[
+            ("FAKE_GR_LINES", lines.to_str().unwrap()),
+            ("FAKE_SASS", sass.to_str().unwrap()),
+        ],
+    );
+    let staged = stage(&json(&generated), "global-race").clone();
+    assert_eq!(staged["outcome"], "skipped", "{}", generated.stderr);
 }
 
 #[test]
