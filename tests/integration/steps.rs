@@ -26,8 +26,19 @@ print('trained 500 steps')
 /// compute-sanitizer replaying a clean capture: the run directory and the
 /// output.
 fn training(tmp: &std::path::Path, stages: &str, flags: &[&str]) -> (PathBuf, Output) {
-    let dir = tmp.join("run");
-    let out = run(with_fake_torch(tmp, TRAINING)
+    program_run(tmp, TRAINING, "run", stages, flags)
+}
+
+/// The same for `program`, into `tmp/name`.
+fn program_run(
+    tmp: &std::path::Path,
+    program: &str,
+    name: &str,
+    stages: &str,
+    flags: &[&str],
+) -> (PathBuf, Output) {
+    let dir = tmp.join(name);
+    let out = run(with_fake_torch(tmp, program)
         .env("FAKE_CASE", sample("clean"))
         .args(["--color", "never", "run", "--stages", stages])
         .args(flags)
@@ -576,13 +587,7 @@ fn a_test_suite_runs_whole_in_every_stage_by_default_and_a_users_steps_still_end
     std::fs::create_dir(tmp.path().join("_pytest")).unwrap();
     std::fs::write(tmp.path().join("_pytest/__init__.py"), "").unwrap();
     let suite = format!("import _pytest\n{TRAINING}");
-    let dir = tmp.path().join("run");
-    let out = run(with_fake_torch(tmp.path(), &suite)
-        .env("FAKE_CASE", sample("clean"))
-        .args(["--color", "never", "run", "--stages", "plain,csan,memory"])
-        .args(["--format", "json", "--out-dir"])
-        .arg(&dir)
-        .args(["--", "python3", "prog.py"]));
+    let (dir, out) = program_run(tmp.path(), &suite, "run", "plain,csan,memory", &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let report = json(&out);
     for tool in ["plain", "csan", "memory"] {
@@ -596,20 +601,7 @@ fn a_test_suite_runs_whole_in_every_stage_by_default_and_a_users_steps_still_end
         report["notes"]
     );
     // The user's --steps is the user's: it ends the suite too.
-    let dir = tmp.path().join("asked");
-    let out = run(with_fake_torch(tmp.path(), &suite)
-        .args([
-            "run",
-            "--stages",
-            "plain,csan",
-            "--steps",
-            "3",
-            "--format",
-            "json",
-        ])
-        .arg("--out-dir")
-        .arg(&dir)
-        .args(["--", "python3", "prog.py"]));
+    let (dir, out) = program_run(tmp.path(), &suite, "asked", "plain,csan", &["--steps", "3"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let csan = std::fs::read_to_string(dir.join("csan/stdout")).unwrap();
     assert_eq!(csan, "step 1\nstep 2\nstep 3\ncleanup ran\n");
