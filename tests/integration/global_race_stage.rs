@@ -500,12 +500,16 @@ fn library_kernels_only_are_not_applicable_and_a_users_kernel_named_like_cublas_
     assert_eq!(stage(&json(&own), "global-race")["outcome"], "clean");
     // The user's kernel named as cuBLAS names its own (`tiled_gemm`), built
     // with line information: the user's, checked, not "not applicable".
-    let renamed = |file: PathBuf, to: &Path| {
-        let text = std::fs::read_to_string(file)
-            .unwrap()
-            .replace("_Z10count_hitsPKiPii", "_Z10tiled_gemmPKiPii");
+    // A capture with names replaced, written to `to`.
+    let rewritten = |file: PathBuf, to: &Path, names: &[(&str, &str)]| {
+        let text = names.iter().fold(
+            std::fs::read_to_string(file).unwrap(),
+            |text, (from, by)| text.replace(from, by),
+        );
         std::fs::write(to, text).unwrap();
     };
+    let gemm = [("_Z10count_hitsPKiPii", "_Z10tiled_gemmPKiPii")];
+    let renamed = |file: PathBuf, to: &Path| rewritten(file, to, &gemm);
     let (lines, sass) = (
         machine.tmp.path().join("gemm.jsonl"),
         machine.tmp.path().join("gemm.sass"),
@@ -546,16 +550,14 @@ fn library_kernels_only_are_not_applicable_and_a_users_kernel_named_like_cublas_
     );
     // Inductor's kernel: line information too, naming its generated file,
     // which is PyTorch's, not the user's: nothing of the user's was checked.
-    let inductor = |file: PathBuf, to: &Path| {
-        let text = std::fs::read_to_string(file)
-            .unwrap()
-            .replace("_Z10count_hitsPKiPii", "triton_poi_fused_add_0")
-            .replace(
-                "/work/main/tests/gpu/global_race/counter_block_atomic.cu",
-                "/tmp/torchinductor_root/ab/cabcdef.py",
-            );
-        std::fs::write(to, text).unwrap();
-    };
+    let inductor_names = [
+        ("_Z10count_hitsPKiPii", "triton_poi_fused_add_0"),
+        (
+            "/work/main/tests/gpu/global_race/counter_block_atomic.cu",
+            "/tmp/torchinductor_root/ab/cabcdef.py",
+        ),
+    ];
+    let inductor = |file: PathBuf, to: &Path| rewritten(file, to, &inductor_names);
     inductor(captured("counter_block_atomic", Capture::Lines), &lines);
     inductor(captured("counter_block_atomic", Capture::Sass), &sass);
     let generated = machine.run(
