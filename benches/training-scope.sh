@@ -25,8 +25,18 @@
 #             NEW_SANITIZER with only block 0 of each launch analysed.
 #             Seconds, exit, the tool's summary, whether the program
 #             crashed, and the kernels of its records.
+#   floods    initcheck and synccheck on FLOOD_PROGRAMS (real programs'
+#             first 2 steps, and the planted uninit_read.cu and
+#             divergent_barrier.cu), one variant after another: `tk` the
+#             toolkit's tool without stacks (the stage's flood rerun);
+#             `new` NEW_SANITIZER the same; `new-libs` NEW_SANITIZER with
+#             library kernels left out by the stage's own filter
+#             (src/tools/sanitizer/launches.rs) and their stores tracked;
+#             `new-libs-dev` the same with device stacks (the stage's first
+#             try). Does 2026.4 see what Hopper's library kernels write, and
+#             what does leaving library kernels out save? (issue 57)
 #
-# Usage: benches/training-scope.sh OUTDIR [smoke] [unchecked] [hostapi] [racecheck]
+# Usage: benches/training-scope.sh OUTDIR [smoke] [unchecked] [hostapi] [racecheck] [floods]
 #   TRAIN_PROGRAM (tests/gpu/real/train_resnet.py), STEPS (1),
 #   NEW_SANITIZER (a compute-sanitizer 2026.4 from PyPI's
 #   nvidia-cuda-sanitizer-api, unpacked, never committed)
@@ -125,6 +135,52 @@ racecheck() {
     esac
     grep -o '<func>[^<]*</func>' "$OUTDIR/race-$v.xml" 2>/dev/null | sed 's/<[/]*func>//g' |
       cut -c1-90 | sort | uniq -c | sort -rn | head -4 | sed 's/^/        /' | tee -a "$OUTDIR/summary.txt"
+  done
+}
+
+# The stage's library filter, as src/tools/sanitizer/launches.rs writes it.
+STAGE_LIBS='regex=(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)'
+
+# flood_variant TOOL VARIANT NAME STEPS CMD...: CMD (a program) under TOOL's
+# VARIANT, a Python program stopped by the hook after STEPS steps (0: whole).
+flood_variant() {
+  local tool=$1 v=$2 name=$3 steps=$4 cs=compute-sanitizer extra=() hook=()
+  shift 4
+  [ "$steps" -gt 0 ] && hook=(hooked "$steps")
+  case $v in
+    tk) extra=(--show-backtrace no) ;;
+    new) cs=$NEW_SANITIZER; extra=(--show-backtrace no) ;;
+    new-libs) cs=$NEW_SANITIZER; extra=(--show-backtrace no --kernel-name-exclude "$STAGE_LIBS") ;;
+    new-libs-dev) cs=$NEW_SANITIZER; extra=(--show-backtrace device --kernel-name-exclude "$STAGE_LIBS") ;;
+  esac
+  [ "$tool" = initcheck ] && [[ $v == new-libs* ]] && extra+=(--initcheck-track-filtered-global-memory yes)
+  timed "$tool-$v-$name" "${hook[@]}" env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "$cs" --error-exitcode 86 \
+    --target-processes all --print-limit 0 --destroy-on-device-error kernel --tool "$tool" \
+    "${extra[@]}" --xml --save "$OUTDIR/$tool-$v-$name.xml" "$@"
+  printf '        %s duplicate-entry records, kernels:\n' \
+    "$(grep -a -c 'Duplicate entry' "$OUTDIR/$tool-$v-$name.txt")" | tee -a "$OUTDIR/summary.txt"
+  grep -a -o '<func>[^<]*</func>' "$OUTDIR/$tool-$v-$name.xml" 2>/dev/null | sed 's/<[/]*func>//g' |
+    cut -c1-90 | sort | uniq -c | sort -rn | head -5 | sed 's/^/        /' | tee -a "$OUTDIR/summary.txt"
+  # The XML of a flood is hundreds of megabytes: its kernels are counted.
+  rm -f "$OUTDIR/$tool-$v-$name.xml"
+  head -c 200000 "$OUTDIR/$tool-$v-$name.txt" >"$OUTDIR/t" && mv "$OUTDIR/t" "$OUTDIR/$tool-$v-$name.txt"
+}
+
+floods() {
+  local p name v planted=$OUTDIR/planted
+  [ -x "${NEW_SANITIZER:-}" ] || { echo "floods: NEW_SANITIZER is needed" >&2; return; }
+  mkdir -p "$planted"
+  nvcc -lineinfo -arch=sm_90 -o "$planted/uninit_read" "$ROOT/tests/gpu/uninit_read.cu"
+  nvcc -lineinfo -arch=sm_90 -o "$planted/divergent_barrier" "$ROOT/tests/gpu/divergent_barrier.cu"
+  for p in ${FLOOD_PROGRAMS:-vit_tiny_step resnet_step empty_then_reduce uninit_read divergent_barrier}; do
+    for v in ${FLOOD_VARIANTS:-tk new new-libs new-libs-dev}; do
+      case $p in
+        uninit_read) flood_variant initcheck "$v" "$p" 0 "$planted/$p" ;;
+        divergent_barrier) flood_variant synccheck "$v" "$p" 0 "$planted/$p" ;;
+        *) (cd "$REAL" && flood_variant initcheck "$v" "$p" 2 $PY "$p.py")
+           (cd "$REAL" && flood_variant synccheck "$v" "$p" 2 $PY "$p.py") ;;
+      esac
+    done
   done
 }
 

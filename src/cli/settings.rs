@@ -46,7 +46,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             kernel: args.sanitizer_kernel.clone(),
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
             racecheck_first_block: args.racecheck_blocks == RacecheckBlocksArg::First,
-            racecheck_libraries: args.output.gate.gate_scope == GateScopeArg::All,
+            library_kernels: args.output.gate.gate_scope == GateScopeArg::All,
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
             flood_records: args.flood_records,
             loop_seconds: args.loop_seconds,

@@ -364,15 +364,16 @@ fn tools(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     }
 }
 
-/// Whether racecheck leaves library kernels out (compute-sanitizer 2026.4
-/// or newer: the toolkit's, or one pip installed in the Python doctor
-/// asked), which a PyTorch training step needs to be checked in seconds.
+/// Whether racecheck and synccheck leave library kernels out
+/// (compute-sanitizer 2026.4 or newer: the toolkit's, or one pip installed
+/// in the Python doctor asked), which a PyTorch training step needs to be
+/// checked in seconds.
 fn racecheck_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     let (Some(found), Ok((_, Some(toolkit)))) = (&facts.racecheck_sanitizer, &facts.sanitizer)
     else {
         return;
     };
-    let title = "racecheck leaves library kernels out";
+    let title = "racecheck and synccheck leave library kernels out";
     let since = crate::tools::sanitizer::LIBRARY_FILTER_SINCE;
     if crate::tools::lookup::release(toolkit).is_some_and(|r| r >= since) {
         out.push(check(
@@ -380,7 +381,8 @@ fn racecheck_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
             title,
             EnvStatus::Ok,
             format!(
-                "compute-sanitizer {toolkit} leaves cuDNN's and cuBLAS's kernels out of racecheck"
+                "compute-sanitizer {toolkit} leaves cuDNN's and cuBLAS's kernels out of racecheck \
+                 and synccheck"
             ),
             None,
         ));
@@ -390,8 +392,8 @@ fn racecheck_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
             title,
             EnvStatus::Ok,
             format!(
-                "racecheck runs under compute-sanitizer {version} from PyPI ({}), which leaves \
-                 cuDNN's and cuBLAS's kernels out; the other stages under {toolkit}",
+                "racecheck and synccheck run under compute-sanitizer {version} from PyPI ({}), \
+                 which leaves cuDNN's and cuBLAS's kernels out; the other stages under {toolkit}",
                 path.display()
             ),
             None,
@@ -403,10 +405,10 @@ fn racecheck_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
             EnvStatus::Warning,
             format!(
                 "compute-sanitizer {toolkit} analyses cuDNN's and cuBLAS's kernels in racecheck \
-                 (their races never gate): minutes a training step (ResNet-18's: 117 s, against \
-                 16 s under 2026.4, on an H200)"
+                 and synccheck (what they find there never gates): minutes a training step \
+                 (ResNet-18's racecheck: 117 s, against 16 s under 2026.4, on an H200)"
             ),
-            Some("pip install nvidia-cuda-sanitizer-api, in the Python your program runs under: racecheck then takes it"),
+            Some("pip install nvidia-cuda-sanitizer-api, in the Python your program runs under: racecheck and synccheck then take it"),
         ));
     }
 }

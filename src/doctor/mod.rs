@@ -195,7 +195,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
     let racecheck_sanitizer = options.ask_python.then(|| {
         let python = options.python.clone().unwrap_or_else(|| "python3".into());
         let toolkit = sanitizer.as_ref().ok().and_then(|(_, v)| v.as_deref());
-        pypi_sanitizer::for_racecheck(&python, toolkit)
+        pypi_sanitizer::for_library_filter(&python, toolkit)
     });
     let python = options
         .ask_python

@@ -1,11 +1,11 @@
 //! A compute-sanitizer installed from PyPI (`pip install
 //! nvidia-cuda-sanitizer-api`) in the Python the program runs under, found
-//! for the racecheck stage: 2026.4 and newer leave library kernels out of
-//! racecheck (`tools::sanitizer::launches`), which takes a ResNet-18
-//! training step from 117 s to 16 s on an H200, where the toolkit's
-//! 2025.3.1 cannot. The toolkit's compute-sanitizer keeps every other
-//! stage: 2026.4's memcheck ends every cuDNN program inconclusive
-//! (docs/speed.md).
+//! for the racecheck and synccheck stages: 2026.4 and newer leave library
+//! kernels out of them (`tools::sanitizer::launches`), which takes a
+//! ResNet-18 training step's racecheck from 117 s to 16 s and ViT-tiny's
+//! synccheck from a flood to 10 s on an H200, where the toolkit's 2025.3.1
+//! cannot. The toolkit's compute-sanitizer keeps every other stage:
+//! 2026.4's memcheck ends every cuDNN program inconclusive (docs/speed.md).
 
 use std::path::{Path, PathBuf};
 
@@ -19,10 +19,13 @@ pub const IN_SITE_PACKAGES: &str = "nvidia/cu13/compute-sanitizer/compute-saniti
 /// What the program's Python is asked: its import path, one folder a line.
 const SYS_PATH: &str = "import sys; print('\\n'.join(p for p in sys.path if p))";
 
-/// The racecheck stage's compute-sanitizer, when the program's Python
-/// (`python`) has one from PyPI that leaves library kernels out and the
-/// toolkit's (`toolkit_version`) does not: its path and release.
-pub fn for_racecheck(python: &Path, toolkit_version: Option<&str>) -> Option<(PathBuf, String)> {
+/// The compute-sanitizer of the stages that leave library kernels out,
+/// when the program's Python (`python`) has one from PyPI that can and the
+/// toolkit's (`toolkit_version`) cannot: its path and release.
+pub fn for_library_filter(
+    python: &Path,
+    toolkit_version: Option<&str>,
+) -> Option<(PathBuf, String)> {
     if toolkit_version
         .and_then(release)
         .is_some_and(|r| r >= LIBRARY_FILTER_SINCE)
@@ -34,7 +37,7 @@ pub fn for_racecheck(python: &Path, toolkit_version: Option<&str>) -> Option<(Pa
     newer_enough(&version).then_some((found, version))
 }
 
-/// Whether a release leaves library kernels out of racecheck.
+/// Whether a release leaves library kernels out of racecheck and synccheck.
 fn newer_enough(version: &str) -> bool {
     release(version).is_some_and(|r| r >= LIBRARY_FILTER_SINCE)
 }
@@ -79,7 +82,7 @@ mod tests {
     #[test]
     fn a_toolkit_that_already_leaves_them_out_is_kept() {
         assert_eq!(
-            for_racecheck(Path::new("python3"), Some("2026.4.0.0")),
+            for_library_filter(Path::new("python3"), Some("2026.4.0.0")),
             None
         );
     }

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use cudawatch_model::Tool;
+
 /// Where the tools are.
 #[derive(Debug, Clone)]
 pub struct ToolPaths {
@@ -25,6 +27,11 @@ pub struct ToolPaths {
     /// The compute-sanitizer of the racecheck stage alone
     /// (`--racecheck-sanitizer`) and its release, when one was given.
     pub racecheck_sanitizer: Option<(PathBuf, Option<String>)>,
+    /// A newer compute-sanitizer pip installed in the program's Python
+    /// (`doctor::pypi_sanitizer`) and its release, found when the toolkit's
+    /// cannot leave library kernels out: the stages that leave them out
+    /// (racecheck, synccheck: `sanitizer::launches`) run under it.
+    pub pypi_sanitizer: Option<(PathBuf, String)>,
     /// The global-race tool's library, found or built for this run
     /// (`doctor::global_race_tool`), or why there is none; `None` when the
     /// run did not look (the stage was not selected).
@@ -32,13 +39,18 @@ pub struct ToolPaths {
 }
 
 impl ToolPaths {
-    /// The compute-sanitizer that runs `tool`'s stage, and its release.
-    pub fn sanitizer_for(&self, tool: cudawatch_model::Tool) -> (&Path, Option<&str>) {
+    /// The compute-sanitizer that runs `tool`'s stage, and its release:
+    /// racecheck's own where one was named, then PyPI's for the stages that
+    /// leave library kernels out with it, then the toolkit's.
+    pub fn sanitizer_for(&self, tool: Tool) -> (&Path, Option<&str>) {
+        let pypi = self
+            .pypi_sanitizer
+            .as_ref()
+            .filter(|_| crate::tools::sanitizer::LIBRARY_FILTERED.contains(&tool))
+            .map(|(path, version)| (path.as_path(), Some(version.as_str())));
         match &self.racecheck_sanitizer {
-            Some((path, version)) if tool == cudawatch_model::Tool::Racecheck => {
-                (path, version.as_deref())
-            }
-            _ => (&self.compute_sanitizer, self.sanitizer_version.as_deref()),
+            Some((path, version)) if tool == Tool::Racecheck => (path, version.as_deref()),
+            _ => pypi.unwrap_or((&self.compute_sanitizer, self.sanitizer_version.as_deref())),
         }
     }
 }
@@ -97,6 +109,7 @@ impl ToolPaths {
             missing,
             sanitizer_version: None,
             racecheck_sanitizer: None,
+            pypi_sanitizer: None,
             global_race: None,
         }
     }

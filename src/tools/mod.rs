@@ -341,7 +341,7 @@ mod tests {
             skip: None,
             kernel: None,
             recover_kernels: false,
-            racecheck_libraries: false,
+            library_kernels: false,
             racecheck_first_block: false,
             initcheck_host_stacks: false,
             flood_records: 0,

@@ -429,15 +429,19 @@ fn three_stages<'a>(
     cmd: &'a mut std::process::Command,
     version: &str,
 ) -> &'a mut std::process::Command {
+    stages_of(cmd, version, "plain,memcheck,racecheck")
+}
+
+/// `cmd` as `run --stages STAGES --format json` of the clean training
+/// capture, the fake sanitizer answering as `version`.
+fn stages_of<'a>(
+    cmd: &'a mut std::process::Command,
+    version: &str,
+    stages: &str,
+) -> &'a mut std::process::Command {
     cmd.env("FAKE_CASE", sample("torch_train_clean"))
         .env("FAKE_VERSION", version)
-        .args([
-            "run",
-            "--stages",
-            "plain,memcheck,racecheck",
-            "--format",
-            "json",
-        ])
+        .args(["run", "--stages", stages, "--format", "json"])
 }
 
 /// The racecheck stage's command and reason in a run of a training script
@@ -510,6 +514,15 @@ fn racecheck_leaves_library_kernels_out_with_a_sanitizer_that_survives_it_and_sa
 /// answering as `pypi_version` (the toolkit's fake on PATH answers as
 /// 2025.3.1), with `args`.
 fn racecheck_with_pypi(pypi_version: &str, args: &[&str]) -> (String, String, String) {
+    let (report, stderr) = with_pypi(pypi_version, "plain,memcheck,racecheck", args);
+    let command = |tool: &str| stage(&report, tool)["command"].to_string();
+    (command("racecheck"), command("memcheck"), stderr)
+}
+
+/// The JSON report and stderr of a run of `stages` of a training script
+/// whose Python has PyPI's compute-sanitizer answering as `pypi_version`
+/// (the toolkit's fake on PATH answers as 2025.3.1), with `args`.
+fn with_pypi(pypi_version: &str, stages: &str, args: &[&str]) -> (serde_json::Value, String) {
     let tmp = tempfile::tempdir().unwrap();
     let fake = root().join("tests/fakes/compute-sanitizer");
     // The toolkit's compute-sanitizer, found on PATH as users have it.
@@ -531,7 +544,7 @@ fn racecheck_with_pypi(pypi_version: &str, args: &[&str]) -> (String, String, St
             .to_string_lossy(),
         site.display()
     );
-    let out = run(three_stages(&mut cmd, "2025.3.1.0")
+    let out = run(stages_of(&mut cmd, "2025.3.1.0", stages)
         .env("PYTHONPATH", python_path)
         .env(
             "PATH",
@@ -541,9 +554,7 @@ fn racecheck_with_pypi(pypi_version: &str, args: &[&str]) -> (String, String, St
         .arg("--out-dir")
         .arg(tmp.path().join("run"))
         .args(["--", "python3", "prog.py"]));
-    let report = json(&out);
-    let command = |tool: &str| stage(&report, tool)["command"].to_string();
-    (command("racecheck"), command("memcheck"), out.stderr)
+    (json(&out), out.stderr)
 }
 
 #[test]
@@ -576,6 +587,70 @@ fn racecheck_takes_the_newer_compute_sanitizer_pip_installed_in_the_programs_pyt
     let named = named.to_str().unwrap();
     let (racecheck, _, _) = racecheck_with_pypi("2026.4.0.0", &["--compute-sanitizer", named]);
     assert!(!racecheck.contains("pypi-site"), "{racecheck}");
+}
+
+#[test]
+fn synccheck_takes_the_newer_compute_sanitizer_too_and_leaves_library_kernels_out() {
+    let filter = "--kernel-name-exclude\",\"regex=(cudnn|cublas";
+    let pypi = "pypi-site/nvidia/cu13/compute-sanitizer/compute-sanitizer\"";
+    let stages = "plain,memcheck,racecheck,initcheck,synccheck";
+    // cuDNN's fused attention floods synccheck with barrier errors that are
+    // the library's: under 2026.4 they are left out, as racecheck's races.
+    let (report, stderr) = with_pypi("2026.4.0.0", stages, &[]);
+    let command = |tool: &str| stage(&report, tool)["command"].to_string();
+    for tool in ["racecheck", "synccheck"] {
+        assert!(
+            command(tool).contains(pypi) && command(tool).contains(filter),
+            "{tool}: {}",
+            command(tool)
+        );
+    }
+    // memcheck and initcheck check every kernel under the toolkit's.
+    for tool in ["memcheck", "initcheck"] {
+        assert!(
+            !command(tool).contains("pypi-site")
+                && !command(tool).contains("--kernel-name-exclude"),
+            "{tool}: {}",
+            command(tool)
+        );
+    }
+    assert!(
+        stderr.contains("racecheck and synccheck run under compute-sanitizer 2026.4.0.0 from")
+            && stderr.contains("which leaves library kernels out of them"),
+        "{stderr}"
+    );
+    // The clean stage says what it left out, and that it could not gate.
+    let reason = stage(&report, "synccheck")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.contains("left out: a barrier error inside one is the library's and never gates"),
+        "{reason}"
+    );
+    // racecheck named by the user keeps its own; synccheck still takes PyPI's.
+    let named = root().join("tests/fakes/compute-sanitizer");
+    let named = named.to_str().unwrap();
+    let (report, stderr) = with_pypi("2026.4.0.0", stages, &["--racecheck-sanitizer", named]);
+    let command = |tool: &str| stage(&report, tool)["command"].to_string();
+    assert!(
+        !command("racecheck").contains("pypi-site"),
+        "{}",
+        command("racecheck")
+    );
+    assert!(
+        command("synccheck").contains(pypi),
+        "{}",
+        command("synccheck")
+    );
+    assert!(
+        stderr.contains("synccheck runs under compute-sanitizer 2026.4.0.0"),
+        "{stderr}"
+    );
+    // --gate-scope all gates on what library kernels show: synccheck checks them.
+    let (report, _) = with_pypi("2026.4.0.0", stages, &["--gate-scope", "all"]);
+    let synccheck = stage(&report, "synccheck")["command"].to_string();
+    assert!(!synccheck.contains("--kernel-name-exclude"), "{synccheck}");
 }
 
 #[test]

@@ -93,8 +93,9 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
     run_settings.tools.sanitizer_version = sanitizer_version;
     if let Some((path, version)) = &mut run_settings.tools.racecheck_sanitizer {
         *version = crate::doctor::tool_version(path);
-    } else if args.compute_sanitizer.is_none() {
-        pypi_racecheck_sanitizer(&mut run_settings);
+    }
+    if args.compute_sanitizer.is_none() {
+        pypi_sanitizer(&mut run_settings);
     }
     global_race_tool(&mut run_settings);
     rundir::write_json(&run_dir.join("environment.json"), &environment)?;
@@ -333,23 +334,39 @@ fn global_race_tool(settings: &mut plan::RunSettings) {
     settings.tools.global_race = Some(found);
 }
 
-/// racecheck under the compute-sanitizer the program's Python has from
-/// PyPI, when it leaves library kernels out and the toolkit's does not
-/// (`doctor::pypi_sanitizer`); said before the stages. A compute-sanitizer
-/// the user named (`--compute-sanitizer`, `--racecheck-sanitizer`) is kept.
-fn pypi_racecheck_sanitizer(settings: &mut plan::RunSettings) {
-    if !settings.stages.contains(&cudawatch_model::Tool::Racecheck) {
+/// racecheck and synccheck under the compute-sanitizer the program's
+/// Python has from PyPI, when it leaves library kernels out and the
+/// toolkit's does not (`doctor::pypi_sanitizer`); said before the stages.
+/// A compute-sanitizer the user named is kept: `--compute-sanitizer` for
+/// every stage (the caller's), `--racecheck-sanitizer` for racecheck.
+fn pypi_sanitizer(settings: &mut plan::RunSettings) {
+    let stages: Vec<&str> = crate::tools::sanitizer::LIBRARY_FILTERED
+        .iter()
+        .filter(|tool| settings.stages.contains(tool))
+        .filter(|tool| {
+            **tool != cudawatch_model::Tool::Racecheck
+                || settings.tools.racecheck_sanitizer.is_none()
+        })
+        .map(|tool| tool.name())
+        .collect();
+    if stages.is_empty() {
         return;
     }
     let python = crate::plan::interpreter(&settings.program);
     let toolkit = settings.tools.sanitizer_version.as_deref();
-    if let Some((path, version)) = crate::doctor::pypi_sanitizer::for_racecheck(&python, toolkit) {
-        render::stderr::note(&format!(
-            "racecheck runs under compute-sanitizer {version} from {} (PyPI's \
-             nvidia-cuda-sanitizer-api), which leaves library kernels out; \
-             --racecheck-sanitizer names another",
-            path.display()
-        ));
-        settings.tools.racecheck_sanitizer = Some((path, Some(version)));
-    }
+    let Some((path, version)) = crate::doctor::pypi_sanitizer::for_library_filter(&python, toolkit)
+    else {
+        return;
+    };
+    let (run, them) = match stages.as_slice() {
+        [one] => (format!("{one} runs"), "it"),
+        _ => (format!("{} run", stages.join(" and ")), "them"),
+    };
+    render::stderr::note(&format!(
+        "{run} under compute-sanitizer {version} from {} (PyPI's nvidia-cuda-sanitizer-api), \
+         which leaves library kernels out of {them}; --racecheck-sanitizer names another for \
+         racecheck, --compute-sanitizer one for every stage",
+        path.display()
+    ));
+    settings.tools.pypi_sanitizer = Some((path, version));
 }

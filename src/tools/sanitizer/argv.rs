@@ -7,7 +7,7 @@ use std::path::Path;
 
 use cudawatch_model::Tool;
 
-use super::launches::{LIBRARY_KERNELS, racecheck_leaves_out_libraries};
+use super::launches::{LIBRARY_KERNELS, leaves_out_libraries};
 
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
 /// as a program's own (1, 2 and 255 are common; signals give 128+n). The
@@ -47,11 +47,11 @@ pub struct SanitizerLaunches {
     /// same root causes as the tool's default, without the sticky errors
     /// that follow a destroyed context: sample-reports/beyond/corpus-*).
     pub recover_kernels: bool,
-    /// racecheck analyses library kernels too (`--gate-scope all`): by
-    /// default it leaves them out where compute-sanitizer can
-    /// ([`racecheck_leaves_out_libraries`]), since a race inside one never
-    /// gates (`judge::owner`).
-    pub racecheck_libraries: bool,
+    /// racecheck and synccheck check library kernels too (`--gate-scope
+    /// all`): by default they leave them out where compute-sanitizer can
+    /// ([`leaves_out_libraries`]), since a race or barrier error inside one
+    /// never gates (`judge::owner`).
+    pub library_kernels: bool,
     /// racecheck analyses block (cluster) 0 of each launch only
     /// (`--racecheck-filter-cluster-id 0`, compute-sanitizer 2026.3+):
     /// 29 s against 49-64 s on ResNet-18's step, races in other blocks
@@ -103,7 +103,7 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     if call.tool == Tool::Initcheck && !call.launches.initcheck_host_stacks {
         argv.extend(["--show-backtrace".into(), "device".into()]);
     }
-    if racecheck_leaves_out_libraries(call.tool, call.launches, call.version) {
+    if leaves_out_libraries(call.tool, call.launches, call.version) {
         argv.extend([
             "--kernel-name-exclude".into(),
             format!("regex={LIBRARY_KERNELS}").into(),
@@ -292,11 +292,11 @@ mod tests {
     }
 
     #[test]
-    fn racecheck_leaves_library_kernels_out_only_where_the_tool_survives_it() {
-        let racecheck = |version: Option<&str>, launches: &SanitizerLaunches| -> String {
+    fn racecheck_and_synccheck_leave_library_kernels_out_only_where_the_tool_survives_it() {
+        let stage = |tool: Tool, version: Option<&str>, launches: &SanitizerLaunches| -> String {
             let call = SanitizerCall {
                 executable: Path::new("compute-sanitizer"),
-                tool: Tool::Racecheck,
+                tool,
                 xml: Path::new("x.xml"),
                 suppressions: None,
                 leak_check: false,
@@ -309,8 +309,19 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        let racecheck = |version: Option<&str>, launches: &SanitizerLaunches| {
+            stage(Tool::Racecheck, version, launches)
+        };
         let default = SanitizerLaunches::default();
-        let filter = format!("--kernel-name-exclude regex={LIBRARY_KERNELS} python3");
+        let filter = format!("--kernel-name-exclude regex={LIBRARY_KERNELS}");
+        assert!(stage(Tool::Synccheck, Some("2026.4.0.0"), &default).contains(&filter));
+        // memcheck and initcheck check every kernel, whatever the release.
+        for tool in [Tool::Memcheck, Tool::Initcheck] {
+            assert!(
+                !stage(tool, Some("2026.4.0.0"), &default).contains("--kernel-name-exclude"),
+                "{tool:?}"
+            );
+        }
         assert!(racecheck(Some("2026.4.0.0"), &default).contains(&filter));
         assert!(racecheck(Some("2027.1.0.0"), &default).contains(&filter));
         // 2025.3.1 crashes in the first unchecked cuDNN launch; an unknown
@@ -323,7 +334,7 @@ mod tests {
         }
         // --gate-scope all, or the user's own kernel filter: every kernel.
         let all = SanitizerLaunches {
-            racecheck_libraries: true,
+            library_kernels: true,
             ..SanitizerLaunches::default()
         };
         let own = SanitizerLaunches {
@@ -331,6 +342,9 @@ mod tests {
             ..SanitizerLaunches::default()
         };
         assert!(!racecheck(Some("2026.4.0.0"), &all).contains("--kernel-name-exclude"));
+        assert!(
+            !stage(Tool::Synccheck, Some("2026.4.0.0"), &all).contains("--kernel-name-exclude")
+        );
         assert!(!racecheck(Some("2026.4.0.0"), &own).contains("--kernel-name-exclude"));
     }
 

@@ -2,7 +2,8 @@
 //! leave some out (a launch range, a kernel filter), read from its argv.
 //! The stage rules name them when such a run crashes; the report keeps
 //! those that hide stores from initcheck (`StageReport::unchecked_launches`).
-//! racecheck's own default filter, library kernels left out, lives here too.
+//! racecheck's and synccheck's own default filter, library kernels left
+//! out, lives here too.
 
 use cudawatch_model::Tool;
 
@@ -25,16 +26,31 @@ pub const LIBRARY_KERNELS: &str = "(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKr
 /// that way in 14 s (H200, benches/training-scope.sh, 2026-11-28).
 pub const LIBRARY_FILTER_SINCE: (u32, u32) = (2026, 4);
 
-/// Whether a stage of `tool` leaves library kernels out: racecheck, by
-/// default (no kernel filter of the user's, no `--gate-scope all`), with a
-/// compute-sanitizer of `version` known to survive it.
-pub fn racecheck_leaves_out_libraries(
+/// The stages that leave library kernels out, where their compute-sanitizer
+/// survives it: what a library kernel shows them is the library's and
+/// never gates (`judge::owner`). racecheck: its analysis of cuDNN's and
+/// cuBLAS's shared memory was most of its time (ResNet-18's step, 117 s to
+/// 14 s). synccheck: cuDNN's fused-attention backward floods it with
+/// "Divergent thread(s) in block" (460,800 records in ViT-tiny's step, a
+/// stopped try and a stackless one); left out, the step took 10 s with
+/// no record, and the planted divergent barrier still gave its 32 (H200,
+/// `benches/training-scope.sh floods`, 2026-11-28). Not memcheck (2026.4's
+/// ends every cuDNN program with its own errors, docs/tool-surprises.md),
+/// nor initcheck: left out of it, cuDNN's kernels take with them the
+/// records that name the Hopper kernels whose stores it cannot see, and
+/// ViT-tiny's reads of their output flood it all the same.
+pub const LIBRARY_FILTERED: [Tool; 2] = [Tool::Racecheck, Tool::Synccheck];
+
+/// Whether a stage of `tool` leaves library kernels out: racecheck and
+/// synccheck, by default (no kernel filter of the user's, no `--gate-scope
+/// all`), with a compute-sanitizer of `version` known to survive it.
+pub fn leaves_out_libraries(
     tool: Tool,
     launches: &super::SanitizerLaunches,
     version: Option<&str>,
 ) -> bool {
-    tool == Tool::Racecheck
-        && !launches.racecheck_libraries
+    LIBRARY_FILTERED.contains(&tool)
+        && !launches.library_kernels
         && launches.kernel.is_none()
         && version
             .and_then(crate::tools::lookup::release)

@@ -24,7 +24,7 @@ pub use argv::{
     RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, can_loop, probe_argv,
     without_call_stacks, without_host_stacks, without_kernel_recovery,
 };
-pub use launches::{FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, unchecked_before};
+pub use launches::{FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, LIBRARY_FILTERED, unchecked_before};
 pub use rules::{output_complete, rule};
 
 /// The compute-sanitizer tools' kind.

@@ -2,7 +2,7 @@
 //! code and its XML must all agree, and the program must have got to the
 //! end of its work under the tool.
 
-use cudawatch_model::{Outcome, ProcessEnd};
+use cudawatch_model::{Outcome, ProcessEnd, Tool};
 use cudawatch_parsers::builder::SanitizerEvidence;
 
 use super::launches::{FIRST_BLOCK_OPTION, launch_selection};
@@ -198,7 +198,7 @@ pub fn rule(
         Outcome::Clean,
         format!(
             "{tool} ran to the end and found nothing{}",
-            selected_launches(&record.command)
+            selected_launches(record.tool, &record.command)
         ),
     )
 }
@@ -359,7 +359,7 @@ pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
 
 /// ` (only the launches selected by --launch-count 5)` when the user
 /// narrowed the check: a clean stage then vouches for those launches only.
-fn selected_launches(command: &[String]) -> String {
+fn selected_launches(tool: Tool, command: &[String]) -> String {
     let library_filter = format!(
         "--kernel-name-exclude regex={}",
         super::launches::LIBRARY_KERNELS
@@ -367,11 +367,17 @@ fn selected_launches(command: &[String]) -> String {
     let (libraries, flags): (Vec<String>, Vec<String>) = launch_selection(command)
         .into_iter()
         .partition(|f| *f == library_filter);
-    // racecheck's own default (argv::racecheck_leaves_out_libraries).
+    // racecheck's and synccheck's own default (launches::leaves_out_libraries).
     let libraries = (!libraries.is_empty()).then(|| {
-        "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: a race inside one is the \
-         library's and never gates (--gate-scope all analyses them)"
-            .to_string()
+        let what = if tool == Tool::Synccheck {
+            "a barrier error"
+        } else {
+            "a race"
+        };
+        format!(
+            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: {what} inside one is the \
+             library's and never gates (--gate-scope all checks them)"
+        )
     });
     let blocks = command
         .windows(2)
