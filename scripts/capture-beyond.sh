@@ -15,7 +15,7 @@
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
 #           jax jax-cudawatch jax-trim jax-oom retry-loop racecheck-blocks
-#           indirect-barriers
+#           indirect-barriers stackless-initcheck
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -263,6 +263,22 @@ empty_then_reduce() {
     # the run's report and stage records; initcheck's raw output is the
     # capture above
     find "$OUTDIR/$c/run" -type f ! -name report.json ! -name stage.json -delete
+  fi
+}
+
+# empty_then_reduce's read under initcheck as the stage now runs a Python
+# program, without any stack (`initcheck-none`), and `cudawatch run --stages
+# plain,initcheck` of it (`stackless.report.json`): the stage's run, then
+# the rerun with host stacks that names the launching line.
+stackless_initcheck() {
+  local c=empty_then_reduce program=$ROOT/tests/gpu/real/empty_then_reduce.py
+  SAN_ENV=PYTORCH_NO_CUDA_MEMORY_CACHING=1 PROGRAM=$program \
+    sanitize $c initcheck initcheck-none --show-backtrace no --destroy-on-device-error kernel
+  if [ -x "$CW" ]; then
+    cudawatch_run $c stackless "$ROOT/tests/gpu/real" 200 --stages plain,initcheck -- \
+      $PY empty_then_reduce.py
+    find "$OUTDIR/$c/run-stackless" -type f ! -name report.json ! -name stage.json \
+      ! -name 'host-stacks.*' ! -name 'initcheck.xml' ! -name stdout -delete
   fi
 }
 
@@ -1172,6 +1188,7 @@ for p in "${phases[@]}"; do
     retry-loop) retry_loop ;;
     racecheck-blocks) racecheck_blocks ;;
     indirect-barriers) indirect_barriers ;;
+    stackless-initcheck) stackless_initcheck ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;

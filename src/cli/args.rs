@@ -410,10 +410,14 @@ pub struct RunArgs {
     /// except in initcheck, which writes one record per thread and spends
     /// most of its time unwinding their host stacks (ResNet-18's step: 191 s
     /// with them, 26 s without; its records keep their device frames,
-    /// kernel and source line). When a read outside NVIDIA's libraries then
-    /// has no launching line (ATen's kernel under `buf.sum()`), initcheck
-    /// runs once more with host stacks for its first 2000 records and the
-    /// site takes its line from there. `all` keeps them in every stage.
+    /// kernel and source line). A Python program's initcheck keeps no stack
+    /// at all: its reads are nearly all in library and framework kernels,
+    /// whose floods made it run twice (the tool then keeps each launch's
+    /// first 256 records). When a read outside NVIDIA's libraries then has
+    /// no launching line (ATen's kernel under `buf.sum()`), initcheck runs
+    /// once more with host stacks for its first 2000 records, unless the
+    /// tool dropped records (a flood), and the site takes its line from
+    /// there. `all` keeps them in every stage.
     #[arg(hide_short_help = true, help_heading = "Stages", long, value_enum, default_value_t = HostStacksArg::Auto, env = "CUDAWATCH_HOST_STACKS")]
     pub host_stacks: HostStacksArg,
     /// Records a memcheck, initcheck or synccheck stage may print before it
@@ -801,8 +805,9 @@ pub enum LeakCheckArg {
 /// `--host-stacks`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HostStacksArg {
-    /// In every sanitizer stage but initcheck (which runs again with them
-    /// when a read outside NVIDIA's libraries has no launching line).
+    /// In every sanitizer stage but initcheck (device frames only, none
+    /// in a Python program; it runs again with them when a read outside
+    /// NVIDIA's libraries has no launching line).
     Auto,
     /// In every sanitizer stage.
     All,

@@ -2,7 +2,9 @@
 //! racecheck calls a warning still gates in the user's kernel, and no
 //! verdict says "clean" while it lists findings.
 
-use crate::helpers::{captured, checklist_item, read_json, run, site_of_kind};
+use crate::helpers::{
+    captured, checklist_item, cudawatch, read_json, root, run, sample, site_of_kind,
+};
 use crate::run::{fake_run, stage};
 
 #[test]
@@ -887,6 +889,113 @@ fn a_framework_read_without_host_stacks_gets_its_launching_line_from_a_rerun_wit
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert!(runs[0].contains("backtrace=device") && runs[1].contains("backtrace=yes"));
     assert!(tmp.path().join("run/initcheck/host-stacks.xml").is_file());
+}
+
+/// `cudawatch run --stages plain,initcheck --format json` of a Python
+/// program that prints `output`, the fake replaying `case` and logging to
+/// `tmp`'s fake.log, the run in `tmp`'s run/.
+fn python_initcheck(
+    case: &std::path::Path,
+    tmp: &std::path::Path,
+    output: &str,
+) -> crate::helpers::Output {
+    run(cudawatch()
+        .env("FAKE_CASE", case)
+        .env("FAKE_LOG", tmp.join("fake.log"))
+        .args(["run", "--stages", "plain,initcheck", "--format", "json"])
+        .args(["--grace", "0.5", "--out-dir"])
+        .arg(tmp.join("run"))
+        .arg("--compute-sanitizer")
+        .arg(root().join("tests/fakes/compute-sanitizer"))
+        .args(["--", "python3", "-c", &format!("print('{output}')")]))
+}
+
+#[test]
+fn a_python_programs_initcheck_keeps_no_stack_and_still_names_the_launching_line() {
+    // The same program as a Python program's stage now runs it: initcheck
+    // without any stack (its reads are nearly all library and framework
+    // ones, which flooded every such stage into a second try), then the
+    // rerun with host stacks for ATen's read (H200, 2026-11-28:
+    // initcheck-none.*, and stackless.report.json, where the same run on
+    // the GPU named empty_then_reduce.py:9).
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("fake.log");
+    let out = python_initcheck(
+        &sample("beyond/empty_then_reduce"),
+        tmp.path(),
+        "total 512.0",
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert_eq!(site["kernel"], "reduce_kernel", "{site}");
+    assert_eq!(site["python_frame"]["line"], 9, "{site}");
+    assert_eq!(site["count"], 128, "{site}");
+    let runs = initcheck_runs(&log);
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(
+        runs[0].contains("backtrace=no") && runs[1].contains("backtrace=yes"),
+        "{runs:?}"
+    );
+    // One try, no flood: nothing was stopped or run again for it.
+    assert!(!tmp.path().join("run/flooded").exists());
+    // What the GPU said of the same run.
+    let gpu =
+        std::fs::read_to_string(sample("beyond/empty_then_reduce/stackless.report.json")).unwrap();
+    let gpu: serde_json::Value = serde_json::from_str(&gpu).unwrap();
+    let initcheck = stage(&gpu, "initcheck");
+    assert!(
+        initcheck["command"]
+            .to_string()
+            .contains(r#""--show-backtrace","no""#)
+    );
+    assert_eq!(
+        site_of_kind(&gpu, "uninitialized_read")["python_frame"]["line"],
+        9
+    );
+}
+
+#[test]
+fn a_flood_without_stacks_is_not_run_again_with_them() {
+    // ViT-tiny's stackless initcheck on the H100: 33 million reads of what
+    // Hopper's GEMMs wrote, 46,336 kept. Its ATen sites have no launching
+    // line, but a run with host stacks would take as long as the flood
+    // did: a Python program's stage keeps them without one.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("case");
+    std::fs::create_dir_all(&case).unwrap();
+    let vit = sample("beyond/vit_tiny_step");
+    let unpacked = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(vit.join("initcheck-flood.xml.gz"))
+        .output()
+        .expect("gzip");
+    std::fs::write(case.join("initcheck-none.xml"), unpacked.stdout).unwrap();
+    for (from, to) in [
+        ("initcheck-flood-tail.stdout", "initcheck-none.stdout"),
+        ("initcheck-flood.stderr", "initcheck-none.stderr"),
+        ("initcheck-flood.exit", "initcheck-none.exit"),
+    ] {
+        std::fs::copy(vit.join(from), case.join(to)).unwrap();
+    }
+    let log = tmp.path().join("fake.log");
+    let out = python_initcheck(&case, tmp.path(), "loss");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    // ATen's sites, without a launching line, and the tool's total.
+    let site = site_of_kind(&report, "uninitialized_read");
+    assert!(
+        site["python_frame"].is_null() && site["launch_frame"].is_null(),
+        "{site}"
+    );
+    let reason = stage(&report, "initcheck")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("33462336 skipped"), "{reason}");
+    let runs = initcheck_runs(&log);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert!(runs[0].contains("backtrace=no"), "{runs:?}");
+    assert!(!tmp.path().join("run/initcheck/host-stacks.xml").exists());
 }
 
 #[test]

@@ -30,6 +30,9 @@ pub struct SanitizerCall<'a> {
     pub launches: &'a SanitizerLaunches,
     /// compute-sanitizer's version, when known.
     pub version: Option<&'a str>,
+    /// The program is a Python process: its kernels are nearly all a
+    /// framework's or a library's, whose initcheck records run to floods.
+    pub python: bool,
 }
 
 /// The sanitizers' own cost levers, passed through.
@@ -60,8 +63,9 @@ pub struct SanitizerLaunches {
     /// initcheck keeps host call stacks in its records. Off by default:
     /// initcheck writes a record per thread, and unwinding each one's host
     /// stack is most of its time (ResNet-18: 191 s with, 26 s without, the
-    /// same 40,960 records; docs/tool-surprises.md). Its records keep the
-    /// device frames that place them.
+    /// same 40,960 records; docs/tool-surprises.md). A CUDA program's
+    /// records keep the device frames that place them, a Python program's
+    /// none ([`initcheck_stacks`]).
     pub initcheck_host_stacks: bool,
     /// Records a stage may print before it is stopped as a flood and run
     /// again without call stacks (`supervisor::stage`); 0: never.
@@ -101,7 +105,10 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
         argv.extend(["--kernel-name".into(), filter.into()]);
     }
     if call.tool == Tool::Initcheck && !call.launches.initcheck_host_stacks {
-        argv.extend(["--show-backtrace".into(), "device".into()]);
+        argv.extend([
+            "--show-backtrace".into(),
+            initcheck_stacks(call.python).into(),
+        ]);
     }
     if leaves_out_libraries(call.tool, call.launches, call.version) {
         argv.extend([
@@ -120,6 +127,21 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     }
     argv.extend(program.iter().cloned());
     argv
+}
+
+/// The call stacks initcheck keeps by default. A CUDA program's: device
+/// frames, which place a read inlined from another file at the user's
+/// line. A Python program's: none. Its reads are nearly all in cuDNN's,
+/// cuBLAS's and ATen's kernels (ResNet-18's step: 40,960 in cuDNN's
+/// layout kernels; a bf16 ViT's: 33 million in ATen's reads of Hopper GEMM
+/// output), which flooded every such stage: a first try stopped at the
+/// flood limit, then this same run without stacks (ViT-tiny's step on an
+/// H200: 23 s, then 32 s). Without stacks the tool keeps each launch's
+/// first 256 records and counts the rest; a framework read without its
+/// launching line is run again with host stacks (`host_stacks`) unless the
+/// tool dropped records (a flood, where that rerun would cost as much).
+fn initcheck_stacks(python: bool) -> &'static str {
+    if python { "no" } else { "device" }
 }
 
 /// What ends every record in compute-sanitizer's text: a line that holds
@@ -225,6 +247,10 @@ mod tests {
     use super::*;
 
     fn argv_of(tool: Tool, initcheck_host_stacks: bool) -> Vec<String> {
+        argv_for(tool, initcheck_host_stacks, false)
+    }
+
+    fn argv_for(tool: Tool, initcheck_host_stacks: bool, python: bool) -> Vec<String> {
         let launches = SanitizerLaunches {
             initcheck_host_stacks,
             ..SanitizerLaunches::default()
@@ -237,6 +263,7 @@ mod tests {
             leak_check: false,
             launches: &launches,
             version: None,
+            python,
         };
         argv(&call, &["./app".into()])
             .iter()
@@ -279,6 +306,27 @@ mod tests {
     }
 
     #[test]
+    fn a_python_programs_initcheck_keeps_no_stack_at_all_and_a_cuda_programs_its_device_frames() {
+        let stacks = |a: &[String]| {
+            let at = a.iter().position(|w| w == "--show-backtrace")?;
+            a.get(at + 1).cloned()
+        };
+        assert_eq!(
+            stacks(&argv_for(Tool::Initcheck, false, true)).as_deref(),
+            Some("no")
+        );
+        assert_eq!(
+            stacks(&argv_for(Tool::Initcheck, false, false)).as_deref(),
+            Some("device")
+        );
+        // --host-stacks all keeps every stack, Python or not.
+        assert_eq!(stacks(&argv_for(Tool::Initcheck, true, true)), None);
+        for tool in [Tool::Memcheck, Tool::Racecheck, Tool::Synccheck] {
+            assert_eq!(stacks(&argv_for(tool, false, true)), None, "{tool:?}");
+        }
+    }
+
+    #[test]
     fn only_initcheck_drops_host_stacks_and_only_by_default() {
         let device_only = |a: &[String]| a.windows(2).any(|w| w == ["--show-backtrace", "device"]);
         assert!(device_only(&argv_of(Tool::Initcheck, false)));
@@ -302,6 +350,7 @@ mod tests {
                 leak_check: false,
                 launches,
                 version,
+                python: true,
             };
             argv(&call, &["python3".into(), "train.py".into()])
                 .iter()

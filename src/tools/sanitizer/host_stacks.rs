@@ -1,5 +1,6 @@
 //! initcheck's launching lines, when its stage ran without host call
-//! stacks (`--show-backtrace device`, for speed: docs/tool-surprises.md).
+//! stacks (`--show-backtrace device`, or `no` for a Python program, for
+//! speed: docs/tool-surprises.md).
 //! A read in one of ATen's kernels is only worth fixing at the Python line
 //! that launched it (`buf.sum()` on a `torch.empty` buffer), and that line
 //! is in the host stack. So when the stage's records hold such a site, the
@@ -23,18 +24,18 @@ pub const NAME: &str = "host-stacks";
 /// stacks.
 pub const PRINT_LIMIT: u32 = 2000;
 
-/// The rerun with host stacks, when the stage ran without them and a site
-/// outside NVIDIA's libraries has no launching line.
+/// The rerun with host stacks, when the stage ran without them, a site
+/// outside NVIDIA's libraries has no launching line, and the tool kept
+/// every record: where it dropped some (its error buffer overflowed
+/// without stacks: a flood), a run with stacks would cost as much as the
+/// flood did (ViT-tiny's step: over three minutes).
 pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
     if stage.tool != Tool::Initcheck {
         return None;
     }
     let argv = with_host_stacks(&stage.command.argv, &stage.stage_dir.join(xml_name()))?;
-    if !stage_report(stage)
-        .findings
-        .iter()
-        .any(needs_launching_line)
-    {
+    let report = stage_report(stage);
+    if dropped_records(&report) || !report.findings.iter().any(needs_launching_line) {
         return None;
     }
     Some(FollowUp {
@@ -86,6 +87,16 @@ fn needs_launching_line(site: &cudawatch_model::Site) -> bool {
         }
 }
 
+/// The tool counted records it kept no trace of (`N errors were skipped
+/// (error buffer overflow)`).
+fn dropped_records(report: &Report) -> bool {
+    report
+        .inputs
+        .iter()
+        .filter_map(|input| input.summary.as_ref())
+        .any(|summary| summary.skipped.is_some_and(|n| n > 0))
+}
+
 /// The stage's records, owners named (cuDNN's kernels by the signature in
 /// the text log): what the follow-up is decided on.
 fn stage_report(stage: &FollowUpContext<'_>) -> Report {
@@ -104,12 +115,11 @@ fn stage_report(stage: &FollowUpContext<'_>) -> Report {
 }
 
 /// The stage's argv with host stacks, its first records only, into `xml`;
-/// `None` when the stage already kept host stacks (or kept no stack: a
-/// flood's rerun).
+/// `None` when the stage already kept host stacks.
 fn with_host_stacks(argv: &[OsString], xml: &std::path::Path) -> Option<Vec<OsString>> {
     let at = argv
         .windows(2)
-        .position(|w| w[0] == "--show-backtrace" && w[1] == "device")?;
+        .position(|w| w[0] == "--show-backtrace" && (w[1] == "device" || w[1] == "no"))?;
     let mut out = argv.to_vec();
     out.drain(at..at + 2);
     let value_after = |out: &mut Vec<OsString>, flag: &str, value: OsString| {
@@ -145,16 +155,21 @@ mod tests {
                  --error-exitcode 86 --destroy-on-device-error kernel python3 p.py --print-limit 0"
             ))
         );
-        // A stage that kept its host stacks, or a flood's rerun without any.
-        assert_eq!(
-            with_host_stacks(&words("cs --tool initcheck --save x p"), "y".as_ref()),
-            None
+        // A Python program's stage, which kept no stack at all, the same.
+        let stage = words(
+            "cs --tool initcheck --xml --save /r/initcheck/initcheck.xml --print-limit 0 \
+             --show-backtrace no python3 p.py",
         );
         assert_eq!(
-            with_host_stacks(
-                &words("cs --tool initcheck --show-backtrace no --save x p"),
-                "y".as_ref()
-            ),
+            with_host_stacks(&stage, std::path::Path::new("/r/initcheck/host-stacks.xml")),
+            Some(words(
+                "cs --tool initcheck --xml --save /r/initcheck/host-stacks.xml --print-limit 2000 \
+                 python3 p.py"
+            ))
+        );
+        // A stage that kept its host stacks.
+        assert_eq!(
+            with_host_stacks(&words("cs --tool initcheck --save x p"), "y".as_ref()),
             None
         );
     }

@@ -60,6 +60,7 @@ impl StageKind for Sanitizer {
                 leak_check: ctx.leak_check,
                 launches: ctx.sanitizer_launches,
                 version,
+                python: ctx.python,
             },
             ctx.program,
         );

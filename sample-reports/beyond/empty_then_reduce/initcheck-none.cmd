@@ -1,0 +1,1 @@
+env PYTORCH_NO_CUDA_MEMORY_CACHING=1 CUDAWATCH_STAGE=initcheck compute-sanitizer --tool initcheck --xml --save /tmp/w/cap/empty_then_reduce/initcheck-none.xml --print-limit 0 --error-exitcode 86 --target-processes all --show-backtrace no --destroy-on-device-error kernel python3 /work/main/tests/gpu/real/empty_then_reduce.py 
