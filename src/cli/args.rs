@@ -490,10 +490,11 @@ pub struct RunArgs {
     /// leaves library kernels (cuDNN, cuBLAS) out of racecheck, whose
     /// races never gate: seconds a training step instead of minutes.
     /// 2025.3.1 crashes the program when they are left out, so it analyses
-    /// them. By default, where the toolkit's is older, racecheck takes the
-    /// one pip installed in the program's Python (nvidia-cuda-sanitizer-api,
+    /// them. By default, where the toolkit's is older, racecheck and
+    /// synccheck (whose cuDNN flood it ends the same way) take the one pip
+    /// installed in the program's Python (nvidia-cuda-sanitizer-api,
     /// site-packages/nvidia/cu13/compute-sanitizer/), unless
-    /// --compute-sanitizer names one.
+    /// --compute-sanitizer names one; this flag names racecheck's alone.
     #[arg(
         hide_short_help = true,
         help_heading = "Tools",
