@@ -28,6 +28,9 @@
 #   ncu-stacks  the stage's profile (application-only, lean section) with
 #           and without --call-stack (native and Python) on SASS_PROGRAM
 #           and NCU_PROGRAM, one after another: seconds, launches.
+#   ncu-per-kernel  the stage's profile of PER_KERNEL_PROGRAM (ViT-tiny's
+#           step) per kernel and launch configuration, then per kernel
+#           function (`--kernel-id ::regex:.*:1`): seconds, launches.
 #   backtraces  racecheck and synccheck on BT_PROGRAM (ViT-tiny's step)
 #           as the stages run them and with `--show-backtrace device`
 #           (no host unwinding per record), the four AT ONCE under
@@ -119,7 +122,7 @@
 #           timm, model on the GPU, forward, backward, optimizer step, a
 #           second step, exit) and the whole run's.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards] [racecheck-phases]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [ncu-per-kernel] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards] [racecheck-phases]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -361,6 +364,28 @@ ncu_stacks() {
         "launches $(grep -c '==PROF== Profiling' "$OUTDIR/stacks-$n-with.err" "$OUTDIR/stacks-$n-with.out" | awk -F: '{ s += $2 } END { print s + 0 }')"
     done
   } | tee "$OUTDIR/stacks-summary.txt"
+}
+
+# ncu-per-kernel: the stage's profile of PER_KERNEL_PROGRAM (ViT-tiny's
+# step) as it runs (one launch per kernel and launch configuration) and with
+# one launch per kernel function instead (`--kernel-id ::regex:.*:1`, the
+# first invocation of each mangled name), one after the other, the
+# program alone: seconds and launches profiled each way.
+PER_KERNEL_PROGRAM=${PER_KERNEL_PROGRAM:-$ROOT/tests/gpu/real/vit_tiny_step.py}
+ncu_per_kernel() {
+  local base=(ncu --target-processes application-only --clock-control none -f --section-folder
+    "$ROOT/src/tools/ncu" --section CoalescingSource --import-source yes --metrics "$METRICS"
+    --call-stack --call-stack-type python)
+  timed per-kernel-plain 300 $PY "$PER_KERNEL_PROGRAM"
+  timed per-kernel-config 300 "${base[@]}" --filter-mode per-launch-config --launch-count 1 \
+    -o /tmp/per-kernel-config $PY "$PER_KERNEL_PROGRAM"
+  timed per-kernel-function 300 "${base[@]}" --kernel-name-base mangled \
+    --kernel-id '::regex:.*:1' -o /tmp/per-kernel-function $PY "$PER_KERNEL_PROGRAM"
+  for v in plain config function; do
+    echo "$v: $(cat "$OUTDIR/per-kernel-$v.seconds") s, exit $(cat "$OUTDIR/per-kernel-$v.exit")," \
+      "launches $(cat "$OUTDIR/per-kernel-$v.out" "$OUTDIR/per-kernel-$v.err" | grep -c '==PROF== Profiling')," \
+      "kernels $(cat "$OUTDIR/per-kernel-$v.out" "$OUTDIR/per-kernel-$v.err" | grep '==PROF== Profiling' | sed 's/ - [0-9]* (.*//' | sort -u | wc -l)"
+  done | tee "$OUTDIR/per-kernel-summary.txt"
 }
 
 BT_PROGRAM=${BT_PROGRAM:-$ROOT/tests/gpu/real/vit_tiny_step.py}
@@ -911,6 +936,7 @@ for p in "${phases[@]}"; do
     ncu-sass) ncu_sass ;;
     ncu-bytes) ncu_bytes ;;
     ncu-stacks) ncu_stacks ;;
+    ncu-per-kernel) ncu_per_kernel ;;
     backtraces) backtrace_costs ;;
     floods) flood_costs ;;
     racecheck-levers) racecheck_levers ;;
