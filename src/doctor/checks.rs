@@ -21,7 +21,7 @@ pub fn judge(facts: &MachineFacts) -> Vec<EnvCheck> {
     toolkit(facts, &mut out);
     torch(facts, &mut out);
     tools(facts, &mut out);
-    racecheck_sanitizer(facts, &mut out);
+    library_filter_sanitizer(facts, &mut out);
     dump_reader(facts, &mut out);
     global_race_tool(facts, &mut out);
     out.extend(facts.probes.iter().cloned());
@@ -368,9 +368,8 @@ fn tools(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
 /// (compute-sanitizer 2026.4 or newer: the toolkit's, or one pip installed
 /// in the Python doctor asked), which a PyTorch training step needs to be
 /// checked in seconds.
-fn racecheck_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
-    let (Some(found), Ok((_, Some(toolkit)))) = (&facts.racecheck_sanitizer, &facts.sanitizer)
-    else {
+fn library_filter_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
+    let (Some(found), Ok((_, Some(toolkit)))) = (&facts.pypi_sanitizer, &facts.sanitizer) else {
         return;
     };
     let title = "racecheck and synccheck leave library kernels out";
@@ -537,7 +536,7 @@ mod tests {
                 arch_list: vec!["sm_80".into(), "sm_90".into()],
                 available: true,
             })),
-            racecheck_sanitizer: Some(None),
+            pypi_sanitizer: Some(None),
             probes: Vec::new(),
             env: Vec::new(),
             processes: Vec::new(),
@@ -562,7 +561,7 @@ mod tests {
         );
         // PyPI's 2026.4 found in that Python: fine, and says where.
         let mut facts = h100();
-        facts.racecheck_sanitizer = Some(Some((
+        facts.pypi_sanitizer = Some(Some((
             PathBuf::from(
                 "/venv/lib/python3.12/site-packages/nvidia/cu13/compute-sanitizer/compute-sanitizer",
             ),
@@ -576,7 +575,7 @@ mod tests {
         assert_eq!(status(&judge(&facts), "racecheck_sanitizer"), EnvStatus::Ok);
         // Not asked (doctor --quick, a run's quick look): nothing said.
         let mut facts = h100();
-        facts.racecheck_sanitizer = None;
+        facts.pypi_sanitizer = None;
         assert!(judge(&facts).iter().all(|c| c.id != "racecheck_sanitizer"));
     }
 

@@ -59,9 +59,9 @@ pub struct MachineFacts {
     /// PyTorch's build, or why it is not known (`None`: not asked).
     pub torch: Option<Result<versions::Torch, String>>,
     /// The compute-sanitizer pip installed in that Python that racecheck
-    /// would run under, and its release (`pypi_sanitizer`); `None`: not
-    /// asked.
-    pub racecheck_sanitizer: Option<Option<(PathBuf, String)>>,
+    /// and synccheck would run under, and its release (`pypi_sanitizer`);
+    /// `None`: not asked.
+    pub pypi_sanitizer: Option<Option<(PathBuf, String)>>,
     /// Whether the global-race stage's tool is built, or can be here.
     pub global_race: global_race_tool::Located,
     /// The probes' results, when run.
@@ -192,7 +192,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
     let torch = options
         .ask_python
         .then(|| ask_torch(options.python.clone()));
-    let racecheck_sanitizer = options.ask_python.then(|| {
+    let pypi_sanitizer = options.ask_python.then(|| {
         let python = options.python.clone().unwrap_or_else(|| "python3".into());
         let toolkit = sanitizer.as_ref().ok().and_then(|(_, v)| v.as_deref());
         pypi_sanitizer::for_library_filter(&python, toolkit)
@@ -209,7 +209,7 @@ pub fn gather(options: &DoctorOptions) -> MachineFacts {
         ncu,
         cuda_gdb,
         torch,
-        racecheck_sanitizer,
+        pypi_sanitizer,
         global_race,
         probes: Vec::new(),
         env: env_vars::checks(|k| std::env::var(k).ok())
