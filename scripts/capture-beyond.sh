@@ -15,7 +15,7 @@
 #           many-processes cudagraph-stacks manual-graphs steps cudnn-benchmark
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
 #           jax jax-cudawatch jax-trim jax-oom retry-loop racecheck-blocks
-#           indirect-barriers stackless-initcheck
+#           indirect-barriers stackless-initcheck library-named
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -280,6 +280,39 @@ stackless_initcheck() {
     find "$OUTDIR/$c/run-stackless" -type f ! -name report.json ! -name stage.json \
       ! -name 'host-stacks.*' ! -name 'initcheck.xml' ! -name stdout -delete
   fi
+}
+
+# Kernels of the user's named as NVIDIA's libraries name theirs, each
+# with a shared-memory race (tests/gpu/beyond/tiled_gemm_race.cu:
+# `tiled_gemm`; cutlass_style_race.cu: `cutlass::Kernel<TileSum>`, the
+# user's operator in CUTLASS's wrapper): racecheck as the stage runs it
+# under the toolkit's compute-sanitizer, and under NEW_SANITIZER (2026.4)
+# with racecheck's library filter (as LIBRARY_KERNEL_NAMES in
+# src/tools/sanitizer/launches.rs writes it), then `cudawatch run` by
+# default from the project's root, built with and without -lineinfo. Is
+# the race found, and whose does the report say it is?
+LIBRARY_FILTER='(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)'
+library_named() {
+  local c flags=(-arch=sm_90 -std=c++17)
+  for c in tiled_gemm_race cutlass_style_race; do
+    mkdir -p "$OUTDIR/$c"
+    cp "$SRC/$c.cu" "$OUTDIR/$c/"
+    record build $c -- nvcc -lineinfo "${flags[@]}" -o "$BIN/$c" "$SRC/$c.cu"
+    record build-nolineinfo $c -- nvcc "${flags[@]}" -o "$BIN/$c-nolineinfo" "$SRC/$c.cu"
+    record plain $c -- env CUDA_LAUNCH_BLOCKING=1 "$BIN/$c"
+    sanitize $c racecheck racecheck
+    if [ -x "${NEW_SANITIZER:-}" ]; then
+      record racecheck-libfilter $c -- "$NEW_SANITIZER" --tool racecheck --xml \
+        --save "$OUTDIR/$c/racecheck-libfilter.xml" --print-limit 0 --error-exitcode 86 \
+        --target-processes all --kernel-name-exclude "regex=$LIBRARY_FILTER" "$BIN/$c"
+    fi
+    record strings $c -- sh -c "strings -n 6 '$BIN/$c' | grep '^_Z' | sort -u"
+    [ -x "$CW" ] || continue
+    cudawatch_run $c cudawatch "$ROOT" 200 -- "$BIN/$c"
+    cudawatch_run $c nolineinfo "$ROOT" 200 -- "$BIN/$c-nolineinfo"
+    find "$OUTDIR/$c"/run-* -type f ! -name report.json ! -name stage.json ! -name run.json \
+      ! -name 'racecheck.xml' ! -name 'synccheck.xml' ! -name stdout -delete
+  done
 }
 
 # Reads of what a matrix product, convolution or attention wrote
@@ -1189,6 +1222,7 @@ for p in "${phases[@]}"; do
     racecheck-blocks) racecheck_blocks ;;
     indirect-barriers) indirect_barriers ;;
     stackless-initcheck) stackless_initcheck ;;
+    library-named) library_named ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;

@@ -1,0 +1,1 @@
+nvcc -lineinfo -arch=sm_90 -std=c++17 -o /tmp/w/cap/.bin/cutlass_style_race /work/main/tests/gpu/beyond/cutlass_style_race.cu 

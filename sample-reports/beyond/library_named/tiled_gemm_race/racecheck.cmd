@@ -1,0 +1,1 @@
+env CUDAWATCH_STAGE=racecheck compute-sanitizer --tool racecheck --xml --save /tmp/w/cap/tiled_gemm_race/racecheck.xml --print-limit 0 --error-exitcode 86 --target-processes all /tmp/w/cap/.bin/tiled_gemm_race 
