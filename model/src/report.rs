@@ -44,6 +44,11 @@ pub struct Report {
     /// The user stopped the run (Ctrl-C, SIGTERM): later stages did not run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The program's own kernels whose names a library's carry (a kernel
+    /// built on CUTLASS, `cutlass::Kernel<TileSum>`), mangled as its
+    /// binaries hold them: the judge takes their findings for the user's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_kernels: Vec<String>,
 }
 
 impl Report {
@@ -63,6 +68,7 @@ impl Report {
             notes: Vec::new(),
             environment: None,
             interrupted: false,
+            own_kernels: Vec::new(),
         }
     }
 

@@ -47,6 +47,8 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
             racecheck_first_block: args.racecheck_blocks == RacecheckBlocksArg::First,
             library_kernels: args.output.gate.gate_scope == GateScopeArg::All,
+            // Found in the program's binaries once its run starts (commands::run).
+            own_library_named_kernels: Vec::new(),
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
             flood_records: args.flood_records,
             loop_seconds: args.loop_seconds,

@@ -801,16 +801,22 @@ mod tests {
         assert_eq!(status(&items, "no_stream_races"), CheckStatus::Skipped);
     }
 
-    #[test]
-    fn wasted_sectors_over_the_limit_fail_coalescing() {
+    /// An ncu report of one kernel that wastes 78% of its sectors.
+    fn wasting(kernel: &str) -> Report {
         let mut report = Report::new("t");
         report.stages = vec![stage(Tool::Ncu, Outcome::Findings)];
         report.coalescing.push(KernelCoalescing {
-            kernel: "gather_strided".into(),
+            kernel: kernel.into(),
             excessive_sectors: Some(78.0),
             total_sectors: Some(100.0),
             ..KernelCoalescing::default()
         });
+        report
+    }
+
+    #[test]
+    fn wasted_sectors_over_the_limit_fail_coalescing() {
+        let report = wasting("gather_strided");
         let items = judge(&report, &with(LIMITS));
         assert_eq!(
             status(&items, "coalescing_within_thresholds"),
@@ -826,6 +832,37 @@ mod tests {
         assert_eq!(
             status(&loose, "coalescing_within_thresholds"),
             CheckStatus::Pass
+        );
+    }
+
+    #[test]
+    fn a_user_kernel_named_like_cublas_counts_by_its_lines_in_the_users_source() {
+        use cudawatch_model::{LineSectors, SourceLocation};
+
+        let mut report = wasting("tiled_gemm(const float *, const float *, float *, int)");
+        // No line information: named as cuBLAS names its kernels, it is
+        // taken for cuBLAS's.
+        let items = judge(&report, &with(LIMITS));
+        assert_eq!(
+            status(&items, "coalescing_within_thresholds"),
+            CheckStatus::Pass
+        );
+        report.wasteful_lines.push(LineSectors {
+            kernel: report.coalescing[0].kernel.clone(),
+            location: SourceLocation {
+                file: "./kernels/gemm.cu".into(),
+                line: 19,
+            },
+            source: String::new(),
+            access: "Load".into(),
+            excessive_sectors: 78.0,
+            theoretical_sectors: 100.0,
+            ideal_sectors: 22.0,
+        });
+        let items = judge(&report, &with(LIMITS));
+        assert_eq!(
+            status(&items, "coalescing_within_thresholds"),
+            CheckStatus::Fail
         );
     }
 

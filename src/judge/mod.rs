@@ -11,6 +11,7 @@ pub mod diff;
 pub mod explain_links;
 pub mod gate;
 pub mod notes;
+pub mod own_kernels;
 pub mod owner;
 pub mod policy;
 pub mod severity;

@@ -138,8 +138,14 @@ pub fn assign(report: &mut Report) {
                 )
             })
         });
+    let own = std::mem::take(&mut report.own_kernels);
     for site in &mut report.findings {
         let mut ownership = of(site);
+        if ownership.owner != Owner::User
+            && let Some(defined) = defined_by_the_program(site, &own)
+        {
+            ownership = defined;
+        }
         site.doubt = None;
         if let Some(doubt) = &doubt
             && matches!(
@@ -157,6 +163,32 @@ pub fn assign(report: &mut Report) {
         }
         site.owner = Some(ownership);
     }
+    report.own_kernels = own;
+}
+
+/// The user's, when the program's own binaries define the site's kernel
+/// though its name is a library's (`Report::own_kernels`): a kernel built
+/// on CUTLASS, a `tiled_gemm`, compiled without line information. A line
+/// of a framework's or library's own source still says otherwise.
+fn defined_by_the_program(site: &Site, own: &[String]) -> Option<Ownership> {
+    if site
+        .location
+        .as_ref()
+        .is_some_and(|l| by_file(&l.file).is_some())
+    {
+        return None;
+    }
+    let kernel = site
+        .kernel_signature
+        .as_deref()
+        .or(site.kernel.as_deref())?;
+    let mangled = super::own_kernels::defining(own, kernel)?;
+    Some(Ownership {
+        owner: Owner::User,
+        component: "user".to_string(),
+        because: format!("the program's own binary defines it ({mangled})"),
+        user_call: true,
+    })
 }
 
 /// The options that left initcheck launches unchecked before or between
@@ -204,9 +236,12 @@ pub fn of(site: &Site) -> Ownership {
     // not the user's leak, whichever user line first made it grow.
     let pool_at_exit = site.kind == FindingKind::Leak && found_module.is_some();
     let user_call = innermost_python_is_users(&site.host_frames) && !pool_at_exit;
-    let found = users_global_race(site)
-        .or_else(|| site.kernel_signature.as_deref().and_then(by_kernel))
+    let found = site
+        .kernel_signature
+        .as_deref()
+        .and_then(by_kernel)
         .or_else(|| site.kernel.as_deref().and_then(by_kernel))
+        .map(|named| users_kernel_line(site, &named.1).unwrap_or(named))
         .or_else(|| {
             site.location
                 .as_ref()
@@ -346,20 +381,49 @@ fn aten_as_ncu_names_it(name: &str) -> Option<(Owner, String, String)> {
 /// header's code was inlined into that kernel, whose author chose it, and
 /// ncu's source page places it there (`cuda_ptx_generated.h:2367` for
 /// `cuda::atomic_ref::fetch_add`, sample-reports/outside/libcu_atomics/).
-/// A global race placed on a line of a file no framework or library owns:
-/// the line table came from the module's own line information, which
-/// cuDNN's and cuBLAS's kernels never carry, so the kernel is the user's
-/// whatever its name (a user's `tiled_gemm` is named as cuBLAS names its
-/// own kernels, `*gemm*`).
-fn users_global_race(site: &Site) -> Option<(Owner, String, String)> {
+/// A device record placed on a line of the user's own source, whatever its
+/// kernel is named: the line came from the module's own line information,
+/// which cuDNN's and cuBLAS's kernels never carry, so the kernel was
+/// compiled from the user's code. A user's `tiled_gemm` is named as cuBLAS
+/// names its own kernels (`*gemm*`), a kernel built on CUTLASS is
+/// `cutlass::Kernel<...>`: a race, a barrier error or an uninitialised
+/// read in one is the user's to fix, and gates (sample-reports/beyond/
+/// library_named/). Only the records of the tools that read the kernel's
+/// line table: a host-side line (an API call's, a Python traceback's)
+/// says who called, not whose kernel it was.
+fn users_kernel_line(site: &Site, named_for: &str) -> Option<(Owner, String, String)> {
     let location = site.location.as_ref()?;
-    (site.kind == FindingKind::GlobalRace && by_file(&location.file).is_none()).then(|| {
+    let device_record = matches!(
+        site.tool,
+        Tool::Memcheck | Tool::Racecheck | Tool::Initcheck | Tool::Synccheck | Tool::GlobalRace
+    );
+    (device_record && is_users_source(&location.file)).then(|| {
         (
             Owner::User,
             "user".to_string(),
-            format!("the race is on a line of {}", location.file),
+            format!(
+                "its line information names {}, though its name is like {named_for}'s",
+                location.file
+            ),
         )
     })
+}
+
+/// Whether a source file a kernel's line information names is the user's:
+/// below the project's root (`./kernels/gemm.cu`), or a path no framework
+/// or library owns (as compiled: `kernels/gemm.cu`, `/home/me/gemm.cu`),
+/// outside installed packages and outside the temporary folder, where
+/// frameworks compile the kernels they generate (CuPy's
+/// `/tmp/tmpXXXX/<hash>.cubin.cu`, whose user-written ones
+/// `rundir::runtime_sources` moves to the user's Python line first). A
+/// bare base name (a text log's `gemm.cu`) proves nothing.
+pub fn is_users_source(file: &str) -> bool {
+    cudawatch_model::in_project(file).is_some()
+        || (file.contains('/')
+            && by_file(file).is_none()
+            && !file.starts_with("/tmp/")
+            && !file.contains("site-packages/")
+            && !file.contains("dist-packages/"))
 }
 
 fn inlined_into_a_named_kernel(site: &Site) -> bool {
@@ -733,11 +797,11 @@ mod tests {
     }
 
     #[test]
-    fn a_global_race_on_a_line_of_the_users_file_is_the_users_whatever_the_kernels_name() {
-        let race = |kernel: &str, file: Option<&str>| {
+    fn a_record_on_a_line_of_the_users_source_is_the_users_whatever_the_kernels_name() {
+        let record = |tool: Tool, kind: FindingKind, kernel: &str, file: Option<&str>| {
             let mut site = cudawatch_parsers::site::new_site(
-                Tool::GlobalRace,
-                FindingKind::GlobalRace,
+                tool,
+                kind,
                 cudawatch_model::Severity::Error,
                 String::new(),
             );
@@ -748,17 +812,93 @@ mod tests {
             });
             of(&site)
         };
+        for (tool, kind) in [
+            (Tool::GlobalRace, FindingKind::GlobalRace),
+            (Tool::Racecheck, FindingKind::Race),
+            (Tool::Racecheck, FindingKind::Hazard),
+            (Tool::Synccheck, FindingKind::BarrierError),
+            (Tool::Initcheck, FindingKind::UninitializedRead),
+        ] {
+            // The user's tiled GEMM, and a kernel built on CUTLASS's
+            // wrapper, compiled with line information: the user's.
+            for (kernel, file) in [
+                ("tiled_gemm", "./kernels/gemm.cu"),
+                ("tiled_gemm", "kernels/gemm.cu"),
+                (
+                    "void cutlass::Kernel<TileSum>(T1::Params)",
+                    "/home/me/op.cu",
+                ),
+            ] {
+                let who = record(tool, kind.clone(), kernel, Some(file));
+                assert_eq!(who.owner, Owner::User, "{kernel} {kind:?}");
+            }
+            // cuBLAS's own kernel carries no line information.
+            assert_eq!(
+                record(tool, kind.clone(), "tiled_gemm", None).owner,
+                Owner::Library
+            );
+            // Generated code and installed packages are not the user's:
+            // Inductor's kernels name its generated files, CuPy's its
+            // temporary ones, a wheel's its build tree below site-packages.
+            for (kernel, file, owner) in [
+                (
+                    "triton_poi_fused_add_0",
+                    "/tmp/torchinductor_root/ab/cabcdef.py",
+                    Owner::Framework,
+                ),
+                ("cupy_add", "/tmp/tmpab12/6f0e.cubin.cu", Owner::Framework),
+                (
+                    "flash_fwd_kernel",
+                    "/usr/lib/python3/dist-packages/flash_attn/csrc/flash_fwd.h",
+                    Owner::Library,
+                ),
+                ("gemm_kernel", "gemm.cu", Owner::Library),
+            ] {
+                let who = record(tool, kind.clone(), kernel, Some(file));
+                assert_eq!(who.owner, owner, "{kernel} {file} {kind:?}");
+            }
+        }
+        // A host-side line says who called, not whose kernel it was.
         assert_eq!(
-            race("tiled_gemm", Some("kernels/gemm.cu")).owner,
-            Owner::User
+            record(
+                Tool::Plain,
+                FindingKind::ApiError,
+                "tiled_gemm",
+                Some("./main.cu")
+            )
+            .owner,
+            Owner::Library
         );
-        // cuBLAS's own kernel carries no line information.
-        assert_eq!(race("tiled_gemm", None).owner, Owner::Library);
-        // Inductor's generated kernel names its generated file.
-        let inductor = race(
-            "triton_poi_fused_add_0",
-            Some("/tmp/torchinductor_root/ab/cabcdef.py"),
+    }
+
+    #[test]
+    fn a_kernel_the_programs_binary_defines_is_the_users_without_line_information() {
+        // tests/gpu/beyond/cutlass_style_race.cu built without -lineinfo:
+        // racecheck names the kernel, and no line.
+        let mut report = Report::new("t");
+        let mut site = cudawatch_parsers::site::new_site(
+            Tool::Racecheck,
+            FindingKind::Race,
+            cudawatch_model::Severity::Error,
+            String::new(),
         );
-        assert_eq!(inductor.owner, Owner::Framework, "{inductor:?}");
+        site.kernel = Some("Kernel".into());
+        site.kernel_signature = Some("void cutlass::Kernel<TileSum>(T1::Params)".into());
+        report.findings.push(site);
+        assign(&mut report);
+        let owner = |report: &Report| report.findings[0].owner.clone().unwrap();
+        assert_eq!(owner(&report).owner, Owner::Library);
+        report.own_kernels = vec!["_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE".into()];
+        assign(&mut report);
+        assert_eq!(owner(&report).owner, Owner::User, "{:?}", owner(&report));
+        assert_eq!(report.own_kernels.len(), 1);
+        // cuBLAS's CUTLASS kernel in the same program stays cuBLAS's.
+        report.findings[0].kernel_signature = Some(
+            "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>(T1::Params)"
+                .into(),
+        );
+        report.findings[0].kernel = Some("Kernel2".into());
+        assign(&mut report);
+        assert_eq!(owner(&report).owner, Owner::Library);
     }
 }

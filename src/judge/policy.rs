@@ -164,7 +164,9 @@ impl Policy {
     }
 
     /// Whether a kernel's coalescing counts against the thresholds: the
-    /// user's kernels, or every kernel under `--gate-scope all`.
+    /// user's kernels, or every kernel under `--gate-scope all`. A kernel
+    /// with a wasteful line in the user's source is the user's whatever
+    /// its name (a `tiled_gemm`, as cuBLAS names its own: `judge::owner`).
     /// A kernel whose site in `report` is a framework's or library's (its
     /// launching module or Python package said so) is theirs too.
     pub fn kernel_in_scope(&self, kernel: &str, report: &cudawatch_model::Report) -> bool {
@@ -175,7 +177,12 @@ impl Policy {
             s.kernel.as_deref() == Some(kernel)
                 && s.owner.as_ref().is_some_and(|o| o.owner != Owner::User)
         });
-        super::owner::of_kernel(kernel) == Owner::User && !owned_elsewhere
+        let users_lines = report
+            .wasteful_lines
+            .iter()
+            .any(|l| l.kernel == kernel && super::owner::is_users_source(&l.location.file));
+        let own = super::own_kernels::defining(&report.own_kernels, kernel).is_some();
+        (users_lines || own || super::owner::of_kernel(kernel) == Owner::User) && !owned_elsewhere
     }
 }
 

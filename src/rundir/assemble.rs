@@ -65,6 +65,7 @@ impl Assembler {
     pub fn new(dir: &Path, run: RunRecord, source_root: &Path) -> Assembler {
         let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
         builder.report_mut().target = run.target.clone();
+        builder.report_mut().own_kernels = run.own_kernels.clone();
         Assembler {
             dir: dir.to_path_buf(),
             source_root: source_root.to_path_buf(),

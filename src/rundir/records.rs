@@ -25,4 +25,8 @@ pub struct RunRecord {
     /// where it was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_root: Option<String>,
+    /// The program's own kernels whose names a library's carry, found in
+    /// its binaries before the stages (`Report::own_kernels`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_kernels: Vec<String>,
 }

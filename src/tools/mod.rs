@@ -336,12 +336,13 @@ mod tests {
             all_launches: false,
             kernel: None,
         };
-        const LAUNCHES: sanitizer::SanitizerLaunches = sanitizer::SanitizerLaunches {
+        static LAUNCHES: sanitizer::SanitizerLaunches = sanitizer::SanitizerLaunches {
             count: None,
             skip: None,
             kernel: None,
             recover_kernels: false,
             library_kernels: false,
+            own_library_named_kernels: Vec::new(),
             racecheck_first_block: false,
             initcheck_host_stacks: false,
             flood_records: 0,

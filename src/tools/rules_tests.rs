@@ -56,6 +56,57 @@ fn evidence(summary: ToolSummary, xml_records: Option<u64>, folded: u64) -> Sani
     }
 }
 
+#[test]
+fn a_clean_racecheck_names_the_library_kernels_it_left_out_and_the_names_it_kept_checked() {
+    let filtered = |filter: &str| {
+        let record = StageRecord {
+            command: [
+                "compute-sanitizer",
+                "--tool",
+                "racecheck",
+                "--kernel-name-exclude",
+                filter,
+                "./app",
+            ]
+            .map(String::from)
+            .to_vec(),
+            ..record(Tool::Racecheck, ProcessEnd::Exited(0))
+        };
+        sanitizer(
+            &record,
+            &evidence(summary(Some(0)), Some(0), 0),
+            false,
+            false,
+        )
+        .1
+    };
+    let every = "regex=(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|\
+                 gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|\
+                 (ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)";
+    let reason = filtered(every);
+    assert!(
+        reason.ends_with(
+            "(library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: a race inside one is the \
+             library's and never gates (--gate-scope all checks them))"
+        ),
+        "{reason}"
+    );
+    // The program's own CUTLASS-built kernel kept the name checked.
+    let reason = filtered(&every.replace("cutlass|", ""));
+    assert!(
+        reason.contains(
+            "left out but for names the program's own kernels carry, still checked (cutlass)"
+        ),
+        "{reason}"
+    );
+    // A filter of the user's own is named as theirs.
+    let reason = filtered("regex=(mykernel)");
+    assert!(
+        reason.ends_with("(only the launches selected by --kernel-name-exclude regex=(mykernel))"),
+        "{reason}"
+    );
+}
+
 // Over 100 lines on purpose: a table of cases, one per rule.
 #[test]
 fn sanitizer_stage_rules() {

@@ -31,6 +31,7 @@ mod mps;
 mod multi_gpu;
 mod native_global_race;
 mod outside_programs;
+mod own_kernels;
 mod parse;
 mod parse_evidence;
 mod precision;

@@ -76,6 +76,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             .canonicalize()
             .ok()
             .map(|root| root.display().to_string()),
+        own_kernels: Vec::new(),
     };
     let run_dir = match &run_settings.out_dir {
         Some(dir) => {
@@ -98,6 +99,18 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         pypi_sanitizer(&mut run_settings);
     }
     global_race_tool(&mut run_settings);
+    own_library_named_kernels(&mut run_settings, &settings::source_root(&args.output));
+    if !run_settings
+        .sanitizer_launches
+        .own_library_named_kernels
+        .is_empty()
+    {
+        run.own_kernels = run_settings
+            .sanitizer_launches
+            .own_library_named_kernels
+            .clone();
+        rundir::write_json(&run_dir.join("run.json"), &run)?;
+    }
     rundir::write_json(&run_dir.join("environment.json"), &environment)?;
     for check in environment
         .checks
@@ -316,6 +329,56 @@ fn default_run_dir(program: &[OsString]) -> PathBuf {
         })
         .collect();
     PathBuf::from("cudawatch-runs").join(format!("{stamp}-{safe}"))
+}
+
+/// The program's own kernels whose names a library's carry stay in
+/// racecheck's and synccheck's checks: found in its binaries now (a native
+/// program's executable, the binaries below the project's root), and said
+/// once, before the stages. Not where those stages check every kernel
+/// anyway (`--gate-scope all`, the user's own kernel filter).
+fn own_library_named_kernels(settings: &mut plan::RunSettings, root: &Path) {
+    let launches = &settings.sanitizer_launches;
+    let filtering = crate::tools::sanitizer::LIBRARY_FILTERED
+        .iter()
+        .any(|tool| settings.stages.contains(tool));
+    if !filtering || launches.library_kernels || launches.kernel.is_some() {
+        return;
+    }
+    let words = crate::plan::launcher::unwrapped(&settings.program);
+    let python = crate::plan::is_python(&settings.program);
+    let executable = (!python)
+        .then(|| words.first())
+        .flatten()
+        .and_then(|first| crate::executables::resolve(Path::new(first)));
+    // PyTorch builds `load_inline` extensions there, not in the project.
+    let built: Vec<std::path::PathBuf> = std::env::var_os("TORCH_EXTENSIONS_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/torch_extensions")))
+        .filter(|_| python)
+        .into_iter()
+        .collect();
+    let found = crate::tools::sanitizer::library_named(executable.as_deref(), root, &built);
+    let Some(first) = found.names.first() else {
+        return;
+    };
+    let files: Vec<String> = found
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    // Names are ASCII (`own_kernels` reads `[A-Za-z0-9_$]` only); CUTLASS's
+    // run to thousands of characters.
+    let shown = match first.get(..80) {
+        Some(start) if first.len() > 80 => format!("{start}..."),
+        _ => first.clone(),
+    };
+    render::stderr::note(&format!(
+        "racecheck and synccheck keep checking kernels named like a library's: {} of the \
+         program's own carry such names (first {shown}, in {})",
+        found.names.len(),
+        files.join(", ")
+    ));
+    settings.sanitizer_launches.own_library_named_kernels = found.names;
 }
 
 /// The global-race stage's tool, found or built now (seconds, once per

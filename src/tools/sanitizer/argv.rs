@@ -7,7 +7,7 @@ use std::path::Path;
 
 use cudawatch_model::Tool;
 
-use super::launches::{LIBRARY_KERNELS, leaves_out_libraries};
+use super::launches::{leaves_out_libraries, library_filter};
 
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
 /// as a program's own (1, 2 and 255 are common; signals give 128+n). The
@@ -55,6 +55,10 @@ pub struct SanitizerLaunches {
     /// ([`leaves_out_libraries`]), since a race or barrier error inside one
     /// never gates (`judge::owner`).
     pub library_kernels: bool,
+    /// The program's own kernels whose names a library's carry (mangled,
+    /// found in its binaries: `own_kernels`): the library filter leaves
+    /// their names out, so that they stay checked.
+    pub own_library_named_kernels: Vec<String>,
     /// racecheck analyses block (cluster) 0 of each launch only
     /// (`--racecheck-filter-cluster-id 0`, compute-sanitizer 2026.3+):
     /// 29 s against 49-64 s on ResNet-18's step, races in other blocks
@@ -110,10 +114,12 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
             initcheck_stacks(call.python).into(),
         ]);
     }
-    if leaves_out_libraries(call.tool, call.launches, call.version) {
+    if leaves_out_libraries(call.tool, call.launches, call.version)
+        && let Some(filter) = library_filter(&call.launches.own_library_named_kernels)
+    {
         argv.extend([
             "--kernel-name-exclude".into(),
-            format!("regex={LIBRARY_KERNELS}").into(),
+            format!("regex={filter}").into(),
         ]);
     }
     if call.tool == Tool::Racecheck && call.launches.racecheck_first_block {
@@ -362,7 +368,10 @@ mod tests {
             stage(Tool::Racecheck, version, launches)
         };
         let default = SanitizerLaunches::default();
-        let filter = format!("--kernel-name-exclude regex={LIBRARY_KERNELS}");
+        let filter = format!(
+            "--kernel-name-exclude regex={}",
+            library_filter(&[]).unwrap()
+        );
         assert!(stage(Tool::Synccheck, Some("2026.4.0.0"), &default).contains(&filter));
         // memcheck and initcheck check every kernel, whatever the release.
         for tool in [Tool::Memcheck, Tool::Initcheck] {
@@ -399,7 +408,7 @@ mod tests {
 
     #[test]
     fn the_library_filter_matches_library_kernels_the_owner_judge_agrees_on_and_no_users() {
-        let filter = regex::Regex::new(LIBRARY_KERNELS).unwrap();
+        let filter = regex::Regex::new(&library_filter(&[]).unwrap()).unwrap();
         // Mangled names as compute-sanitizer matches them, of kernels seen
         // in ResNet-18, ViT-tiny and GPT-2 steps on the H100 and H200.
         let library = [

@@ -14,10 +14,91 @@ use cudawatch_model::Tool;
 /// `gemv2T_kernel`, split-K reductions), NCCL's, cuFFT's. Only names
 /// [`crate::judge::owner`] calls a library's (a test holds it), and never a
 /// bare `gemm`: a user's tiled GEMM is the shared-memory kernel most likely
-/// to race.
-pub const LIBRARY_KERNELS: &str = "(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|\
-     gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|\
-     (ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)";
+/// to race. One alternative each, so that those the program's own kernels
+/// match can be left out of the filter ([`library_filter`]).
+pub const LIBRARY_KERNEL_NAMES: [&str; 15] = [
+    "cudnn",
+    "cublas",
+    "cutlass",
+    "xmma",
+    "nvjet",
+    "fmha",
+    "splitKreduce",
+    "gemv2T_kernel",
+    "gemv2N_kernel",
+    "gemvNSP",
+    "gemmSN_",
+    "gemmk1_",
+    "cufft",
+    "nccl",
+    "(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm",
+];
+
+/// The `regex=` value of racecheck's and synccheck's library filter: every
+/// name of [`LIBRARY_KERNEL_NAMES`] but those that match one of the
+/// program's own kernels (`own`, mangled names found in its binaries:
+/// `cutlass::Kernel<TileSum>` is the user's code built on CUTLASS, and
+/// stays checked). None when nothing is left to leave out.
+pub fn library_filter(own: &[String]) -> Option<String> {
+    let kept: Vec<&str> = NAME_PATTERNS
+        .iter()
+        .filter(|(_, pattern)| {
+            !own.iter()
+                .any(|k| pattern.as_ref().is_some_and(|p| p.is_match(k)))
+        })
+        .map(|(name, _)| *name)
+        .collect();
+    (!kept.is_empty()).then(|| format!("({})", kept.join("|")))
+}
+
+/// Each name of [`LIBRARY_KERNEL_NAMES`] with its compiled pattern (all
+/// compile: a test holds it).
+static NAME_PATTERNS: std::sync::LazyLock<Vec<(&str, Option<regex::Regex>)>> =
+    std::sync::LazyLock::new(|| {
+        LIBRARY_KERNEL_NAMES
+            .into_iter()
+            .map(|name| (name, regex::Regex::new(name).ok()))
+            .collect()
+    });
+
+/// The names of [`LIBRARY_KERNEL_NAMES`] a library filter of ours
+/// (`regex=` value) does not have: those kept checked because the
+/// program's own kernels carry them. None when `filter` is not ours.
+pub fn kept_checked(filter: &str) -> Option<Vec<&'static str>> {
+    let inner = filter.strip_prefix('(')?.strip_suffix(')')?;
+    let mut names = LIBRARY_KERNEL_NAMES.into_iter();
+    let mut kept_checked = Vec::new();
+    // Ours lists a subsequence of the names, in their order.
+    for part in split_alternatives(inner) {
+        loop {
+            let name = names.next()?;
+            if name == part {
+                break;
+            }
+            kept_checked.push(name);
+        }
+    }
+    kept_checked.extend(names);
+    Some(kept_checked)
+}
+
+/// `a|(b|c)_x|d` split at its top level: `a`, `(b|c)_x`, `d`.
+fn split_alternatives(regex: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0usize, 0usize, Vec::new());
+    for (i, c) in regex.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => {
+                parts.push(&regex[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&regex[start..]);
+    parts
+}
 
 /// The first release whose racecheck runs a PyTorch program with library
 /// kernels left out: 2025.3.1 crashes it in the first unchecked cuDNN
@@ -128,5 +209,37 @@ mod tests {
         );
         assert!(unchecked_before(&words("compute-sanitizer --launch-count 5 ./p")).is_empty());
         assert!(unchecked_before(&words("compute-sanitizer --launch-skip 0 ./p")).is_empty());
+    }
+
+    #[test]
+    fn the_library_filter_keeps_checked_the_names_the_programs_own_kernels_carry() {
+        assert!(NAME_PATTERNS.iter().all(|(_, pattern)| pattern.is_some()));
+        let every = library_filter(&[]).unwrap();
+        assert_eq!(
+            every,
+            "(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|\
+             gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)"
+        );
+        assert_eq!(kept_checked(&every), Some(vec![]));
+        // A user's kernel built on CUTLASS's wrapper (tests/gpu/beyond/
+        // cutlass_style_race.cu), and one named like cuBLAS's Ampere GEMMs.
+        let own = [
+            "_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE".to_string(),
+            "_Z19sm80_mygemm_kernelPf".to_string(),
+        ];
+        let filter = library_filter(&own).unwrap();
+        let re = regex::Regex::new(&filter).unwrap();
+        assert!(own.iter().all(|k| !re.is_match(k)), "{filter}");
+        assert!(re.is_match("nvjet_sm90_tst_144x64_64x8_2x4_h_bz_bias_TNN"));
+        assert_eq!(
+            kept_checked(&filter),
+            Some(vec![
+                "cutlass",
+                "(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm"
+            ])
+        );
+        // A user's own filter is not ours.
+        assert_eq!(kept_checked("(mykernel)"), None);
+        assert_eq!(kept_checked("cutlass"), None);
     }
 }

@@ -7,6 +7,7 @@ mod allocator;
 mod argv;
 mod host_stacks;
 mod launches;
+mod own_kernels;
 pub mod per_rank;
 mod rules;
 pub use rules::cut_records;
@@ -25,6 +26,7 @@ pub use argv::{
     without_call_stacks, without_host_stacks, without_kernel_recovery,
 };
 pub use launches::{FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, LIBRARY_FILTERED, unchecked_before};
+pub use own_kernels::library_named;
 pub use rules::{output_complete, rule};
 
 /// The compute-sanitizer tools' kind.

@@ -360,23 +360,32 @@ pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
 /// ` (only the launches selected by --launch-count 5)` when the user
 /// narrowed the check: a clean stage then vouches for those launches only.
 fn selected_launches(tool: Tool, command: &[String]) -> String {
-    let library_filter = format!(
-        "--kernel-name-exclude regex={}",
-        super::launches::LIBRARY_KERNELS
-    );
+    // racecheck's and synccheck's own default (launches::leaves_out_libraries),
+    // and the names it kept checked for the program's own kernels.
+    let ours = |flag: &str| {
+        flag.strip_prefix("--kernel-name-exclude regex=")
+            .and_then(super::launches::kept_checked)
+    };
     let (libraries, flags): (Vec<String>, Vec<String>) = launch_selection(command)
         .into_iter()
-        .partition(|f| *f == library_filter);
-    // racecheck's and synccheck's own default (launches::leaves_out_libraries).
-    let libraries = (!libraries.is_empty()).then(|| {
+        .partition(|f| ours(f).is_some());
+    let libraries = libraries.first().and_then(|f| ours(f)).map(|kept| {
         let what = if tool == Tool::Synccheck {
             "a barrier error"
         } else {
             "a race"
         };
+        let own = if kept.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " but for names the program's own kernels carry, still checked ({})",
+                kept.join(", ")
+            )
+        };
         format!(
-            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: {what} inside one is the \
-             library's and never gates (--gate-scope all checks them)"
+            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out{own}: {what} inside one is \
+             the library's and never gates (--gate-scope all checks them)"
         )
     });
     let blocks = command
