@@ -5,6 +5,7 @@
 
 mod allocator;
 mod argv;
+mod elf_rodata;
 mod host_stacks;
 mod launches;
 mod own_kernels;

@@ -6,11 +6,12 @@
 //! (tests/gpu/beyond/cutlass_style_race.cu came out CLEAN, its race
 //! unseen). Found before the stages in the program's own binaries: the
 //! executable of a native program, and the shared objects, cubins and PTX
-//! below the project's root (a Python program's extensions). The CUDA
-//! runtime registers each kernel by its mangled name, a string of the host
-//! code, so the name is there to read whatever the fatbin's compression.
-//! The filter then keeps their names checked, and the report lists them
-//! for the judge (`Report::own_kernels`, `judge::own_kernels`).
+//! below the project's root and in PyTorch's extension folder (a Python
+//! program's extensions). nvcc names each kernel in the host code's stub
+//! that launches it, and in the PTX it embeds, so the name is there to read
+//! whatever the fatbin's compression ([`collect_names`]). The filter then
+//! keeps their names checked, and the report lists them for the judge
+//! (`Report::own_kernels`, `judge::own_kernels`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -122,7 +123,10 @@ fn is_binary_name(name: &str) -> bool {
 /// The mangled names in `path` that a library filter name matches; None
 /// when the byte budget ran out before its end.
 fn names_in(path: &Path, bytes: &mut u64) -> Option<Vec<String>> {
-    let Ok(mut file) = std::fs::File::open(path) else {
+    // A regular file only (a FIFO named like the program would hang the
+    // run), through links (`./app` may link to `build/app`).
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let Ok(mut file) = crate::safe_files::open(&real) else {
         return Some(Vec::new());
     };
     let mut names = Vec::new();
@@ -150,49 +154,93 @@ fn names_in(path: &Path, bytes: &mut u64) -> Option<Vec<String>> {
         }
     }
     collect_names(&carry, &mut names);
+    for rodata in super::elf_rodata::sections(&mut file) {
+        collect_registered(&rodata, &mut names);
+    }
     Some(names)
 }
 
-/// Mangled names that are no kernel of the program's: CUB's and Thrust's
-/// (below), and what the compiler adds beside a kernel (guard variables,
-/// vtables, type information; nvcc's host stubs `__device_stub__` and
-/// `__wrapper__device_stub_`, and PTX's `_param_0`, whose names repeat the
-/// kernel's).
-const NOT_KERNELS: [&[u8]; 6] = [
-    b"_ZN3cub",
-    b"_ZN6thrust",
-    b"_ZGV",
-    b"_ZTV",
-    b"_ZTI",
-    b"_ZTS",
-];
-
-fn contains(token: &[u8], part: &[u8]) -> bool {
-    token.windows(part.len()).any(|w| w == part)
-}
+/// Kernel templates of libraries and frameworks, instantiated in every
+/// binary that uses them, whose own code stays theirs: CUB's and Thrust's
+/// (header-only), ATen's and c10's (a PyTorch extension's `gpu_kernel`
+/// instantiates ATen's `elementwise_kernel`, whose name ATen's own
+/// launches share).
+const INSTANTIATED_TEMPLATES: [&str; 4] = ["_ZN3cub", "_ZN6thrust", "_ZN2at", "_ZN3c10"];
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
 }
 
-/// Every `_Z...` name in `bytes` that a framework's or library's carries
-/// (`judge::owner` would take the kernel for theirs by its name; every
-/// name of racecheck's library filter is one), but [`NOT_KERNELS`]. CUB
-/// and Thrust are header-only libraries, instantiated in every program
-/// that uses them, whose own code stays NVIDIA's.
+/// Every kernel `bytes` names whose name a framework's or library's
+/// carries (`judge::owner` would take it for theirs by its name; every
+/// name of racecheck's library filter is one), but
+/// [`INSTANTIATED_TEMPLATES`]. A
+/// binary holds many more names than its kernels' (a PyTorch extension
+/// holds ATen's `c10::aten::_cudnn_rnn`, whose `cudnn` would take cuDNN's
+/// kernels out of the filter: seen on the H200), so a name counts only in
+/// the forms nvcc gives kernels alone: the host stub that launches it
+/// (`_Z37__device_stub__Z10tiled_gemmPKfS0_PfiPKfS0_Pfi`, the kernel's
+/// mangled name after `__device_stub_`), and its parameters in the PTX
+/// (`_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE_param_0`); and in an ELF
+/// file, the names its read-only data holds ([`collect_registered`]).
 fn collect_names(bytes: &[u8], out: &mut Vec<String>) {
-    for token in bytes.split(|b| !is_name_byte(*b)) {
-        if token.len() > 4
-            && token.starts_with(b"_Z")
-            && !NOT_KERNELS.iter().any(|prefix| token.starts_with(prefix))
-            && !contains(token, b"device_stub_")
-            && !contains(token, b"_param_")
-            && let Ok(name) = std::str::from_utf8(token)
-            && crate::judge::owner::of_kernel(name) != cudawatch_model::Owner::User
-        {
-            out.push(name.to_string());
+    for token in tokens(bytes) {
+        for kernel in stub_kernels(token).chain(ptx_kernel(token)) {
+            keep_library_named(kernel, out);
         }
     }
+}
+
+/// Every kernel named in an ELF file's read-only data: the names its host
+/// code registers its kernels under, which a stripped binary keeps.
+fn collect_registered(rodata: &[u8], out: &mut Vec<String>) {
+    for token in tokens(rodata).filter(|t| t.starts_with("_Z")) {
+        keep_library_named(token, out);
+    }
+}
+
+fn keep_library_named(kernel: &str, out: &mut Vec<String>) {
+    if !INSTANTIATED_TEMPLATES
+        .iter()
+        .any(|prefix| kernel.starts_with(prefix))
+        && crate::judge::owner::of_kernel(kernel) != cudawatch_model::Owner::User
+    {
+        out.push(kernel.to_string());
+    }
+}
+
+fn tokens(bytes: &[u8]) -> impl Iterator<Item = &str> {
+    bytes
+        .split(|b| !is_name_byte(*b))
+        .filter_map(|t| std::str::from_utf8(t).ok())
+}
+
+/// The kernels whose host stubs a mangled name names: each
+/// `<length>__device_stub_<kernel>` in it, the kernel's mangled name (or
+/// its C name after one more `_`) within that identifier's length.
+fn stub_kernels(token: &str) -> impl Iterator<Item = &str> {
+    const STUB: &str = "__device_stub_";
+    token.match_indices(STUB).filter_map(move |(at, _)| {
+        let digits = token[..at]
+            .bytes()
+            .rev()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        let len: usize = token[at - digits..at].parse().ok()?;
+        let stubbed = token.get(at + STUB.len()..at.checked_add(len)?)?;
+        let kernel = if stubbed.starts_with("_Z") {
+            stubbed
+        } else {
+            stubbed.strip_prefix('_')?
+        };
+        (!kernel.is_empty()).then_some(kernel)
+    })
+}
+
+/// The kernel whose PTX parameter a name is (`<kernel>_param_<n>`).
+fn ptx_kernel(token: &str) -> Option<&str> {
+    let (kernel, n) = token.rsplit_once("_param_")?;
+    (!kernel.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(kernel)
 }
 
 #[cfg(test)]
@@ -200,29 +248,80 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_split_across_reads_and_sections_are_found_whole() {
+    fn kernels_are_read_from_their_stubs_and_ptx_parameters_split_across_reads() {
         let dir = tempfile::tempdir().unwrap();
-        let name = "_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE";
+        // As `strings` read them in sample-reports/beyond/library_named/:
+        // the CUTLASS-built kernel's PTX parameter across the end of the
+        // first read, its host stub, and the tiled GEMM's stub.
+        let param = "_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE_param_0";
         let mut bytes = vec![0u8; (8 << 20) - 10];
-        bytes.extend_from_slice(name.as_bytes());
-        bytes.extend_from_slice(b"\0.text.");
-        bytes.extend_from_slice(name.as_bytes());
-        // A kernel named as cuBLAS names its GEMMs, one of the user's of no
-        // library's name, a C function imported from cuBLAS, CUB's kernel,
-        // and nvcc's host stub and guard variable beside a kernel (as
-        // `strings` read them in sample-reports/beyond/library_named/).
+        bytes.extend_from_slice(param.as_bytes());
         bytes.extend_from_slice(
-            b"\0_Z10tiled_gemmPKfS0_Pfi\0_Z10tiled_sumPfi\0cublasCreate_v2\0\
-              _ZN3cub17CUB_300000_SM_90011EmptyKernelIvEEvv\0\
-              _Z37__device_stub__Z10tiled_gemmPKfS0_PfiPKfS0_Pfi\0\
-              _ZGVZ37__device_stub__Z10tiled_gemmPKfS0_PfiPKfS0_PfiE5__tmp\0\
+            b"\0.text._ZL55__device_stub__ZN7cutlass6KernelI7TileSumEEvNT_6ParamsERN7TileSum6ParamsE\0\
+              _Z37__device_stub__Z10tiled_gemmPKfS0_PfiPKfS0_Pfi\0",
+        );
+        // Names that are no kernel's: ATen's interned symbol a PyTorch
+        // extension holds, the kernel's own name alone, a C function
+        // imported from cuBLAS, nvcc's wrapper; and kernels that are no
+        // library's, or CUB's.
+        bytes.extend_from_slice(
+            b"\0_ZN3c104atenL10_cudnn_rnnE\0_Z10tiled_gemmPKfS0_Pfi\0cublasCreate_v2\0\
               _ZN7cutlassL29__wrapper__device_stub_KernelI7TileSumEEvRNT_6ParamsE\0\
-              _ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE_param_0\0",
+              _Z31__device_stub__Z9block_sumPKfPfPKfPf\0\
+              _Z59__device_stub__ZN3cub17CUB_300000_SM_90011EmptyKernelIvEEvvv\0\
+              _ZN2at6native29vectorized_elementwise_kernelILi4EZ3addvEUlfE_EEviT0__param_0\0",
         );
         std::fs::write(dir.path().join("libops.so"), &bytes).unwrap();
         let found = library_named(None, dir.path(), &[]);
-        assert_eq!(found.names, ["_Z10tiled_gemmPKfS0_Pfi", name]);
+        assert_eq!(
+            found.names,
+            [
+                "_Z10tiled_gemmPKfS0_Pfi",
+                "_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE"
+            ]
+        );
         assert_eq!(found.files, [dir.path().join("libops.so")]);
         assert!(!found.cut_short);
+    }
+
+    #[test]
+    fn a_stripped_binary_names_its_kernels_in_its_read_only_data() {
+        // `strip` drops the symbols of nvcc's stubs; the name the host code
+        // registers the kernel under stays. ATen's interned symbol in the
+        // symbol table is no kernel's.
+        let dir = tempfile::tempdir().unwrap();
+        let binary = super::super::elf_rodata::elf(
+            b"%s: done\0_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE\0",
+            b"_ZN3c104atenL10_cudnn_rnnE\0",
+        );
+        std::fs::write(dir.path().join("app"), binary).unwrap();
+        let found = library_named(Some(&dir.path().join("app")), Path::new("/"), &[]);
+        assert_eq!(found.names, ["_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE"]);
+    }
+
+    #[test]
+    fn a_fifo_named_like_the_program_or_a_library_is_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["app", "libops.so"] {
+            let made = std::process::Command::new("mkfifo")
+                .arg(dir.path().join(name))
+                .status()
+                .unwrap();
+            assert!(made.success());
+        }
+        let found = library_named(Some(&dir.path().join("app")), dir.path(), &[]);
+        assert_eq!(found, OwnKernels::default());
+    }
+
+    #[test]
+    fn a_c_kernels_stub_and_a_bad_length_are_read_safely() {
+        assert_eq!(
+            stub_kernels("_Z31__device_stub__flash_fwd_kernelPf").collect::<Vec<_>>(),
+            ["flash_fwd_kernel"]
+        );
+        assert_eq!(stub_kernels("_Z99__device_stub__Z1kv").count(), 0);
+        assert_eq!(stub_kernels("__device_stub__Z1kv").count(), 0);
+        assert_eq!(ptx_kernel("_Z1kv_param_12"), Some("_Z1kv"));
+        assert_eq!(ptx_kernel("_Z1kv_param_"), None);
     }
 }
