@@ -160,21 +160,33 @@ pub fn crashed(
 /// run finished. Seen on two H200s with FSDP2's step (`fsdp_step`, its
 /// eight stages beside another program's): "Failed to profile
 /// \"split_with_sizes_copy_out_con...\"", exit 9, the same kernel
-/// profiled in the round before.
+/// profiled in the round before. And on one H200 with the DataLoader step
+/// beside two other programs' checks (`sample-reports/beyond/
+/// ncu_counters_beside/`): "An error was reported by the counter
+/// measurement library: LaunchFailed", exit 9, where the plain run (no
+/// fault) finished and the same step alone is profiled whole.
 pub fn profile_failed(tool: Tool, stage_dir: &Path, plain_ok: bool) -> Option<String> {
     if tool != Tool::Ncu || !plain_ok {
         return None;
     }
     let stdout = tail(&stage_dir.join("stdout"))?;
-    let line = stdout
+    let lines: Vec<&str> = stdout
         .lines()
-        .find(|l| l.starts_with("==ERROR== Failed to profile"))?;
+        .map(|l| l.trim_start_matches("==ERROR== "))
+        .collect();
+    let failed = lines.iter().enumerate().find_map(|(i, line)| {
+        if line.starts_with("Failed to profile") {
+            Some(line.to_string())
+        } else if line.starts_with("An error was reported by the counter measurement library") {
+            let cause = lines.get(i + 1).copied().unwrap_or_default();
+            Some(format!("{} {cause}", line.trim_end()))
+        } else {
+            None
+        }
+    })?;
     Some(format!(
         "ncu shut the program down (\"{}\")",
-        line.trim_start_matches("==ERROR== ")
-            .chars()
-            .take(100)
-            .collect::<String>()
+        failed.chars().take(100).collect::<String>()
     ))
 }
 
@@ -295,6 +307,18 @@ mod tests {
         assert_eq!(profile_failed(Tool::Ncu, dir.path(), false), None);
         let clean = dir_with("==PROF== Report: /r/ncu/profile.ncu-rep\n");
         assert_eq!(profile_failed(Tool::Ncu, clean.path(), true), None);
+        // The counters failing beside two other programs' checks (H200).
+        let counters = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sample-reports/beyond/ncu_counters_beside/ncu"
+        );
+        let why = profile_failed(Tool::Ncu, Path::new(counters), true).unwrap();
+        assert_eq!(
+            why,
+            "ncu shut the program down (\"An error was reported by the counter measurement \
+             library: LaunchFailed\")"
+        );
+        assert_eq!(profile_failed(Tool::Ncu, Path::new(counters), false), None);
     }
 
     fn dir_with(stdout: &str) -> tempfile::TempDir {
