@@ -10,15 +10,16 @@
 
 use std::path::Path;
 
-use crate::helpers::{Output, cudawatch, json, root, run, sample};
+use crate::helpers::{Output, cudawatch, json, judged, root, run, sample};
 use crate::run::stage;
 
 const CUTLASS_KERNEL: &str = "_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE";
 
 /// `cudawatch run --stages plain,racecheck` of `./build/prog` in a project
 /// folder, under compute-sanitizer 2026.4 (the fake, replaying `case`),
-/// the program's binary holding `names`.
-fn run_program(case: &Path, names: &str) -> (serde_json::Value, Output) {
+/// the program's binary holding `names`; and its run folder judged again
+/// by `cudawatch report`.
+fn run_program(case: &Path, names: &str) -> (serde_json::Value, Output, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let build = tmp.path().join("build");
     std::fs::create_dir_all(&build).unwrap();
@@ -53,7 +54,8 @@ fn run_program(case: &Path, names: &str) -> (serde_json::Value, Output) {
         .arg("--compute-sanitizer")
         .arg(&sanitizer)
         .args(["--out-dir", "run", "--", "./build/prog"]));
-    (json(&out), out)
+    let again = judged(&tmp.path().join("run"));
+    (json(&out), out, again)
 }
 
 fn strings_of(case: &Path) -> String {
@@ -63,8 +65,10 @@ fn strings_of(case: &Path) -> String {
 #[test]
 fn a_users_kernel_built_on_cutlass_stays_in_racecheck_and_its_race_gates_at_its_line() {
     let case = sample("beyond/library_named/cutlass_style_race");
-    let (report, out) = run_program(&case, &strings_of(&case));
+    let (report, out, again) = run_program(&case, &strings_of(&case));
     assert_eq!(out.code, 1, "{}", out.stderr);
+    // The run folder keeps what the binary said: judged again, the same.
+    assert_eq!(again["exit_code"], 1, "{again}");
     let command = stage(&report, "racecheck")["command"].to_string();
     assert!(
         command.contains("--kernel-name-exclude") && !command.contains("cutlass"),
@@ -86,7 +90,7 @@ fn a_users_kernel_built_on_cutlass_stays_in_racecheck_and_its_race_gates_at_its_
     // The same program whose binary said nothing: the filter leaves the
     // kernel out by its name, as it did before, and the clean stage says
     // which kernels it did not check.
-    let (report, out) = run_program(&case, "");
+    let (report, out, _) = run_program(&case, "");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let racecheck = stage(&report, "racecheck");
     assert!(racecheck["command"].to_string().contains("cutlass"));
@@ -119,8 +123,9 @@ fn a_kernel_named_like_a_library_without_line_information_is_the_users_when_its_
     copy(&racecheck.join("racecheck.xml"), "racecheck.xml");
     copy(&racecheck.join("stdout"), "racecheck.stdout");
     std::fs::write(case.path().join("racecheck.stderr"), "").unwrap();
-    let (report, out) = run_program(case.path(), &strings_of(&captured));
+    let (report, out, again) = run_program(case.path(), &strings_of(&captured));
     assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(again["findings"][0]["owner"]["owner"], "user", "{again}");
     let race = &report["findings"][0];
     assert_eq!(race["kernel"], "tiled_gemm");
     assert!(race["location"].is_null(), "{race}");
@@ -134,7 +139,7 @@ fn a_kernel_named_like_a_library_without_line_information_is_the_users_when_its_
     );
     // Without its binary's word, the name alone says cuBLAS, whose races
     // are its own and never gate.
-    let (report, out) = run_program(case.path(), "");
+    let (report, out, _) = run_program(case.path(), "");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(report["findings"][0]["owner"]["component"], "cuBLAS");
 }

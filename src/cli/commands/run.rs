@@ -99,18 +99,8 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
         pypi_sanitizer(&mut run_settings);
     }
     global_race_tool(&mut run_settings);
-    own_library_named_kernels(&mut run_settings, &settings::source_root(&args.output));
-    if !run_settings
-        .sanitizer_launches
-        .own_library_named_kernels
-        .is_empty()
-    {
-        run.own_kernels = run_settings
-            .sanitizer_launches
-            .own_library_named_kernels
-            .clone();
-        rundir::write_json(&run_dir.join("run.json"), &run)?;
-    }
+    let root = settings::source_root(&args.output);
+    own_library_named_kernels(&mut run_settings, &root, &mut run, &run_dir)?;
     rundir::write_json(&run_dir.join("environment.json"), &environment)?;
     for check in environment
         .checks
@@ -335,14 +325,20 @@ fn default_run_dir(program: &[OsString]) -> PathBuf {
 /// racecheck's and synccheck's checks: found in its binaries now (a native
 /// program's executable, the binaries below the project's root), and said
 /// once, before the stages. Not where those stages check every kernel
-/// anyway (`--gate-scope all`, the user's own kernel filter).
-fn own_library_named_kernels(settings: &mut plan::RunSettings, root: &Path) {
+/// anyway (`--gate-scope all`, the user's own kernel filter). Kept in
+/// `run.json` too, for the judge of a report made again from the folder.
+fn own_library_named_kernels(
+    settings: &mut plan::RunSettings,
+    root: &Path,
+    run: &mut RunRecord,
+    run_dir: &Path,
+) -> Result<(), ExpectedError> {
     let launches = &settings.sanitizer_launches;
     let filtering = crate::tools::sanitizer::LIBRARY_FILTERED
         .iter()
         .any(|tool| settings.stages.contains(tool));
     if !filtering || launches.library_kernels || launches.kernel.is_some() {
-        return;
+        return Ok(());
     }
     let words = crate::plan::launcher::unwrapped(&settings.program);
     let python = crate::plan::is_python(&settings.program);
@@ -359,7 +355,7 @@ fn own_library_named_kernels(settings: &mut plan::RunSettings, root: &Path) {
         .collect();
     let found = crate::tools::sanitizer::library_named(executable.as_deref(), root, &built);
     let Some(first) = found.names.first() else {
-        return;
+        return Ok(());
     };
     let files: Vec<String> = found
         .files
@@ -378,7 +374,9 @@ fn own_library_named_kernels(settings: &mut plan::RunSettings, root: &Path) {
         found.names.len(),
         files.join(", ")
     ));
+    run.own_kernels = found.names.clone();
     settings.sanitizer_launches.own_library_named_kernels = found.names;
+    rundir::write_json(&run_dir.join("run.json"), run)
 }
 
 /// The global-race stage's tool, found or built now (seconds, once per
