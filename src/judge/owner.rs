@@ -376,11 +376,6 @@ fn aten_as_ncu_names_it(name: &str) -> Option<(Owner, String, String)> {
     })
 }
 
-/// A line of CUDA's own headers (libcu++'s atomics, cooperative groups,
-/// intrinsics) in a kernel whose name is no framework's or library's: the
-/// header's code was inlined into that kernel, whose author chose it, and
-/// ncu's source page places it there (`cuda_ptx_generated.h:2367` for
-/// `cuda::atomic_ref::fetch_add`, sample-reports/outside/libcu_atomics/).
 /// A device record placed on a line of the user's own source, whatever its
 /// kernel is named: the line came from the module's own line information,
 /// which cuDNN's and cuBLAS's kernels never carry, so the kernel was
@@ -412,7 +407,8 @@ fn users_kernel_line(site: &Site, named_for: &str) -> Option<(Owner, String, Str
 /// Whether a source file a kernel's line information names is the user's:
 /// below the project's root (`./kernels/gemm.cu`), or a path no framework
 /// or library owns (as compiled: `kernels/gemm.cu`, `/home/me/gemm.cu`),
-/// outside installed packages and outside the temporary folder, where
+/// outside installed packages, the frameworks' caches of generated code
+/// (`Frame::is_framework_python`) and the temporary folder, where
 /// frameworks compile the kernels they generate (CuPy's
 /// `/tmp/tmpXXXX/<hash>.cubin.cu`, whose user-written ones
 /// `rundir::runtime_sources` moves to the user's Python line first). A
@@ -421,11 +417,16 @@ pub fn is_users_source(file: &str) -> bool {
     cudawatch_model::in_project(file).is_some()
         || (file.contains('/')
             && by_file(file).is_none()
+            && !Frame::is_framework_python(file)
             && !file.starts_with("/tmp/")
-            && !file.contains("site-packages/")
             && !file.contains("dist-packages/"))
 }
 
+/// A line of CUDA's own headers (libcu++'s atomics, cooperative groups,
+/// intrinsics) in a kernel whose name is no framework's or library's: the
+/// header's code was inlined into that kernel, whose author chose it, and
+/// ncu's source page places it there (`cuda_ptx_generated.h:2367` for
+/// `cuda::atomic_ref::fetch_add`, sample-reports/outside/libcu_atomics/).
 fn inlined_into_a_named_kernel(site: &Site) -> bool {
     site.kernel.is_some()
         && site.location.as_ref().is_some_and(|l| {
@@ -847,6 +848,11 @@ mod tests {
                     Owner::Framework,
                 ),
                 ("cupy_add", "/tmp/tmpab12/6f0e.cubin.cu", Owner::Framework),
+                (
+                    "triton_per_fused_sum_1",
+                    "/home/me/.cache/torch/inductor/xy/cxyz.py",
+                    Owner::Framework,
+                ),
                 (
                     "flash_fwd_kernel",
                     "/usr/lib/python3/dist-packages/flash_attn/csrc/flash_fwd.h",
