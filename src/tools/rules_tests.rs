@@ -506,6 +506,21 @@ fn ncu_stage_rules() {
             "fix the memory errors first",
         ),
         (
+            // sample-reports/beyond/ncu_counters_beside/ncu/stdout
+            "the counters failed",
+            with(
+                cudawatch_parsers::ncu::log::parse(include_bytes!(
+                    "../../sample-reports/beyond/ncu_counters_beside/ncu/stdout"
+                )),
+                0,
+            ),
+            0,
+            true,
+            Outcome::Inconclusive,
+            "ncu said: An error was reported by the counter measurement library: LaunchFailed \
+             (a kernel that faults, or another profiler on this GPU: check the program alone)",
+        ),
+        (
             "no coalescing metric in the raw page",
             NcuEvidence {
                 measured: 0,
