@@ -353,7 +353,19 @@ fn own_library_named_kernels(
         .filter(|_| python)
         .into_iter()
         .collect();
+    // Not below `/` or the home folder, whose snippets are refused too.
+    let root = crate::rundir::snippets::refused_root(root)
+        .is_none()
+        .then_some(root);
     let found = crate::tools::sanitizer::library_named(executable.as_deref(), root, &built);
+    if found.cut_short {
+        render::stderr::note(&format!(
+            "the search of the program's binaries for its own kernels stopped at its limits \
+             ({}): a kernel of the program's named like a library's in a binary left unread \
+             stays out of racecheck and synccheck (--gate-scope all checks every kernel)",
+            crate::tools::sanitizer::own_kernel_search_limits()
+        ));
+    }
     let Some(first) = found.names.first() else {
         return Ok(());
     };

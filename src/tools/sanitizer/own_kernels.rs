@@ -27,6 +27,15 @@ pub struct OwnKernels {
     pub cut_short: bool,
 }
 
+/// The search's limits, in words for the note that it stopped at them.
+pub fn limits() -> String {
+    format!(
+        "{} entries below each folder, {} GiB read",
+        MAX_ENTRIES,
+        MAX_BYTES >> 30
+    )
+}
+
 const MAX_NAMES: usize = 2000;
 /// Directory entries looked at below the root.
 const MAX_ENTRIES: usize = 20_000;
@@ -38,14 +47,18 @@ const MAX_NAME: usize = 64 << 10;
 
 /// The program's own kernels named like a library's: in `executable` (a
 /// native program's, None for an interpreter's), in the binaries below
-/// `root` (none when the root is `/` or the home folder, which hold more
-/// than a project) and below each of `built` (where the program's
-/// extensions are built at run time: PyTorch's `load_inline`).
-pub fn library_named(executable: Option<&Path>, root: &Path, built: &[PathBuf]) -> OwnKernels {
+/// `root` (None where the source root is refused, `/` or the home folder,
+/// as `rundir::snippets::refused_root` says) and below each of `built`
+/// (where the program's extensions are built at run time: PyTorch's
+/// `load_inline`).
+pub fn library_named(
+    executable: Option<&Path>,
+    root: Option<&Path>,
+    built: &[PathBuf],
+) -> OwnKernels {
     let mut found = OwnKernels::default();
     let mut binaries: Vec<PathBuf> = executable.map(Path::to_path_buf).into_iter().collect();
-    let dirs = project_root(root).then_some(root).into_iter();
-    for dir in dirs.chain(built.iter().map(PathBuf::as_path)) {
+    for dir in root.into_iter().chain(built.iter().map(PathBuf::as_path)) {
         let mut entries = 0;
         found.cut_short |= !binaries_below(dir, 0, &mut entries, &mut binaries);
     }
@@ -64,12 +77,6 @@ pub fn library_named(executable: Option<&Path>, root: &Path, built: &[PathBuf]) 
     found.names.dedup();
     found.names.truncate(MAX_NAMES);
     found
-}
-
-fn project_root(root: &Path) -> bool {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    root.parent().is_some() && home.is_none_or(|h| h.canonicalize().unwrap_or(h) != root)
 }
 
 /// Adds the binaries below `dir` to `out`; false when a limit stopped it.
@@ -272,7 +279,7 @@ mod tests {
               _ZN2at6native29vectorized_elementwise_kernelILi4EZ3addvEUlfE_EEviT0__param_0\0",
         );
         std::fs::write(dir.path().join("libops.so"), &bytes).unwrap();
-        let found = library_named(None, dir.path(), &[]);
+        let found = library_named(None, Some(dir.path()), &[]);
         assert_eq!(
             found.names,
             [
@@ -295,7 +302,7 @@ mod tests {
             b"_ZN3c104atenL10_cudnn_rnnE\0",
         );
         std::fs::write(dir.path().join("app"), binary).unwrap();
-        let found = library_named(Some(&dir.path().join("app")), Path::new("/"), &[]);
+        let found = library_named(Some(&dir.path().join("app")), None, &[]);
         assert_eq!(found.names, ["_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE"]);
     }
 
@@ -309,8 +316,19 @@ mod tests {
                 .unwrap();
             assert!(made.success());
         }
-        let found = library_named(Some(&dir.path().join("app")), dir.path(), &[]);
+        let found = library_named(Some(&dir.path().join("app")), Some(dir.path()), &[]);
         assert_eq!(found, OwnKernels::default());
+    }
+
+    #[test]
+    fn a_project_past_the_search_limits_is_said_to_be_searched_in_part() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..=MAX_ENTRIES {
+            std::fs::write(dir.path().join(format!("f{i}")), b"").unwrap();
+        }
+        let found = library_named(None, Some(dir.path()), &[]);
+        assert!(found.cut_short);
+        assert_eq!(limits(), "20000 entries below each folder, 4 GiB read");
     }
 
     #[test]
