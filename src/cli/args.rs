@@ -487,8 +487,9 @@ pub struct RunArgs {
     #[arg(help_heading = "Tools", long, env = "CUDAWATCH_COMPUTE_SANITIZER")]
     pub compute_sanitizer: Option<PathBuf>,
     /// A compute-sanitizer for the racecheck stage alone. 2026.4 or newer
-    /// leaves library kernels (cuDNN, cuBLAS) out of racecheck, whose
-    /// races never gate: seconds a training step instead of minutes.
+    /// leaves library kernels (cuDNN, cuBLAS) and PyTorch's (ATen) out of
+    /// racecheck, whose races in them never gate: seconds a training step
+    /// instead of minutes.
     /// 2025.3.1 crashes the program when they are left out, so it analyses
     /// them. By default, where the toolkit's is older, racecheck and
     /// synccheck (whose cuDNN flood it ends the same way) take the one pip
@@ -578,9 +579,10 @@ pub struct GateArgs {
     pub fail_on: FailOnArg,
     /// Which findings fail the gate: `user` counts the user's code, failures
     /// (faults, asserts, failed calls) wherever they happen, and hazards in
-    /// framework or library kernels the user's own line launched; racecheck,
-    /// initcheck and coalescing findings inside cuDNN, cuBLAS, CUTLASS or
-    /// ATen are reported, not gating. `all` counts every finding.
+    /// framework or library kernels the user's own line launched (but a race
+    /// or barrier error in their shared memory, their own code's);
+    /// racecheck, initcheck and coalescing findings inside cuDNN, cuBLAS,
+    /// CUTLASS or ATen are reported, not gating. `all` counts every finding.
     #[arg(hide_short_help = true, help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
     /// racecheck calls races between lanes of one warp (shared memory

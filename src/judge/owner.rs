@@ -267,21 +267,25 @@ pub fn of(site: &Site) -> Ownership {
         && !site.host_frames.iter().any(Frame::is_python);
     // A race in a library kernel's shared memory, or a barrier its threads
     // miss, is in the kernel's own code, the same whatever arguments the
-    // user's line passed it: the library's, never the user's call. (So
-    // racecheck may leave library kernels out and hide nothing that
-    // gates: tools::sanitizer::launches::LIBRARY_KERNELS.) A race in its
-    // global memory too: cuBLAS's and cuDNN's split-K and stream-K kernels
-    // order their blocks in ways the global-race tool may not see. In a
-    // framework's kernel (ATen's) launched from the user's line it is the
-    // user's call: overlapping tensors, duplicate indices written at once.
-    let inside_the_kernel = owner == Owner::Library
-        && matches!(
-            site.kind,
-            FindingKind::Race
-                | FindingKind::Hazard
-                | FindingKind::BarrierError
-                | FindingKind::GlobalRace
-        );
+    // user's line passed it: the library's, never the user's call. So is
+    // one in a framework kernel's (ATen's): shared memory is the block's
+    // own, and only the kernel's code addresses it. (So racecheck and
+    // synccheck may leave both out and hide nothing that gates:
+    // tools::sanitizer::launches::LIBRARY_KERNEL_NAMES and
+    // FRAMEWORK_KERNEL_NAMES.) A race in a library's global memory too:
+    // cuBLAS's and cuDNN's split-K and stream-K kernels order their blocks
+    // in ways the global-race tool may not see. In a framework's kernel
+    // launched from the user's line a global-memory race is the user's
+    // call: overlapping tensors, duplicate indices written at once.
+    let in_its_own_shared_memory = matches!(
+        site.kind,
+        FindingKind::Race | FindingKind::Hazard | FindingKind::BarrierError
+    );
+    let inside_the_kernel = match owner {
+        Owner::Library => in_its_own_shared_memory || site.kind == FindingKind::GlobalRace,
+        Owner::Framework => in_its_own_shared_memory,
+        Owner::User => false,
+    };
     Ownership {
         owner,
         component,
@@ -764,25 +768,34 @@ mod tests {
         );
     }
 
+    /// The owner of a `kind` record in `kernel`, launched straight from
+    /// the user's `./train.py:12`.
+    fn launched_from_the_users_line(kernel: &str, kind: FindingKind) -> Ownership {
+        let mut site = cudawatch_parsers::site::new_site(
+            Tool::Racecheck,
+            kind,
+            cudawatch_model::Severity::Error,
+            String::new(),
+        );
+        site.kernel = Some(kernel.into());
+        site.host_frames = vec![Frame {
+            file: Some("./train.py".into()),
+            line: Some(12),
+            ..Frame::default()
+        }];
+        of(&site)
+    }
+
     #[test]
     fn a_race_inside_a_library_kernel_is_never_the_users_call_but_its_bad_read_is() {
         // cuBLAS's GEMM launched straight from the user's line: an
         // uninitialised read there is the tensor the user passed, a race
         // in its shared memory is cuBLAS's own code.
         let site = |kind: FindingKind| {
-            let mut site = cudawatch_parsers::site::new_site(
-                Tool::Racecheck,
+            launched_from_the_users_line(
+                "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32",
                 kind,
-                cudawatch_model::Severity::Error,
-                String::new(),
-            );
-            site.kernel = Some("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32".into());
-            site.host_frames = vec![Frame {
-                file: Some("./train.py".into()),
-                line: Some(12),
-                ..Frame::default()
-            }];
-            site
+            )
         };
         for kind in [
             FindingKind::Race,
@@ -790,11 +803,33 @@ mod tests {
             FindingKind::BarrierError,
             FindingKind::GlobalRace,
         ] {
-            let who = of(&site(kind.clone()));
+            let who = site(kind.clone());
             assert_eq!(who.owner, Owner::Library, "{kind:?}");
             assert!(!who.user_call, "{kind:?}");
         }
-        assert!(of(&site(FindingKind::UninitializedRead)).user_call);
+        assert!(site(FindingKind::UninitializedRead).user_call);
+    }
+
+    #[test]
+    fn a_race_in_atens_shared_memory_is_atens_but_one_in_the_tensors_it_was_given_is_the_callers() {
+        // ATen's reduction launched straight from the user's `x.sum()`:
+        // its shared memory is its own code's (racecheck and synccheck
+        // leave ATen out), the tensors it writes are the user's.
+        let site = |kind: FindingKind| {
+            launched_from_the_users_line("void at::native::reduce_kernel<512, 1>", kind)
+        };
+        for kind in [
+            FindingKind::Race,
+            FindingKind::Hazard,
+            FindingKind::BarrierError,
+        ] {
+            let who = site(kind.clone());
+            assert_eq!(who.owner, Owner::Framework, "{kind:?}");
+            assert!(!who.user_call, "{kind:?}");
+        }
+        for kind in [FindingKind::GlobalRace, FindingKind::UninitializedRead] {
+            assert!(site(kind.clone()).user_call, "{kind:?}");
+        }
     }
 
     #[test]

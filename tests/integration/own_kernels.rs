@@ -95,10 +95,9 @@ fn a_users_kernel_built_on_cutlass_stays_in_racecheck_and_its_race_gates_at_its_
     let racecheck = stage(&report, "racecheck");
     assert!(racecheck["command"].to_string().contains("cutlass"));
     assert!(
-        racecheck["reason"]
-            .as_str()
-            .unwrap()
-            .contains("library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: a race"),
+        racecheck["reason"].as_str().unwrap().contains(
+            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen) left out: a race"
+        ),
         "{racecheck}"
     );
 }

@@ -486,7 +486,7 @@ fn racecheck_leaves_library_kernels_out_with_a_sanitizer_that_survives_it_and_sa
     assert!(racecheck.contains(filter), "{racecheck}");
     assert!(!memcheck.contains("--kernel-name-exclude"), "{memcheck}");
     assert!(
-        reason.contains("library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out: a race inside one is the library's and never gates"),
+        reason.contains("library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen) left out: a race inside one is their own code and never gates"),
         "{reason}"
     );
     // 2025.3.1 crashes the program when they are left out: every kernel.
@@ -616,7 +616,7 @@ fn synccheck_takes_the_newer_compute_sanitizer_too_and_leaves_library_kernels_ou
     }
     assert!(
         stderr.contains("racecheck and synccheck run under compute-sanitizer 2026.4.0.0 from")
-            && stderr.contains("which leaves library kernels out of them"),
+            && stderr.contains("which leaves library kernels (and PyTorch's) out of them"),
         "{stderr}"
     );
     // The clean stage says what it left out, and that it could not gate.
@@ -625,7 +625,7 @@ fn synccheck_takes_the_newer_compute_sanitizer_too_and_leaves_library_kernels_ou
         .unwrap()
         .to_string();
     assert!(
-        reason.contains("left out: a barrier error inside one is the library's and never gates"),
+        reason.contains("left out: a barrier error inside one is their own code and never gates"),
         "{reason}"
     );
     // racecheck named by the user keeps its own; synccheck still takes PyPI's.

@@ -437,7 +437,7 @@ fn pypi_sanitizer(settings: &mut plan::RunSettings) {
     };
     render::stderr::note(&format!(
         "{run} under compute-sanitizer {version} from {} (PyPI's nvidia-cuda-sanitizer-api), \
-         which leaves library kernels out of {them}; --racecheck-sanitizer names another for \
+         which leaves library kernels (and PyTorch's) out of {them}; --racecheck-sanitizer names another for \
          racecheck, --compute-sanitizer one for every stage",
         path.display()
     ));

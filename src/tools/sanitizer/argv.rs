@@ -431,12 +431,30 @@ mod tests {
                 "{name}"
             );
         }
-        // The user's kernels, a tiled GEMM among them, and PyTorch's own.
+        // PyTorch's own (ViT-tiny's step under racecheck on the H200,
+        // `--dump-kernel-launches`): its shared memory is ATen's code.
+        for name in [
+            "_ZN2at6native29vectorized_elementwise_kernelILi8EZNS0_25bfloat16_copy_kernel_cudaERNS_18TensorIteratorBaseEEUlfE_St5arrayIPcLm2EEEEviT0_T1_",
+            "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIN3c108BFloat16ES2_fLi4ELb1ELb0EEEvPT0_PKT_iiiPKbib",
+            "_Z23implicit_convolve_sgemmI13__nv_bfloat16S0_Li128ELi5ELi5ELi3ELi3ELi3ELi1ELb0ELb0ELb1EEviiiPKT_iPT0_S3_18kernel_conv_paramsyiffi",
+        ] {
+            assert!(filter.is_match(name), "{name}");
+            assert_ne!(
+                crate::judge::owner::of_kernel(name),
+                cudawatch_model::Owner::User,
+                "{name}"
+            );
+        }
+        // The user's kernels: a tiled GEMM, one templated on PyTorch's
+        // bf16 or on an ATen type (ATen's name inside the user's), an
+        // Inductor kernel (Triton's code, checked), a softmax of the user's.
         for name in [
             "_Z10tiled_gemmPKfS0_Pfi",
             "_Z9smem_racePii",
             "scaled_relu_fwd",
-            "_ZN2at6native29vectorized_elementwise_kernel",
+            "_Z9my_kernelIN3c108BFloat16EEvPT_i",
+            "_Z10scale_rowsIN2at6native4FooEEvPf",
+            "_Z20softmax_warp_forwardPfi",
             "triton_poi_fused_add_0",
         ] {
             assert!(!filter.is_match(name), "{name}");

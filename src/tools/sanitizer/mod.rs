@@ -7,7 +7,7 @@ mod allocator;
 mod argv;
 mod elf_rodata;
 mod host_stacks;
-mod launches;
+pub(super) mod launches;
 mod own_kernels;
 pub mod per_rank;
 mod rules;

@@ -384,8 +384,8 @@ fn selected_launches(tool: Tool, command: &[String]) -> String {
             )
         };
         format!(
-            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out{own}: {what} inside one is \
-             the library's and never gates (--gate-scope all checks them)"
+            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen) left out{own}: \
+             {what} inside one is their own code and never gates (--gate-scope all checks them)"
         )
     });
     let blocks = command
