@@ -122,7 +122,7 @@
 #           timm, model on the GPU, forward, backward, optimizer step, a
 #           second step, exit) and the whole run's.
 #
-# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [ncu-per-kernel] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards] [racecheck-phases]
+# Usage: benches/stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [ncu-bytes] [ncu-stacks] [ncu-per-kernel] [backtraces] [floods] [racecheck-levers] [print-limit] [allocator] [ncu-alone] [ncu-contention] [mix] [racecheck-ranges] [mps] [ncu-shards] [racecheck-phases] [framework-filter]
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: stage-costs.sh OUTDIR [ncu] [ncu-levers] [ncu-tail] [ncu-sass] [floods]}" && cd "$1" && pwd)
 shift
@@ -926,6 +926,40 @@ ncu_shards() {
   } | tee "$OUTDIR/shards-summary.txt"
 }
 
+# framework-filter: ViT-tiny's step (FILTER_PROGRAM: another) ALONE, one
+# variant after another, under NEW_SANITIZER (2026.4): racecheck with the
+# stage's library filter, then with PyTorch's kernels left out too (the
+# stage's filter since 2026-11-29, tools::sanitizer::launches), then that
+# with --dump-kernel-launches (which launches stayed checked); initcheck
+# as a Python program's stage runs it, with and without
+# --check-tensor-ops yes (does 2026.4 see the Hopper GEMMs' stores?).
+framework_filter() {
+  mkdir -p "$OUTDIR/filter"
+  local prog=${FILTER_PROGRAM:-$ROOT/tests/gpu/real/vit_tiny_step.py}
+  local cs=("${NEW_SANITIZER:?framework-filter needs NEW_SANITIZER}" --print-limit 0
+    --error-exitcode 86 --target-processes all --destroy-on-device-error kernel)
+  local libs='(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)'
+  local both="${libs%)}|implicit_convolve_sgemm|^_ZN2at6native|^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_)"
+  export PYTORCH_NO_CUDA_MEMORY_CACHING=1
+  timed filter/plain 300 "$PY" "$prog"
+  timed_tool filter/racecheck-libraries "${cs[@]}" --tool racecheck --kernel-name-exclude "regex=$libs" "$PY" "$prog"
+  timed_tool filter/racecheck-with-pytorch "${cs[@]}" --tool racecheck --kernel-name-exclude "regex=$both" "$PY" "$prog"
+  timed_tool filter/racecheck-launches "${cs[@]}" --tool racecheck --kernel-name-exclude "regex=$both" \
+    --dump-kernel-launches --show-backtrace no "$PY" "$prog"
+  timed_tool filter/initcheck "${cs[@]}" --tool initcheck --show-backtrace no "$PY" "$prog"
+  timed_tool filter/initcheck-tensor-ops "${cs[@]}" --tool initcheck --show-backtrace no \
+    --check-tensor-ops yes "$PY" "$prog"
+  unset PYTORCH_NO_CUDA_MEMORY_CACHING
+  {
+    echo "plain: $(cat "$OUTDIR/filter/plain.seconds") s"
+    for v in racecheck-libraries racecheck-with-pytorch initcheck initcheck-tensor-ops; do
+      tool_row 24 "$v" "$OUTDIR/filter/$v"
+    done
+    echo "launches left out by name: $(grep -c 'excluded by name' "$OUTDIR/filter/racecheck-launches.out")," \
+      "checked: $(grep -c '^========= Launch #[0-9]* *$' "$OUTDIR/filter/racecheck-launches.out")"
+  } | tee "$OUTDIR/framework-filter-summary.txt"
+}
+
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(ncu floods)
 for p in "${phases[@]}"; do
@@ -949,6 +983,7 @@ for p in "${phases[@]}"; do
     mps) mps_costs ;;
     ncu-shards) ncu_shards ;;
     racecheck-phases) racecheck_phases ;;
+    framework-filter) framework_filter ;;
     *) echo "unknown phase $p" >&2; exit 2 ;;
   esac
 done
