@@ -66,6 +66,12 @@ impl Assembler {
         let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
         builder.report_mut().target = run.target.clone();
         builder.report_mut().own_kernels = run.own_kernels.clone();
+        if run.own_kernel_search_cut_short {
+            builder.report_mut().warnings.push(Warning {
+                source: "racecheck, synccheck".into(),
+                message: crate::tools::sanitizer::own_kernel_search_cut_short(),
+            });
+        }
         Assembler {
             dir: dir.to_path_buf(),
             source_root: source_root.to_path_buf(),

@@ -29,4 +29,9 @@ pub struct RunRecord {
     /// its binaries before the stages (`Report::own_kernels`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub own_kernels: Vec<String>,
+    /// That search stopped at its limits: a kernel of the program's in a
+    /// binary it did not read may have been left out by name (a report
+    /// warning says so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_kernel_search_cut_short: bool,
 }

@@ -20,9 +20,23 @@ const CUTLASS_KERNEL: &str = "_ZN7cutlass6KernelI7TileSumEEvNT_6ParamsE";
 /// the program's binary holding `names`; and its run folder judged again
 /// by `cudawatch report`.
 fn run_program(case: &Path, names: &str) -> (serde_json::Value, Output, serde_json::Value) {
+    run_program_beside(case, names, 0)
+}
+
+/// [`run_program`] in a project that also holds `filler` empty files.
+fn run_program_beside(
+    case: &Path,
+    names: &str,
+    filler: usize,
+) -> (serde_json::Value, Output, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let build = tmp.path().join("build");
     std::fs::create_dir_all(&build).unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    for i in 0..filler {
+        std::fs::write(data.join(format!("sample-{i}.bin")), b"").unwrap();
+    }
     let program = build.join("prog");
     std::fs::write(
         &program,
@@ -99,6 +113,36 @@ fn a_users_kernel_built_on_cutlass_stays_in_racecheck_and_its_race_gates_at_its_
             "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen) left out: a race"
         ),
         "{racecheck}"
+    );
+}
+
+#[test]
+fn a_project_past_the_search_limits_still_has_its_executable_read_and_the_report_says_the_rest_was_not()
+ {
+    // A dataset of 20,001 files beside the build: the search stops there,
+    // but the program's own executable is read first, and its kernel
+    // stays checked; the run's report keeps the warning, judged again too.
+    let case = sample("beyond/library_named/cutlass_style_race");
+    let (report, out, again) = run_program_beside(&case, &strings_of(&case), 20_001);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let said = "the search of the program's binaries for its own kernels stopped at its limits \
+                (20000 entries below each folder, 4 GiB read)";
+    assert!(out.stderr.contains(said), "{}", out.stderr);
+    for report in [&report, &again] {
+        let warned = report["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["message"].as_str().unwrap().contains(said));
+        assert!(warned, "{}", report["warnings"]);
+    }
+    assert_eq!(report["findings"][0]["owner"]["owner"], "user");
+    // Within the limits, no such warning.
+    let (report, _, _) = run_program(&case, &strings_of(&case));
+    assert!(
+        !report["warnings"]
+            .to_string()
+            .contains("stopped at its limits")
     );
 }
 

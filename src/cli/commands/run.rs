@@ -77,6 +77,7 @@ pub fn run(args: &RunArgs, styles: Styles) -> Result<i32, ExpectedError> {
             .ok()
             .map(|root| root.display().to_string()),
         own_kernels: Vec::new(),
+        own_kernel_search_cut_short: false,
     };
     let run_dir = match &run_settings.out_dir {
         Some(dir) => {
@@ -359,12 +360,8 @@ fn own_library_named_kernels(
         .then_some(root);
     let found = crate::tools::sanitizer::library_named(executable.as_deref(), root, &built);
     if found.cut_short {
-        render::stderr::note(&format!(
-            "the search of the program's binaries for its own kernels stopped at its limits \
-             ({}): a kernel of the program's named like a library's in a binary left unread \
-             stays out of racecheck and synccheck (--gate-scope all checks every kernel)",
-            crate::tools::sanitizer::own_kernel_search_limits()
-        ));
+        render::stderr::note(&crate::tools::sanitizer::own_kernel_search_cut_short());
+        run.own_kernel_search_cut_short = true;
     }
     let Some(first) = found.names.first() else {
         return Ok(());

@@ -27,7 +27,7 @@ pub use argv::{
     without_call_stacks, without_host_stacks, without_kernel_recovery,
 };
 pub use launches::{FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, LIBRARY_FILTERED, unchecked_before};
-pub use own_kernels::{library_named, limits as own_kernel_search_limits};
+pub use own_kernels::{cut_short_warning as own_kernel_search_cut_short, library_named};
 pub use rules::{output_complete, rule};
 
 /// The compute-sanitizer tools' kind.

@@ -27,10 +27,14 @@ pub struct OwnKernels {
     pub cut_short: bool,
 }
 
-/// The search's limits, in words for the note that it stopped at them.
-pub fn limits() -> String {
+/// What a search stopped at its limits leaves unsaid, in one line: said
+/// before the stages and kept among the report's warnings.
+pub fn cut_short_warning() -> String {
     format!(
-        "{} entries below each folder, {} GiB read",
+        "the search of the program's binaries for its own kernels stopped at its limits \
+         ({} entries below each folder, {} GiB read): a kernel of the program's named like a \
+         library's in a binary left unread stays out of racecheck and synccheck (--gate-scope \
+         all checks every kernel)",
         MAX_ENTRIES,
         MAX_BYTES >> 30
     )
@@ -328,7 +332,12 @@ mod tests {
         }
         let found = library_named(None, Some(dir.path()), &[]);
         assert!(found.cut_short);
-        assert_eq!(limits(), "20000 entries below each folder, 4 GiB read");
+        assert!(
+            cut_short_warning()
+                .contains("stopped at its limits (20000 entries below each folder, 4 GiB read)"),
+            "{}",
+            cut_short_warning()
+        );
     }
 
     #[test]
