@@ -145,30 +145,9 @@ pub fn read_progress(text: &str) -> Vec<(Fault, Option<String>)> {
 /// arguments → `vectorized_gather_kernel`. Any other name as it is (a
 /// Triton kernel's is not mangled).
 fn unmangled(name: &str) -> String {
-    let Some(rest) = name.strip_prefix("_Z") else {
-        return name.to_string();
-    };
-    let (mut rest, nested) = match rest.strip_prefix('N') {
-        Some(inner) => (inner, true),
-        None => (rest, false),
-    };
-    let mut last = None;
-    // <length><name>, once, or repeated inside N ... E.
-    loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let Some(len) = rest.get(..digits).and_then(|d| d.parse::<usize>().ok()) else {
-            break;
-        };
-        let Some(component) = rest.get(digits..digits + len) else {
-            break;
-        };
-        last = Some(component);
-        rest = &rest[digits + len..];
-        if !nested {
-            break;
-        }
-    }
-    last.map_or_else(|| name.to_string(), str::to_string)
+    crate::mangled::function_path(name)
+        .and_then(|path| path.last().copied())
+        .map_or_else(|| name.to_string(), str::to_string)
 }
 
 /// `CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS` as cuda-gdb words it: `Warp

@@ -273,36 +273,11 @@ pub fn sites(output: &Output, tables: &HashMap<u32, LineTable>) -> Vec<Site> {
 /// mangled (`extern "C"` kernels) or that it cannot read (a substitution,
 /// an operator) is kept as it is.
 pub fn function_name(mangled: &str) -> String {
-    fn ident(s: &str) -> Option<(&str, &str)> {
-        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-        let len: usize = s[..digits].parse().ok()?;
-        let rest = &s[digits..];
-        // `get`: a length that ends inside a character (the name is the
-        // tool's output, untrusted) is no identifier, never a panic.
-        Some((rest.get(..len)?, rest.get(len..)?))
-    }
-    let Some(rest) = mangled.strip_prefix("_Z") else {
-        return mangled.to_string();
-    };
-    if let Some(mut nested) = rest.strip_prefix('N') {
-        let mut parts = Vec::new();
-        while let Some((part, after)) = ident(nested) {
-            parts.push(part);
-            nested = after;
-        }
-        // `E` ends the name; `I` opens a template's arguments, left out
-        // as the parameters are (`at::native::reduce_kernel`, whose owner
-        // the name then says: a mangled `_ZN2at6native...` was taken for
-        // the user's kernel).
-        if (nested.starts_with('E') || nested.starts_with('I')) && !parts.is_empty() {
-            return parts.join("::");
-        }
-        return mangled.to_string();
-    }
-    match ident(rest) {
-        Some((name, _)) => name.to_string(),
-        None => mangled.to_string(),
-    }
+    // A template's arguments are left out as the parameters are
+    // (`at::native::reduce_kernel`, whose owner the name then says: a
+    // mangled `_ZN2at6native...` was taken for the user's kernel).
+    crate::mangled::function_path(mangled)
+        .map_or_else(|| mangled.to_string(), |path| path.join("::"))
 }
 
 /// `Read` for `read`, as racecheck's other accesses are named.

@@ -33,6 +33,7 @@ pub mod detect;
 pub mod error;
 pub mod exceptions;
 pub mod global_race;
+pub mod mangled;
 pub mod memory;
 pub mod ncu;
 pub mod program;

@@ -45,28 +45,20 @@ const BUILTIN: &[&str] = &[
     "const", "volatile", "true", "false", "__half", "half", "auto",
 ];
 
-/// The source names a mangled name spells: each `<length><identifier>`.
+/// The source names a mangled name spells: each `<length><identifier>`,
+/// template arguments' too (`cutlass::Kernel<TileSum>` against cuBLAS's
+/// `cutlass::Kernel<cutlass_80_...>`).
 fn source_names(mangled: &str) -> Vec<&str> {
-    let bytes = mangled.as_bytes();
     let mut names = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        let len: usize = mangled[start..i].parse().unwrap_or(usize::MAX);
-        let name = mangled.get(i..i.saturating_add(len));
-        match name.filter(|n| is_identifier(n)) {
-            Some(name) => {
+    let mut rest = mangled;
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        let from = &rest[at..];
+        match cudawatch_parsers::mangled::identifier(from).filter(|(n, _)| is_identifier(n)) {
+            Some((name, after)) => {
                 names.push(name);
-                i += len;
+                rest = after;
             }
-            None => continue,
+            None => rest = from.trim_start_matches(|c: char| c.is_ascii_digit()),
         }
     }
     names
