@@ -170,19 +170,10 @@ pub fn profile_failed(tool: Tool, stage_dir: &Path, plain_ok: bool) -> Option<St
         return None;
     }
     let stdout = tail(&stage_dir.join("stdout"))?;
-    let lines: Vec<&str> = stdout
-        .lines()
-        .map(|l| l.trim_start_matches("==ERROR== "))
-        .collect();
-    let failed = lines.iter().enumerate().find_map(|(i, line)| {
-        if line.starts_with("Failed to profile") {
-            Some(line.to_string())
-        } else if line.starts_with("An error was reported by the counter measurement library") {
-            let cause = lines.get(i + 1).copied().unwrap_or_default();
-            Some(format!("{} {cause}", line.trim_end()))
-        } else {
-            None
-        }
+    let summary = cudawatch_parsers::ncu::log::parse(stdout.as_bytes());
+    let failed = summary.failures.iter().find(|f| {
+        f.starts_with("Failed to profile")
+            || f.starts_with("An error was reported by the counter measurement library")
     })?;
     Some(format!(
         "ncu shut the program down (\"{}\")",

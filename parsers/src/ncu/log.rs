@@ -40,13 +40,42 @@ pub fn parse(input: &[u8]) -> ToolSummary {
             // The program's own failure, not the profiler's.
             summary.target_failed = true;
         } else if line.starts_with("==ERROR==") {
-            summary
-                .failures
-                .push(line.trim_start_matches("==ERROR==").trim().to_string());
+            let error = line.trim_start_matches("==ERROR==").trim();
+            // A heading ncu continues on the next error line ("An error
+            // was reported by the counter measurement library:", then
+            // "LaunchFailed"): one failure, heading and cause.
+            match summary.failures.last_mut() {
+                Some(heading) if heading.ends_with(':') => {
+                    heading.push(' ');
+                    heading.push_str(error);
+                }
+                _ => summary.failures.push(error.to_string()),
+            }
         } else if line.contains("Failed to initialize the profiler") {
             summary.failures.push(line.trim().to_string());
         }
     }
     summary.kernels_profiled = Some(profiled);
     summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heading_and_its_cause_on_the_next_error_line_are_one_failure() {
+        // sample-reports/beyond/ncu_counters_beside/ncu/stdout (H200).
+        let summary = parse(include_bytes!(
+            "../../../sample-reports/beyond/ncu_counters_beside/ncu/stdout"
+        ));
+        assert_eq!(
+            summary.failures[0],
+            "An error was reported by the counter measurement library: LaunchFailed"
+        );
+        assert_eq!(summary.failures.len(), 1, "{:?}", summary.failures);
+        assert!(summary.target_failed);
+        let two = parse(b"==ERROR== Failed to profile \"k\"\n==ERROR== LaunchFailed\n");
+        assert_eq!(two.failures, ["Failed to profile \"k\"", "LaunchFailed"]);
+    }
 }

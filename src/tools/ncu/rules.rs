@@ -11,17 +11,6 @@ use crate::words::plural;
 /// The remedy when ncu is nowhere.
 pub const MISSING: &str = "; install Nsight Compute or pass --ncu / CUDAWATCH_NCU";
 
-/// ncu's first error, with its cause when it is a heading ncu continues
-/// on the next line ("An error was reported by the counter measurement
-/// library:", then "LaunchFailed").
-fn first_failure(failures: &[String]) -> Option<String> {
-    let first = failures.first()?;
-    Some(match failures.get(1) {
-        Some(cause) if first.ends_with(':') => format!("{first} {cause}"),
-        _ => first.clone(),
-    })
-}
-
 /// The ncu stage.
 pub fn rule(
     record: &StageRecord,
@@ -34,7 +23,7 @@ pub fn rule(
     }
     // A launch ncu could not profile (a faulting kernel gives "LaunchFailed")
     // was not measured, so the stage cannot vouch for it.
-    if let Some(line) = first_failure(&evidence.summary.failures) {
+    if let Some(line) = evidence.summary.failures.first() {
         let hint = if line.contains("ERR_NVGPUCTRPERM") {
             ": the GPU's performance counters need admin rights (NVreg_RestrictProfilingToAdminUsers=0)"
         } else if line.contains("Multi-Process Server (MPS)") && !super::mps::ran_outside(record) {
