@@ -16,6 +16,7 @@
 #           compile-csan hf-trainer two-ranks inference-steps generation-steps
 #           jax jax-cudawatch jax-trim jax-oom retry-loop racecheck-blocks
 #           indirect-barriers stackless-initcheck library-named
+#           ncu-framework-filter
 #           (default: programs library corpus-recover ncu two_bugs launch-signs
 #           ncu-live hog cudawatch)
 #   needs target/release/cudawatch for the `cudawatch` and `hog` phases
@@ -292,6 +293,30 @@ stackless_initcheck() {
 # default from the project's root, built with and without -lineinfo. Is
 # the race found, and whose does the report say it is?
 LIBRARY_FILTER='(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm)'
+# ncu's default filter of PyTorch's own kernels, with the ncu stage's
+# flags: a program whose every kernel is ATen's (all left out: "No kernels
+# were profiled" and the kernels ncu saw) and a model with the user's Triton
+# kernel beside cuBLAS's and ATen's, each with and without the filter; then
+# `cudawatch run` of each, its defaults.
+ncu_framework_filter() {
+  local c=ncu_framework_filter real=$ROOT/tests/gpu/real
+  local f='regex:^(?!(^_ZN2at6native|^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_))'
+  local stage=(ncu --target-processes application-only --clock-control none
+    --metrics "$NCU_METRICS" --section-folder "$ROOT/src/tools/ncu" --section CoalescingSource
+    --import-source yes --call-stack --call-stack-type python
+    --filter-mode per-launch-config --launch-count 1)
+  local p
+  for p in empty_then_reduce triton_tail_in_model; do
+    record "ncu-$p" "$c" -- "${stage[@]}" --kernel-name-base mangled --kernel-name "$f" \
+      -f -o "$OUTDIR/$c/$p" $PY "$real/$p.py"
+    record "ncu-$p-unfiltered" "$c" -- "${stage[@]}" -f -o "$OUTDIR/$c/$p-all" $PY "$real/$p.py"
+  done
+  [ -x "$CW" ] || { echo "ncu-framework-filter needs $CW for its cudawatch runs" >&2; return; }
+  for p in empty_then_reduce triton_tail_in_model; do
+    cudawatch_run "$c" "cudawatch-$p" "$real" 300 -- $PY "$p.py"
+  done
+}
+
 library_named() {
   local c flags=(-arch=sm_90 -std=c++17)
   for c in tiled_gemm_race cutlass_style_race; do
@@ -1223,6 +1248,7 @@ for p in "${phases[@]}"; do
     indirect-barriers) indirect_barriers ;;
     stackless-initcheck) stackless_initcheck ;;
     library-named) library_named ;;
+    ncu-framework-filter) ncu_framework_filter ;;
     steps) steps ;;
     cudnn-benchmark) cudnn_benchmark ;;
     compile-csan) compile_csan ;;

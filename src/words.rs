@@ -11,6 +11,15 @@ pub fn plural(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`.
+pub fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// Whether `typed` is one slip from `word`: at most two letters added,
 /// dropped or changed (Levenshtein), for "did you mean" hints.
 pub fn close(word: &str, typed: &str) -> bool {
@@ -72,7 +81,17 @@ pub fn shorten(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{close, plural, shorten};
+    use super::{and_list, close, plural, shorten};
+
+    #[test]
+    fn a_list_reads_as_a_sentence() {
+        assert_eq!(and_list(&["ncu"]), "ncu");
+        assert_eq!(and_list(&["racecheck", "ncu"]), "racecheck and ncu");
+        assert_eq!(
+            and_list(&["racecheck", "synccheck", "ncu"]),
+            "racecheck, synccheck and ncu"
+        );
+    }
 
     #[test]
     fn a_cut_keeps_whole_words_and_never_leaves_a_parenthesis_open() {

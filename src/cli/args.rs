@@ -574,7 +574,9 @@ pub struct ExportArgs {
 #[derive(Debug, clap::Args)]
 pub struct GateArgs {
     /// The least severe finding that fails the run (exit 1): uncoalesced
-    /// access is a warning, memory errors are errors.
+    /// access is a warning, memory errors are errors. With `warning` or
+    /// `note`, ncu profiles PyTorch's own kernels too (an uncoalesced ATen
+    /// launch from the user's line can then gate).
     #[arg(help_heading = "Gate", long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOnArg,
     /// Which findings fail the gate: `user` counts the user's code, failures
@@ -582,7 +584,9 @@ pub struct GateArgs {
     /// framework or library kernels the user's own line launched (but a race
     /// or barrier error in their shared memory, their own code's);
     /// racecheck, initcheck and coalescing findings inside cuDNN, cuBLAS,
-    /// CUTLASS or ATen are reported, not gating. `all` counts every finding.
+    /// CUTLASS or ATen are reported, not gating. `all` counts every finding,
+    /// and racecheck, synccheck and ncu then check the library and PyTorch
+    /// kernels they leave out by default.
     #[arg(hide_short_help = true, help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
     /// racecheck calls races between lanes of one warp (shared memory

@@ -38,8 +38,18 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             launch_cap: args.ncu_launch_cap,
             all_launches: args.ncu_all_launches,
             kernel: args.ncu_kernel.clone(),
+            // Where ATen's coalescing can gate: every kernel's, or a
+            // warning's from the user's line (`tools::ncu` leaves them out
+            // elsewhere).
+            framework_kernels: args.output.gate.gate_scope == GateScopeArg::All
+                || matches!(
+                    args.output.gate.fail_on,
+                    FailOnArg::Warning | FailOnArg::Note
+                ),
         },
         sanitizer_suppressions: args.sanitizer_suppressions.clone(),
+        // Found in the program's binaries once its run starts (commands::run).
+        own_library_named: Vec::new(),
         sanitizer_launches: SanitizerLaunches {
             count: args.sanitizer_launch_count,
             skip: args.sanitizer_launch_skip,
@@ -47,8 +57,6 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             recover_kernels: args.sanitizer_recovery == RecoveryArg::Kernel,
             racecheck_first_block: args.racecheck_blocks == RacecheckBlocksArg::First,
             library_kernels: args.output.gate.gate_scope == GateScopeArg::All,
-            // Found in the program's binaries once its run starts (commands::run).
-            own_library_named_kernels: Vec::new(),
             initcheck_host_stacks: args.host_stacks == HostStacksArg::All,
             flood_records: args.flood_records,
             loop_seconds: args.loop_seconds,

@@ -271,7 +271,7 @@ pub fn of(site: &Site) -> Ownership {
     // one in a framework kernel's (ATen's): shared memory is the block's
     // own, and only the kernel's code addresses it. (So racecheck and
     // synccheck may leave both out and hide nothing that gates:
-    // tools::sanitizer::launches::LIBRARY_KERNEL_NAMES and
+    // tools::library_kernels::LIBRARY_KERNEL_NAMES and
     // FRAMEWORK_KERNEL_NAMES.) A race in a library's global memory too:
     // cuBLAS's and cuDNN's split-K and stream-K kernels order their blocks
     // in ways the global-race tool may not see. In a framework's kernel

@@ -47,6 +47,11 @@ pub struct RunSettings {
     pub leak_check: LeakCheck,
     /// Which launches the sanitizers check.
     pub sanitizer_launches: SanitizerLaunches,
+    /// The program's own kernels whose names a library's or PyTorch's
+    /// carry, found in its binaries once its run starts (`commands::run`):
+    /// racecheck's, synccheck's and ncu's filters of those kernels keep
+    /// them (`tools::library_kernels`).
+    pub own_library_named: Vec<String>,
     /// Where the tools are.
     pub tools: ToolPaths,
     /// How many tool stages may run at once after the plain run, and on
@@ -230,6 +235,7 @@ fn stage(
         sanitizer_launches: &settings.sanitizer_launches,
         sanitizer_suppressions: settings.sanitizer_suppressions.as_deref(),
         ncu: &settings.ncu,
+        own_library_named: &settings.own_library_named,
         oom_recovery_share: settings.oom_recovery_share,
         pythonpath: std::env::var("PYTHONPATH").ok(),
         alloc_conf: std::env::var("PYTORCH_CUDA_ALLOC_CONF").ok(),

@@ -502,9 +502,10 @@ fn launcher_notes(stages: &[StageReport]) -> Vec<Warning> {
     };
     let changes = crate::judge::notes::LauncherChanges {
         plain_ran: stages.iter().filter(ran).any(|s| s.tool == Tool::Plain),
-        ncu_left_out_nccl: stages.iter().filter(ran).any(|s| {
-            s.tool == Tool::Ncu && s.command.iter().any(|a| a == crate::tools::ncu::NOT_NCCL)
-        }),
+        ncu_left_out_nccl: stages
+            .iter()
+            .filter(ran)
+            .any(|s| s.tool == Tool::Ncu && crate::tools::ncu::leaves_out_nccl(&s.command)),
         per_rank: sanitizers()
             .filter(|s| per_rank(s))
             .map(|s| s.tool.name())

@@ -18,6 +18,7 @@ pub mod csan;
 pub mod cuda_graphs;
 pub mod global_race;
 pub mod hook;
+pub mod library_kernels;
 pub mod lookup;
 pub mod memory;
 pub mod ncu;
@@ -172,6 +173,10 @@ pub struct StageContext<'a> {
     pub sanitizer_suppressions: Option<&'a Path>,
     /// Which launches ncu profiles.
     pub ncu: &'a ncu::NcuOptions,
+    /// The program's own kernels whose names a library's or PyTorch's
+    /// carry: the stages' filters of those kernels keep them
+    /// (`library_kernels`).
+    pub own_library_named: &'a [String],
     /// The oom-recovery stage's cap, as a share of the measured peak.
     pub oom_recovery_share: f64,
     /// The user's `PYTHONPATH`, which the hook's stages keep after theirs.
@@ -335,6 +340,7 @@ mod tests {
             launch_cap: 1,
             all_launches: false,
             kernel: None,
+            framework_kernels: false,
         };
         static LAUNCHES: sanitizer::SanitizerLaunches = sanitizer::SanitizerLaunches {
             count: None,
@@ -342,7 +348,6 @@ mod tests {
             kernel: None,
             recover_kernels: false,
             library_kernels: false,
-            own_library_named_kernels: Vec::new(),
             racecheck_first_block: false,
             initcheck_host_stacks: false,
             flood_records: 0,
@@ -360,6 +365,7 @@ mod tests {
             sanitizer_launches: &LAUNCHES,
             sanitizer_suppressions: None,
             ncu: &NCU,
+            own_library_named: &[],
             oom_recovery_share: 0.6,
             pythonpath: Some("/site".into()),
             alloc_conf: None,

@@ -82,7 +82,7 @@ fn a_clean_racecheck_names_the_library_kernels_it_left_out_and_the_names_it_kept
     };
     let every = format!(
         "regex={}",
-        crate::tools::sanitizer::launches::library_filter(&[]).unwrap()
+        crate::tools::library_kernels::library_filter(&[]).unwrap()
     );
     let reason = filtered(&every);
     assert!(
@@ -538,6 +538,53 @@ fn ncu_stage_rules() {
         assert_eq!(got, outcome, "{name}: {reason}");
         assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
     }
+}
+
+#[test]
+fn with_pytorchs_kernels_left_out_no_profile_is_clean_only_for_a_program_that_ran_through() {
+    // sample-reports/beyond/ncu_framework_filter/ncu-empty_then_reduce.stdout:
+    // every kernel ATen's, "No kernels were profiled", both listed.
+    let summary = cudawatch_parsers::ncu::log::parse(include_bytes!(
+        "../../sample-reports/beyond/ncu_framework_filter/ncu-empty_then_reduce.stdout"
+    ));
+    let evidence = NcuEvidence {
+        summary,
+        kernels: 0,
+        measured: 0,
+        errors: Vec::new(),
+        unreadable: Vec::new(),
+    };
+    let filtered = |end: ProcessEnd| StageRecord {
+        command: std::iter::once("ncu".to_string())
+            .chain(
+                crate::tools::ncu::profile_argv(
+                    std::path::Path::new("ncu"),
+                    &crate::tools::ncu::NcuOptions {
+                        launch_cap: 1,
+                        all_launches: false,
+                        kernel: None,
+                        framework_kernels: false,
+                    },
+                    &[],
+                    std::path::Path::new("/s"),
+                    std::path::Path::new("/p"),
+                    &["python3".into(), "p.py".into()],
+                    true,
+                )
+                .iter()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned()),
+            )
+            .collect(),
+        ..record(Tool::Ncu, end)
+    };
+    let (outcome, reason) = ncu(&filtered(ProcessEnd::Exited(0)), &evidence, 0, false);
+    assert_eq!(outcome, Outcome::Clean, "{reason}");
+    // A program that stopped under ncu may have stopped before a kernel of
+    // its own: no vouching for it.
+    let (outcome, reason) = ncu(&filtered(ProcessEnd::Exited(1)), &evidence, 0, false);
+    assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
+    assert!(reason.contains("did not run to its end"), "{reason}");
 }
 
 #[test]

@@ -251,6 +251,71 @@ fn a_returned_error_the_program_handled_is_a_warning_not_a_gate() {
 }
 
 #[test]
+fn a_program_whose_every_kernel_is_pytorchs_own_has_nothing_of_its_own_to_profile() {
+    // tests/gpu/real/empty_then_reduce.py under ncu with the stage's
+    // default filter of ATen's kernels (sample-reports/beyond/
+    // ncu_framework_filter, H200): "No kernels were profiled", then the two
+    // it saw, both `at::native`'s. Clean, and the reason says what was
+    // left out; where ATen's coalescing can gate, nothing is left out.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("case");
+    std::fs::create_dir(&case).unwrap();
+    std::fs::copy(
+        sample("beyond/ncu_framework_filter/ncu-empty_then_reduce.stdout"),
+        case.join("ncu.stdout"),
+    )
+    .unwrap();
+    let checked = |name: &str, extra: &[&str]| {
+        let dir = tmp.path().join(name);
+        let out = run(
+            fake_run("beyond/empty_then_reduce", &dir, "plain,ncu", extra).env("FAKE_CASE", &case),
+        );
+        let report = read_json(&dir.join("report.json"));
+        (out, stage(&report, "ncu").clone(), dir)
+    };
+    let (out, ncu, dir) = checked("default", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(ncu["outcome"], "clean", "{ncu}");
+    let reason = ncu["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "nothing of the program's own to profile: the 2 kernels ncu saw launched \
+             (at::native::reduce_kernel, at::native::vectorized_elementwise_kernel) were all \
+             left out; PyTorch's own kernels (ATen) not profiled"
+        ),
+        "{reason}"
+    );
+    assert!(
+        ncu["command"]
+            .to_string()
+            .contains("\"--kernel-name-base\",\"mangled\""),
+        "{ncu}"
+    );
+    let item = checklist_item(
+        &crate::helpers::judged(&dir),
+        "coalescing_within_thresholds",
+    );
+    assert_eq!(item["status"], "pass", "{item}");
+    // ATen's coalescing gates under these: profiled, and a profile that
+    // then holds none of the kernels ncu saw vouches for nothing.
+    for flags in [&["--gate-scope", "all"][..], &["--fail-on", "warning"][..]] {
+        let (out, ncu, _) = checked(flags[0], flags);
+        assert!(!ncu["command"].to_string().contains("kernel-name"), "{ncu}");
+        assert_eq!(out.code, 3, "{flags:?}: {}", out.stderr);
+    }
+    // The user's own filter is the user's: nothing matched it.
+    let (out, ncu, _) = checked("user-filter", &["--ncu-kernel", "regex:gemm"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        ncu["reason"]
+            .as_str()
+            .unwrap()
+            .contains("check --ncu-kernel"),
+        "{ncu}"
+    );
+}
+
+#[test]
 fn a_program_that_launches_no_kernel_has_nothing_to_profile_and_is_not_inconclusive() {
     // tests/gpu/beyond/no_kernels.cu copies memory and launches nothing;
     // ncu attached ("==PROF== Connected to process") and profiled nothing,

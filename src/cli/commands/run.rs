@@ -322,23 +322,21 @@ fn default_run_dir(program: &[OsString]) -> PathBuf {
     PathBuf::from("cudawatch-runs").join(format!("{stamp}-{safe}"))
 }
 
-/// The program's own kernels whose names a library's carry stay in
-/// racecheck's and synccheck's checks: found in its binaries now (a native
-/// program's executable, the binaries below the project's root), and said
-/// once, before the stages. Not where those stages check every kernel
-/// anyway (`--gate-scope all`, the user's own kernel filter). Kept in
-/// `run.json` too, for the judge of a report made again from the folder.
+/// The program's own kernels whose names a library's or PyTorch's carry
+/// stay in racecheck's and synccheck's checks and in ncu's profile: found
+/// in its binaries now (a native program's executable, the binaries below
+/// the project's root), and said once, before the stages. Not where those
+/// stages check every kernel anyway (`--gate-scope all`, the user's own
+/// kernel filters). Kept in `run.json` too, for the judge of a report made
+/// again from the folder.
 fn own_library_named_kernels(
     settings: &mut plan::RunSettings,
     root: &Path,
     run: &mut RunRecord,
     run_dir: &Path,
 ) -> Result<(), ExpectedError> {
-    let launches = &settings.sanitizer_launches;
-    let filtering = crate::tools::sanitizer::LIBRARY_FILTERED
-        .iter()
-        .any(|tool| settings.stages.contains(tool));
-    if !filtering || launches.library_kernels || launches.kernel.is_some() {
+    let filtering = filtering_stages(settings);
+    if filtering.is_empty() {
         return Ok(());
     }
     let words = crate::plan::launcher::unwrapped(&settings.program);
@@ -378,14 +376,34 @@ fn own_library_named_kernels(
         _ => first.clone(),
     };
     render::stderr::note(&format!(
-        "racecheck and synccheck keep checking kernels named like a library's: {} of the \
-         program's own carry such names (first {shown}, in {})",
+        "{} keep checking kernels named like a library's or PyTorch's: {} of the program's \
+         own carry such names (first {shown}, in {})",
+        crate::words::and_list(&filtering),
         found.names.len(),
         files.join(", ")
     ));
     run.own_kernels = found.names.clone();
-    settings.sanitizer_launches.own_library_named_kernels = found.names;
+    settings.own_library_named = found.names;
     rundir::write_json(&run_dir.join("run.json"), run)
+}
+
+/// The stages of this run that leave library or PyTorch's kernels out:
+/// racecheck and synccheck unless told to check every kernel, ncu unless
+/// told to profile PyTorch's or given a kernel filter.
+fn filtering_stages(settings: &plan::RunSettings) -> Vec<&'static str> {
+    let launches = &settings.sanitizer_launches;
+    let sanitizers = crate::tools::sanitizer::LIBRARY_FILTERED
+        .iter()
+        .filter(|_| !launches.library_kernels && launches.kernel.is_none());
+    let ncu = [cudawatch_model::Tool::Ncu]
+        .into_iter()
+        .filter(|_| !settings.ncu.framework_kernels && settings.ncu.kernel.is_none());
+    sanitizers
+        .copied()
+        .chain(ncu)
+        .filter(|tool| settings.stages.contains(tool))
+        .map(|tool| tool.name())
+        .collect()
 }
 
 /// The global-race stage's tool, found or built now (seconds, once per

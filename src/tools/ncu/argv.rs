@@ -37,6 +37,10 @@ pub struct NcuOptions {
     pub all_launches: bool,
     /// An ncu kernel filter (`regex:gemm`).
     pub kernel: Option<String>,
+    /// PyTorch's own kernels profiled too: under `--gate-scope all` or
+    /// `--fail-on warning`, where their coalescing can gate. By default
+    /// they are left out (`framework_filter`).
+    pub framework_kernels: bool,
 }
 
 /// doctor's probe: one cheap metric of the probe's kernel, clocks left
@@ -55,10 +59,12 @@ pub fn probe_argv(ncu: &Path, program: &[String]) -> Vec<OsString> {
 }
 
 /// The profiling argv: writes `<report>.ncu-rep`, reading the section
-/// from `sections`; `python` when the program is a Python process.
+/// from `sections`; `python` when the program is a Python process; `own`:
+/// the program's own kernels named like PyTorch's, which stay profiled.
 pub fn profile_argv(
     ncu: &Path,
     options: &NcuOptions,
+    own: &[String],
     sections: &Path,
     report: &Path,
     program: &[OsString],
@@ -108,6 +114,8 @@ pub fn profile_argv(
     }
     if let Some(filter) = &options.kernel {
         argv.extend(["--kernel-name".into(), filter.into()]);
+    } else if !options.framework_kernels {
+        argv.extend(super::framework_filter::options(own));
     }
     argv.extend(["-f".into(), "-o".into(), report.into()]);
     argv.extend(program.iter().cloned());
@@ -120,13 +128,14 @@ pub fn profile_argv(
 pub const NOT_NCCL: &str = "regex:^([^n]|n[^c]|nc[^c]|ncc[^l])";
 
 /// Leaves NCCL's kernels out of a profiling argv of a program of several
-/// processes, unless the user chose which kernels ncu profiles; false
+/// processes (added to cudawatch's filter of PyTorch's kernels where it
+/// has one), unless the user chose which kernels ncu profiles; false
 /// when the argv was left as it was. ncu serializes kernel launches across
 /// every process it profiles, and a collective's kernel waits for its
 /// peers' (NVIDIA/nccl#536).
 pub fn leave_out_nccl(argv: &mut Vec<OsString>) -> bool {
     if argv.iter().any(|a| a == "--kernel-name") {
-        return false;
+        return super::framework_filter::add_nccl(argv);
     }
     let Some(at) = argv.iter().position(|a| a == "-f") else {
         return false;
@@ -134,6 +143,13 @@ pub fn leave_out_nccl(argv: &mut Vec<OsString>) -> bool {
     argv.insert(at, NOT_NCCL.into());
     argv.insert(at, "--kernel-name".into());
     true
+}
+
+/// Whether a profiling command left NCCL's kernels out
+/// ([`leave_out_nccl`]).
+pub fn leaves_out_nccl(command: &[String]) -> bool {
+    command.iter().any(|a| a == NOT_NCCL)
+        || super::framework_filter::left_out(command).is_some_and(|l| l.nccl)
 }
 
 /// Makes a profiling argv follow the program's own process only, not its
@@ -423,10 +439,12 @@ loss 2.3\n\
             launch_cap: 100,
             all_launches: false,
             kernel: None,
+            framework_kernels: false,
         };
         let mut argv = profile_argv(
             Path::new("ncu"),
             &options,
+            &[],
             Path::new("/run/ncu/sections"),
             Path::new("/run/ncu/profile"),
             &["python3".into(), "train.py".into()],
@@ -440,6 +458,7 @@ loss 2.3\n\
         let native = profile_argv(
             Path::new("ncu"),
             &options,
+            &[],
             Path::new("/run/ncu/sections"),
             Path::new("/run/ncu/profile"),
             &["./app".into()],
@@ -466,6 +485,36 @@ loss 2.3\n\
         );
         // The program's own arguments are never touched.
         assert_eq!(&w[w.len() - 2..], ["python3", "train.py"]);
+        // PyTorch's own kernels are left out by default, by mangled name;
+        // not where their coalescing can gate, nor under the user's filter.
+        assert_eq!(after("--kernel-name-base"), "mangled");
+        assert!(after("--kernel-name").starts_with("regex:^(?!(^_ZN2at6native|"));
+        for options in [
+            NcuOptions {
+                framework_kernels: true,
+                ..options.clone()
+            },
+            NcuOptions {
+                kernel: Some("regex:gemm".into()),
+                ..options.clone()
+            },
+        ] {
+            let w = words(&profile_argv(
+                Path::new("ncu"),
+                &options,
+                &[],
+                Path::new("/s"),
+                Path::new("/p"),
+                &["python3".into(), "train.py".into()],
+                true,
+            ));
+            assert!(!w.iter().any(|a| a == "--kernel-name-base"), "{w:?}");
+            assert_eq!(
+                w.iter().filter(|a| a.starts_with("regex:^(?!")).count(),
+                0,
+                "{w:?}"
+            );
+        }
         assert!(!follow_program_only(&mut ["python3".into()]));
     }
 

@@ -5,6 +5,7 @@
 //! back, and when the stage is clean (`rules.rs`).
 
 mod argv;
+mod framework_filter;
 pub mod mps;
 mod rules;
 
@@ -18,8 +19,8 @@ use super::{
 };
 
 pub use argv::{
-    NOT_NCCL, NcuOptions, imports, kernel_replay_mib, leave_out_nccl, probe_argv, profile_argv,
-    source_import, without_python_stacks,
+    NcuOptions, imports, kernel_replay_mib, leave_out_nccl, leaves_out_nccl, probe_argv,
+    profile_argv, source_import, without_python_stacks,
 };
 pub use rules::rule;
 
@@ -57,6 +58,7 @@ impl super::StageKind for Ncu {
         let argv = profile_argv(
             &ctx.tools.ncu,
             ctx.ncu,
+            ctx.own_library_named,
             &sections,
             &ctx.stage_dir.join("profile"),
             ctx.program,
@@ -193,6 +195,14 @@ impl super::StageKind for Ncu {
         if mps::ran_outside(record) {
             let checked = matches!(outcome, Outcome::Clean | Outcome::Findings);
             reason.push_str(mps::reason(checked));
+        }
+        // What cudawatch's filter left out, said where launches were
+        // profiled (the rule says it where none was, and a stage that
+        // never ran has nothing to say).
+        if let Some(left_out) = framework_filter::left_out(&record.command)
+            && evidence.kernels > 0
+        {
+            reason.push_str(&format!("; {}", left_out.said()));
         }
         if argv::replays_whole_program(&record.command) {
             reason.push_str(

@@ -165,6 +165,9 @@ const LAUNCH_FILTERS: [&str; 14] = [
 /// there is nothing to profile, and the stage says so. Any other way, ncu
 /// may simply have missed the kernels, so the stage vouches for nothing.
 fn no_kernels(record: &StageRecord, evidence: &NcuEvidence) -> (Outcome, String) {
+    if let Some(left_out) = super::framework_filter::left_out(&record.command) {
+        return all_left_out(record, evidence, &left_out);
+    }
     let filter = record.command.iter().find(|a| {
         LAUNCH_FILTERS
             .iter()
@@ -207,6 +210,77 @@ fn no_kernels(record: &StageRecord, evidence: &NcuEvidence) -> (Outcome, String)
         );
     }
     (Outcome::Clean, NOTHING_TO_PROFILE.into())
+}
+
+/// "No kernels were profiled" under cudawatch's own filter of PyTorch's
+/// kernels: every kernel ncu saw launched was one it left out. That is the
+/// program's truth, as [`no_kernels`] says it without a filter, only when
+/// ncu listed the kernels it saw (or the program launched none), attached
+/// to the program, and the program ran to its end.
+fn all_left_out(
+    record: &StageRecord,
+    evidence: &NcuEvidence,
+    left_out: &super::framework_filter::LeftOut,
+) -> (Outcome, String) {
+    let seen = &evidence.summary.available_kernels;
+    let ran_through = evidence.summary.attached
+        && record.end == ProcessEnd::Exited(0)
+        && !evidence.summary.target_failed;
+    if !ran_through {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "ncu profiled no kernels and the program did not run to its end under it                  ({}): it may have stopped before a kernel that is not PyTorch's own",
+                describe_end(record.end)
+            ),
+        );
+    }
+    let others: Vec<&String> = seen.iter().filter(|k| !left_out.leaves_out(k)).collect();
+    if !others.is_empty() {
+        return (
+            Outcome::Inconclusive,
+            format!(
+                "ncu profiled none of the kernels it saw launched ({}), which cudawatch's filter \
+                 of PyTorch's own kernels does not leave out (it exits 0 all the same)",
+                shown(&others)
+            ),
+        );
+    }
+    if seen.is_empty() {
+        return (
+            Outcome::Clean,
+            "nothing to profile: the program launched no kernel (ncu attached to it, saw none \
+             launched, and the program ran to its end)"
+                .into(),
+        );
+    }
+    (
+        Outcome::Clean,
+        format!(
+            "nothing of the program's own to profile: the {} ncu saw launched ({}) were all \
+             left out; {}",
+            plural(seen.len() as u64, "kernel"),
+            shown(&seen.iter().collect::<Vec<_>>()),
+            left_out.said()
+        ),
+    )
+}
+
+/// The first three kernels by their functions' paths
+/// (`at::native::reduce_kernel`; the mangled names run to hundreds of
+/// characters), `...` after them when there are more.
+fn shown(kernels: &[&String]) -> String {
+    let mut names: Vec<String> = kernels
+        .iter()
+        .take(3)
+        .map(|k| {
+            cudawatch_parsers::mangled::function_path(k).map_or((*k).clone(), |p| p.join("::"))
+        })
+        .collect();
+    if kernels.len() > names.len() {
+        names.push("...".into());
+    }
+    names.join(", ")
 }
 
 /// The ncu stage's reason when the program launched no kernel.

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use cudawatch_model::Tool;
 
-use super::launches::{leaves_out_libraries, library_filter};
+use super::launches::leaves_out_libraries;
+use crate::tools::library_kernels::library_filter;
 
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
 /// as a program's own (1, 2 and 255 are common; signals give 128+n). The
@@ -26,6 +27,10 @@ pub struct SanitizerCall<'a> {
     pub suppressions: Option<&'a Path>,
     /// memcheck only: `--leak-check full`.
     pub leak_check: bool,
+    /// The program's own kernels whose names a library's carry (mangled,
+    /// found in its binaries: `own_kernels`): the library filter leaves
+    /// their names out, so that they stay checked.
+    pub own_library_named: &'a [String],
     /// Which launches are checked.
     pub launches: &'a SanitizerLaunches,
     /// compute-sanitizer's version, when known.
@@ -55,10 +60,6 @@ pub struct SanitizerLaunches {
     /// ([`leaves_out_libraries`]), since a race or barrier error inside one
     /// never gates (`judge::owner`).
     pub library_kernels: bool,
-    /// The program's own kernels whose names a library's carry (mangled,
-    /// found in its binaries: `own_kernels`): the library filter leaves
-    /// their names out, so that they stay checked.
-    pub own_library_named_kernels: Vec<String>,
     /// racecheck analyses block (cluster) 0 of each launch only
     /// (`--racecheck-filter-cluster-id 0`, compute-sanitizer 2026.3+):
     /// 29 s against 49-64 s on ResNet-18's step, races in other blocks
@@ -115,7 +116,7 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
         ]);
     }
     if leaves_out_libraries(call.tool, call.launches, call.version)
-        && let Some(filter) = library_filter(&call.launches.own_library_named_kernels)
+        && let Some(filter) = library_filter(call.own_library_named)
     {
         argv.extend([
             "--kernel-name-exclude".into(),
@@ -267,6 +268,7 @@ mod tests {
             xml: Path::new("x.xml"),
             suppressions: None,
             leak_check: false,
+            own_library_named: &[],
             launches: &launches,
             version: None,
             python,
@@ -354,6 +356,7 @@ mod tests {
                 xml: Path::new("x.xml"),
                 suppressions: None,
                 leak_check: false,
+                own_library_named: &[],
                 launches,
                 version,
                 python: true,

@@ -61,6 +61,7 @@ impl StageKind for Sanitizer {
                 xml: &xml,
                 suppressions: ctx.sanitizer_suppressions,
                 leak_check: ctx.leak_check,
+                own_library_named: ctx.own_library_named,
                 launches: ctx.sanitizer_launches,
                 version,
                 python: ctx.python,

@@ -364,7 +364,7 @@ fn selected_launches(tool: Tool, command: &[String]) -> String {
     // and the names it kept checked for the program's own kernels.
     let ours = |flag: &str| {
         flag.strip_prefix("--kernel-name-exclude regex=")
-            .and_then(super::launches::kept_checked)
+            .and_then(crate::tools::library_kernels::kept_checked)
     };
     let (libraries, flags): (Vec<String>, Vec<String>) = launch_selection(command)
         .into_iter()
