@@ -160,6 +160,38 @@ pub fn first_steps(covered: &[(Tool, StepsCovered)]) -> Option<Warning> {
     })
 }
 
+/// The note of a run whose stages left kernels out by name: `sanitizers`,
+/// those that left library and PyTorch's kernels out (racecheck,
+/// synccheck); `ncu`, whether ncu left PyTorch's out. None when none did.
+pub fn left_out_by_name(sanitizers: &[&str], ncu: bool) -> Option<Warning> {
+    let sanitizers = crate::words::and_list(sanitizers);
+    let message = match (sanitizers.is_empty(), ncu) {
+        (true, false) => return None,
+        (false, false) => format!(
+            "{sanitizers} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's \
+             (ATen) out: a race or barrier error inside one is its own code and never gates \
+             (--gate-scope all checks them)"
+        ),
+        (true, true) => "ncu did not profile PyTorch's own kernels (ATen): their coalescing is \
+                         ATen's code and gates only under --fail-on warning or --gate-scope \
+                         all, which profile them"
+            .to_string(),
+        (false, true) => format!(
+            "{sanitizers} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's \
+             (ATen) out, and ncu did not profile PyTorch's: what one of them does inside its \
+             own code never gates (--gate-scope all checks them; ncu profiles ATen's under \
+             --fail-on warning too)"
+        ),
+    };
+    Some(Warning {
+        source: LEFT_OUT_SOURCE.into(),
+        message,
+    })
+}
+
+/// The source of [`left_out_by_name`]'s note.
+pub const LEFT_OUT_SOURCE: &str = "left out by name";
+
 /// The source of [`first_steps`]'s note.
 pub const FIRST_STEPS_SOURCE: &str = "first steps";
 
@@ -202,6 +234,29 @@ mod tests {
     use cudawatch_model::Warning;
 
     use super::*;
+
+    #[test]
+    fn the_note_of_kernels_left_out_names_the_stages_that_left_them_out() {
+        assert!(left_out_by_name(&[], false).is_none());
+        let both = left_out_by_name(&["racecheck", "synccheck"], true).unwrap();
+        assert!(
+            both.message.starts_with(
+                "racecheck and synccheck left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) \
+                 and PyTorch's (ATen) out, and ncu did not profile PyTorch's"
+            ),
+            "{}",
+            both.message
+        );
+        let ncu = left_out_by_name(&[], true).unwrap();
+        assert!(
+            ncu.message
+                .starts_with("ncu did not profile PyTorch's own kernels (ATen)"),
+            "{}",
+            ncu.message
+        );
+        let racecheck = left_out_by_name(&["racecheck"], false).unwrap();
+        assert!(!racecheck.message.contains("ncu"), "{}", racecheck.message);
+    }
 
     #[test]
     fn only_the_allocator_note_moves_and_other_warnings_stay() {

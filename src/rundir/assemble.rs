@@ -165,6 +165,7 @@ impl Assembler {
         }
         report.notes.extend(steps_note(&stages, self.hooks_saw));
         report.notes.extend(first_block_note(&stages));
+        report.notes.extend(left_out_note(&stages));
         report.notes.extend(racecheck_libraries_note(&stages));
         report.notes.extend(launcher_notes(&stages));
         report.stages = stages;
@@ -402,6 +403,25 @@ fn first_block_note(stages: &[StageReport]) -> Option<Warning> {
                  --racecheck-blocks first): a race that shows only in other blocks was not seen"
             ),
         })
+}
+
+/// The kernels the stages that ran left out by name (racecheck's and
+/// synccheck's library filter, ncu's of PyTorch's kernels), said once
+/// where the stage table's cells are cut: what was not analysed never
+/// reads as checked.
+fn left_out_note(stages: &[StageReport]) -> Option<Warning> {
+    let ran = |s: &&StageReport| matches!(s.outcome, Outcome::Clean | Outcome::Findings);
+    let sanitizers: Vec<&str> = stages
+        .iter()
+        .filter(ran)
+        .filter(|s| crate::tools::sanitizer::leaves_out_libraries_in(&s.command))
+        .map(|s| s.tool.name())
+        .collect();
+    let ncu = stages
+        .iter()
+        .filter(ran)
+        .any(|s| s.tool == Tool::Ncu && crate::tools::ncu::leaves_out_pytorchs(&s.command));
+    crate::judge::notes::left_out_by_name(&sanitizers, ncu)
 }
 
 /// Racecheck analysed a Python program's library kernels too, for long:

@@ -291,11 +291,24 @@ fn a_program_whose_every_kernel_is_pytorchs_own_has_nothing_of_its_own_to_profil
             .contains("\"--kernel-name-base\",\"mangled\""),
         "{ncu}"
     );
-    let item = checklist_item(
-        &crate::helpers::judged(&dir),
-        "coalescing_within_thresholds",
-    );
+    let judged = crate::helpers::judged(&dir);
+    let item = checklist_item(&judged, "coalescing_within_thresholds");
     assert_eq!(item["status"], "pass", "{item}");
+    // What was not profiled is said in full once, where the stage table
+    // cuts its cell.
+    assert!(
+        judged["notes"]
+            .to_string()
+            .contains("ncu did not profile PyTorch's own kernels (ATen)"),
+        "{}",
+        judged["notes"]
+    );
+    assert!(
+        out.stderr
+            .contains("ncu did not profile PyTorch's own kernels"),
+        "{}",
+        out.stderr
+    );
     // ATen's coalescing gates under these: profiled, and a profile that
     // then holds none of the kernels ncu saw vouches for nothing.
     for flags in [&["--gate-scope", "all"][..], &["--fail-on", "warning"][..]] {

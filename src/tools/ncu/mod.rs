@@ -24,6 +24,12 @@ pub use argv::{
 };
 pub use rules::rule;
 
+/// Whether a profiling command left PyTorch's own kernels out (cudawatch's
+/// filter, `framework_filter`).
+pub fn leaves_out_pytorchs(command: &[String]) -> bool {
+    framework_filter::left_out(command).is_some()
+}
+
 /// The CSV imports are quick; they get this long each.
 const IMPORT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Source pages read from a profile, worst launches first.

@@ -50,6 +50,16 @@ pub fn leaves_out_libraries(
             .is_some_and(|r| r >= LIBRARY_FILTER_SINCE)
 }
 
+/// Whether a sanitizer command left library kernels out with cudawatch's
+/// own filter ([`leaves_out_libraries`]), read from its options.
+pub fn leaves_out_libraries_in(command: &[String]) -> bool {
+    launch_selection(command).iter().any(|flag| {
+        flag.strip_prefix("--kernel-name-exclude regex=")
+            .and_then(crate::tools::library_kernels::kept_checked)
+            .is_some()
+    })
+}
+
 /// racecheck's option that analyses one block (or cluster) of each launch
 /// (`--racecheck-blocks first`): every launch checked, not every block.
 pub const FIRST_BLOCK_OPTION: &str = "--racecheck-filter-cluster-id";
