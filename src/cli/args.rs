@@ -329,7 +329,8 @@ pub struct RunArgs {
     #[arg(hide_short_help = true, help_heading = "Tools", long, env = "CUDAWATCH_NCU_ALL_LAUNCHES",
         value_parser = clap::builder::BoolishValueParser::new())]
     pub ncu_all_launches: bool,
-    /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm).
+    /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm),
+    /// in place of cudawatch's own, which leaves PyTorch's kernels out.
     #[arg(
         hide_short_help = true,
         help_heading = "Tools",
