@@ -38,14 +38,14 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             launch_cap: args.ncu_launch_cap,
             all_launches: args.ncu_all_launches,
             kernel: args.ncu_kernel.clone(),
-            // Where ATen's coalescing can gate: every kernel's, or a
-            // warning's from the user's line (`tools::ncu` leaves them out
-            // elsewhere).
-            framework_kernels: args.output.gate.gate_scope == GateScopeArg::All
-                || matches!(
-                    args.output.gate.fail_on,
-                    FailOnArg::Warning | FailOnArg::Note
-                ),
+            // Where ATen's coalescing can gate (`tools::ncu` leaves its
+            // kernels out elsewhere), as the gate the run is judged by says.
+            framework_kernels: Policy {
+                fail_on: fail_on(args.output.gate.fail_on),
+                scope: gate_scope(args.output.gate.gate_scope),
+                ..Policy::default()
+            }
+            .framework_coalescing_gates(),
         },
         sanitizer_suppressions: args.sanitizer_suppressions.clone(),
         // Found in the program's binaries once its run starts (commands::run).
@@ -127,10 +127,7 @@ fn gate_policy(
 ) -> Result<Policy, ExpectedError> {
     Ok(Policy {
         fail_on: fail_on(gate.fail_on),
-        scope: match gate.gate_scope {
-            GateScopeArg::User => GateScope::User,
-            GateScopeArg::All => GateScope::All,
-        },
+        scope: gate_scope(gate.gate_scope),
         thresholds: Thresholds {
             max_wasted_sectors_pct: gate.max_wasted_sectors,
             max_line_wasted_sectors_pct: gate.max_line_wasted_sectors,
@@ -184,6 +181,14 @@ pub fn fail_on(arg: FailOnArg) -> FailOn {
         FailOnArg::Warning => FailOn::Warning,
         FailOnArg::Note => FailOn::Note,
         FailOnArg::Never => FailOn::Never,
+    }
+}
+
+/// `--gate-scope`.
+pub fn gate_scope(arg: GateScopeArg) -> GateScope {
+    match arg {
+        GateScopeArg::User => GateScope::User,
+        GateScopeArg::All => GateScope::All,
     }
 }
 

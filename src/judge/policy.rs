@@ -147,6 +147,13 @@ impl Policy {
             && self.fail_on.fails(site.severity)
     }
 
+    /// Whether an uncoalesced access in a framework's kernel (a warning,
+    /// in scope where the user's own line launched it) can fail the gate:
+    /// ncu profiles PyTorch's kernels only then (`tools::ncu`).
+    pub fn framework_coalescing_gates(&self) -> bool {
+        self.scope == GateScope::All || self.fail_on.fails(Severity::Warning)
+    }
+
     /// Whether the gate's scope covers this finding (see [`GateScope`]). A
     /// site without an owner (not yet judged) is in scope.
     pub fn in_scope(&self, site: &Site) -> bool {

@@ -68,7 +68,7 @@ impl Assembler {
         builder.report_mut().own_kernels = run.own_kernels.clone();
         if run.own_kernel_search_cut_short {
             builder.report_mut().warnings.push(Warning {
-                source: "racecheck, synccheck".into(),
+                source: "racecheck, synccheck, ncu".into(),
                 message: crate::tools::sanitizer::own_kernel_search_cut_short(),
             });
         }

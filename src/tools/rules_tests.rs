@@ -585,6 +585,10 @@ fn with_pytorchs_kernels_left_out_no_profile_is_clean_only_for_a_program_that_ra
     let (outcome, reason) = ncu(&filtered(ProcessEnd::Exited(1)), &evidence, 0, false);
     assert_eq!(outcome, Outcome::Inconclusive, "{reason}");
     assert!(reason.contains("did not run to its end"), "{reason}");
+    assert!(
+        !reason.contains("  "),
+        "one line, no run of spaces: {reason}"
+    );
 }
 
 #[test]

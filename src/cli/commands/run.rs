@@ -391,13 +391,12 @@ fn own_library_named_kernels(
 /// racecheck and synccheck unless told to check every kernel, ncu unless
 /// told to profile PyTorch's or given a kernel filter.
 fn filtering_stages(settings: &plan::RunSettings) -> Vec<&'static str> {
-    let launches = &settings.sanitizer_launches;
     let sanitizers = crate::tools::sanitizer::LIBRARY_FILTERED
         .iter()
-        .filter(|_| !launches.library_kernels && launches.kernel.is_none());
+        .filter(|_| settings.sanitizer_launches.may_leave_out_libraries());
     let ncu = [cudawatch_model::Tool::Ncu]
         .into_iter()
-        .filter(|_| !settings.ncu.framework_kernels && settings.ncu.kernel.is_none());
+        .filter(|_| settings.ncu.leaves_out_pytorchs());
     sanitizers
         .copied()
         .chain(ncu)

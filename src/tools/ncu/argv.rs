@@ -43,6 +43,14 @@ pub struct NcuOptions {
     pub framework_kernels: bool,
 }
 
+impl NcuOptions {
+    /// Whether ncu leaves PyTorch's own kernels out: neither told to
+    /// profile them nor given the user's own kernel filter.
+    pub fn leaves_out_pytorchs(&self) -> bool {
+        !self.framework_kernels && self.kernel.is_none()
+    }
+}
+
 /// doctor's probe: one cheap metric of the probe's kernel, clocks left
 /// alone as the stage leaves them, so only the counters' permission is
 /// tested.
@@ -114,7 +122,8 @@ pub fn profile_argv(
     }
     if let Some(filter) = &options.kernel {
         argv.extend(["--kernel-name".into(), filter.into()]);
-    } else if !options.framework_kernels {
+    }
+    if options.leaves_out_pytorchs() {
         argv.extend(super::framework_filter::options(own));
     }
     argv.extend(["-f".into(), "-o".into(), report.into()]);

@@ -230,7 +230,8 @@ fn all_left_out(
         return (
             Outcome::Inconclusive,
             format!(
-                "ncu profiled no kernels and the program did not run to its end under it                  ({}): it may have stopped before a kernel that is not PyTorch's own",
+                "ncu profiled no kernels and the program did not run to its end under it \
+                 ({}): it may have stopped before a kernel that is not PyTorch's own",
                 describe_end(record.end)
             ),
         );

@@ -81,6 +81,16 @@ pub struct SanitizerLaunches {
     pub loop_seconds: u64,
 }
 
+impl SanitizerLaunches {
+    /// Whether racecheck and synccheck may leave library kernels out:
+    /// neither told to check them (`--gate-scope all`) nor given the
+    /// user's own kernel filter (the release decides the rest:
+    /// `launches::leaves_out_libraries`).
+    pub fn may_leave_out_libraries(&self) -> bool {
+        !self.library_kernels && self.kernel.is_none()
+    }
+}
+
 /// The argv for `call` around `program`.
 pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![

@@ -43,8 +43,7 @@ pub fn leaves_out_libraries(
     version: Option<&str>,
 ) -> bool {
     LIBRARY_FILTERED.contains(&tool)
-        && !launches.library_kernels
-        && launches.kernel.is_none()
+        && launches.may_leave_out_libraries()
         && version
             .and_then(crate::tools::lookup::release)
             .is_some_and(|r| r >= LIBRARY_FILTER_SINCE)

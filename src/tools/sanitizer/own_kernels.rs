@@ -33,8 +33,8 @@ pub fn cut_short_warning() -> String {
     format!(
         "the search of the program's binaries for its own kernels stopped at its limits \
          ({} entries below each folder, {} GiB read): a kernel of the program's named like a \
-         library's in a binary left unread stays out of racecheck and synccheck (--gate-scope \
-         all checks every kernel)",
+         library's or PyTorch's in a binary left unread stays out of racecheck, synccheck and \
+         ncu (--gate-scope all checks every kernel)",
         MAX_ENTRIES,
         MAX_BYTES >> 30
     )
