@@ -128,6 +128,45 @@ pub fn read_ends(path: &Path, head: u64, tail: u64) -> io::Result<(Vec<u8>, u64)
     Ok((bytes, cut))
 }
 
+/// Whether every line of a regular file that starts between byte `from`
+/// and byte `to` starts with `prefix` or is blank, read in a stream (the
+/// part of a program's output [`read_ends`] left out can be gigabytes).
+/// `begun` is what came before `from` of the line it lands in (empty
+/// when `from` starts a line).
+pub fn lines_between_all_start_with(
+    path: &Path,
+    (from, to): (u64, u64),
+    begun: &[u8],
+    prefix: &[u8],
+) -> io::Result<bool> {
+    use std::io::{BufRead, Seek, SeekFrom};
+    let mut file = open(path)?;
+    file.seek(SeekFrom::Start(from))?;
+    let mut reader = io::BufReader::with_capacity(1 << 20, file.take(to.saturating_sub(from)));
+    // The bytes of the current line seen so far, up to the prefix's length.
+    let mut line_head: Vec<u8> = begun[..begun.len().min(prefix.len())].to_vec();
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            // The last line may run on past `to`: judged by its start.
+            return Ok(line_head.is_empty() || prefix.starts_with(&line_head));
+        }
+        let used = chunk.len();
+        for byte in chunk {
+            if *byte == b'\n' {
+                let blank = line_head.is_empty() || line_head == b"\r";
+                if !blank && !line_head.starts_with(prefix) {
+                    return Ok(false);
+                }
+                line_head.clear();
+            } else if line_head.len() < prefix.len() {
+                line_head.push(*byte);
+            }
+        }
+        reader.consume(used);
+    }
+}
+
 /// Creates (or truncates) a file to write, never through a symlink.
 pub fn create(path: &Path) -> io::Result<File> {
     OpenOptions::new()

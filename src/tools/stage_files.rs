@@ -67,8 +67,25 @@ impl StageFiles {
     /// that printed 3 GB made cudawatch die of its memory limit, with no
     /// report), and the stage cannot vouch for what it did not read.
     pub fn read_program(&self, name: &str) -> Vec<u8> {
-        match crate::safe_files::read_ends(&self.dir.join(name), PROGRAM_HEAD, PROGRAM_TAIL) {
+        self.read_program_beside(name, None)
+    }
+
+    /// [`Self::read_program`] of a stream the program shares with a tool
+    /// whose every line starts with `tool_prefix` (compute-sanitizer's
+    /// `=========`): a cut part made only of the tool's lines loses
+    /// nothing, as the tool's records are in its own file too, and the
+    /// stage can still vouch (initcheck printed 206 MB of records on an
+    /// EfficientNet's two steps, and made the stage inconclusive). A line
+    /// of the program's there still keeps it from vouching.
+    pub fn read_program_beside(&self, name: &str, tool_prefix: Option<&[u8]>) -> Vec<u8> {
+        let path = self.dir.join(name);
+        match crate::safe_files::read_ends(&path, PROGRAM_HEAD, PROGRAM_TAIL) {
             Ok((bytes, 0)) => bytes,
+            Ok((bytes, cut))
+                if tool_prefix.is_some_and(|p| only_tool_lines_cut(&path, &bytes, cut, p)) =>
+            {
+                bytes
+            }
             Ok((bytes, cut)) => {
                 self.unread.borrow_mut().push(format!(
                     "all of {} (the program printed {} bytes: its first {} MiB and last {} MiB \
@@ -146,5 +163,70 @@ impl StageFiles {
                 .borrow_mut()
                 .push(format!("{} ({error})", self.rel(name)));
         }
+    }
+}
+
+/// Whether what [`crate::safe_files::read_ends`] cut from the file at
+/// `path` (`cut` bytes after the first [`PROGRAM_HEAD`] of `read`) is
+/// lines of the tool's (`tool_prefix`) alone: the line the cut begins in
+/// too, judged by its start, which was read.
+fn only_tool_lines_cut(path: &Path, read: &[u8], cut: u64, tool_prefix: &[u8]) -> bool {
+    let head = &read[..(PROGRAM_HEAD as usize).min(read.len())];
+    let begun = head
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(head, |end| &head[end + 1..]);
+    crate::safe_files::lines_between_all_start_with(
+        path,
+        (PROGRAM_HEAD, PROGRAM_HEAD + cut),
+        begun,
+        tool_prefix,
+    )
+    .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stage's stdout of `size` bytes: the tool's lines (`line`), one
+    /// program line among them at byte `program_at`, if any.
+    fn stdout_of(dir: &Path, size: usize, line: &[u8], program_at: Option<usize>) -> StageFiles {
+        let mut text = b"========= COMPUTE-SANITIZER\n".to_vec();
+        while text.len() < size {
+            if program_at.is_some_and(|at| text.len() >= at && text.len() < at + line.len()) {
+                text.extend_from_slice(b"epoch 1 loss 0.25\n");
+            }
+            text.extend_from_slice(line);
+        }
+        text.extend_from_slice(b"done\n========= ERROR SUMMARY: 0 errors\n");
+        std::fs::write(dir.join("stdout"), &text).unwrap();
+        StageFiles::new(dir, Tool::Initcheck)
+    }
+
+    #[test]
+    fn a_cut_of_the_tools_own_lines_alone_leaves_nothing_unread() {
+        // Lines of each length from 1 to 60 bytes: the cut lands inside
+        // a line at every offset, its begun part shorter than the prefix too.
+        let dir = tempfile::tempdir().unwrap();
+        for pad in 0..4 {
+            let line = format!("========={}\n", " x".repeat(pad * 7));
+            let files = stdout_of(dir.path(), 130 << 20, line.as_bytes(), None);
+            let read = files.read_program_beside("stdout", Some(b"========="));
+            assert!(read.ends_with(b"ERROR SUMMARY: 0 errors\n"));
+            assert_eq!(files.unread(), Vec::<String>::new(), "{line:?}");
+            // Read as a program's own stream, it is still unread.
+            files.read_program("stdout");
+            assert_eq!(files.unread().len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_program_line_in_the_cut_keeps_the_stage_from_vouching() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = b"=========     by thread (96,0,0) in block (0,0,0)\n";
+        let files = stdout_of(dir.path(), 130 << 20, line, Some(33 << 20));
+        files.read_program_beside("stdout", Some(b"========="));
+        assert_eq!(files.unread().len(), 1, "{:?}", files.unread());
     }
 }

@@ -922,6 +922,38 @@ fn a_fifo_named_to_report_parse_or_diff_is_refused_at_once_never_waited_on() {
 }
 
 #[test]
+fn a_tools_own_flood_on_stdout_is_not_output_the_stage_failed_to_read() {
+    // initcheck printed 206 MB of its records' lines on an EfficientNet's
+    // two steps (H200, 2026-11-29), and the stage came out inconclusive
+    // for the bytes it had not read. Those lines are the tool's (its
+    // records are in its XML): a cut made only of them loses nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let out = crate::helpers::run(
+        fake_run("clean", &out_dir, "memcheck", &[]).env("FAKE_TOOL_FLOOD", "140000000"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("could not read all") && out.stderr.contains("CLEAN"),
+        "{}",
+        out.stderr
+    );
+    // A program line among them still keeps the stage from vouching.
+    let out_dir = tmp.path().join("run2");
+    let out = crate::helpers::run(
+        fake_run("clean", &out_dir, "memcheck", &[])
+            .env("FAKE_TOOL_FLOOD", "70000000")
+            .env("FAKE_CHATTY", "70000000"),
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("could not read all of memcheck/stdout"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn a_sanitizer_stage_reads_a_chatty_programs_output_from_both_ends() {
     // A sanitizer stage read its stdout (the program's own) whole: 200 MiB
     // printed, 425 MB resident. Now as the plain run reads it: its first

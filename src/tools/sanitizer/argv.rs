@@ -166,6 +166,10 @@ fn initcheck_stacks(python: bool) -> &'static str {
 /// A stage's flood watch counts it.
 pub const RECORD_END: &[u8] = b"\n========= \n";
 
+/// What starts every line compute-sanitizer prints (its `--prefix`,
+/// which cudawatch never changes), among the program's own lines.
+pub const LINE_PREFIX: &[u8] = b"=========";
+
 /// Whether `tool`'s stage can flood and be made cheaper: the tools that
 /// write a record per faulting thread (racecheck sums its hazards up
 /// itself), while they still unwind call stacks for each.

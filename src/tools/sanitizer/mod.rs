@@ -23,8 +23,8 @@ use super::{
 
 pub use allocator::{OFF as ALLOCATOR_OFF_VARIABLE, allocator_off};
 pub use argv::{
-    RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, can_loop, probe_argv,
-    without_call_stacks, without_host_stacks, without_kernel_recovery,
+    LINE_PREFIX, RECORD_END, SanitizerCall, SanitizerLaunches, argv, can_flood, can_loop,
+    probe_argv, without_call_stacks, without_host_stacks, without_kernel_recovery,
 };
 pub use launches::{
     FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, LIBRARY_FILTERED, leaves_out_libraries_in,
@@ -171,8 +171,9 @@ fn read_output_of(
 ) -> (SanitizerEvidence, Vec<u8>) {
     // The program's own output is in it: read as the plain run reads it,
     // from both ends (the tool's summary is at the end; its records are in
-    // the XML), and a cut one keeps the stage from vouching.
-    let text = files.read_program(text_file);
+    // the XML), and a cut one keeps the stage from vouching unless what was
+    // cut is the tool's own lines alone.
+    let text = files.read_program_beside(text_file, Some(LINE_PREFIX));
     let xml = files.open(xml_file);
     let xml_name = files.rel(xml_file);
     let evidence = builder.sanitizer_of(

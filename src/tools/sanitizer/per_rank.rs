@@ -223,7 +223,7 @@ pub fn read(builder: &mut ReportBuilder, files: &StageFiles, record: &StageRecor
         .split('\0')
         .map(str::to_string)
         .collect();
-    let stage_text = files.read_program("stdout");
+    let stage_text = files.read_program_beside("stdout", Some(super::LINE_PREFIX));
     let usage = String::from_utf8_lossy(&stage_text).contains("Usage: compute-sanitizer");
     let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &stage_text);
     let nonce = crate::tools::env_value(&record.env, RANK_NONCE);
