@@ -38,14 +38,15 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
             launch_cap: args.ncu_launch_cap,
             all_launches: args.ncu_all_launches,
             kernel: args.ncu_kernel.clone(),
-            // Where ATen's coalescing can gate (`tools::ncu` leaves its
-            // kernels out elsewhere), as the gate the run is judged by says.
-            framework_kernels: Policy {
+            // Where ATen's and the libraries' coalescing can gate
+            // (`tools::ncu` leaves their kernels out elsewhere), as the gate
+            // the run is judged by says.
+            vendor_kernels: Policy {
                 fail_on: fail_on(args.output.gate.fail_on),
                 scope: gate_scope(args.output.gate.gate_scope),
                 ..Policy::default()
             }
-            .framework_coalescing_gates(),
+            .vendor_coalescing_gates(),
         },
         sanitizer_suppressions: args.sanitizer_suppressions.clone(),
         // Found in the program's binaries once its run starts (commands::run).

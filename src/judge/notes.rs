@@ -160,27 +160,47 @@ pub fn first_steps(covered: &[(Tool, StepsCovered)]) -> Option<Warning> {
     })
 }
 
+/// What ncu's filter left out of its profile, for [`left_out_by_name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NcuLeftOut {
+    /// Nothing by name (or ncu did not profile).
+    Nothing,
+    /// PyTorch's own kernels (a run from before 2026-11-29).
+    Pytorchs,
+    /// PyTorch's and the libraries' but their Hopper and Blackwell ones.
+    PytorchsAndLibraries,
+}
+
 /// The note of a run whose stages left kernels out by name: `sanitizers`,
 /// those that left library and PyTorch's kernels out (racecheck,
-/// synccheck); `ncu`, whether ncu left PyTorch's out. None when none did.
-pub fn left_out_by_name(sanitizers: &[&str], ncu: bool) -> Option<Warning> {
+/// synccheck); `ncu`, what ncu left out. None when none did.
+pub fn left_out_by_name(sanitizers: &[&str], ncu: NcuLeftOut) -> Option<Warning> {
     let sanitizers = crate::words::and_list(sanitizers);
-    let message = match (sanitizers.is_empty(), ncu) {
-        (true, false) => return None,
-        (false, false) => format!(
-            "{sanitizers} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's \
-             (ATen) out: a race or barrier error inside one is its own code and never gates \
-             (--gate-scope all checks them)"
+    let sanitizers_did = format!(
+        "{sanitizers} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen, \
+         torchvision) out"
+    );
+    let ncu_did = match ncu {
+        NcuLeftOut::Nothing => None,
+        NcuLeftOut::Pytorchs => Some("ncu did not profile PyTorch's own kernels (ATen)"),
+        NcuLeftOut::PytorchsAndLibraries => Some(
+            "ncu did not profile PyTorch's own kernels (ATen, torchvision) nor the libraries' \
+             but their Hopper and Blackwell ones (nvjet_*, sm90_*, sm100_*)",
         ),
-        (true, true) => "ncu did not profile PyTorch's own kernels (ATen): their coalescing is \
-                         ATen's code and gates only under --fail-on warning or --gate-scope \
-                         all, which profile them"
-            .to_string(),
-        (false, true) => format!(
-            "{sanitizers} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's \
-             (ATen) out, and ncu did not profile PyTorch's: what one of them does inside its \
-             own code never gates (--gate-scope all checks them; ncu profiles ATen's under \
-             --fail-on warning too)"
+    };
+    let message = match (sanitizers.is_empty(), ncu_did) {
+        (true, None) => return None,
+        (false, None) => format!(
+            "{sanitizers_did}: a race or barrier error inside one is its own code and never \
+             gates (--gate-scope all checks them)"
+        ),
+        (true, Some(ncu_did)) => format!(
+            "{ncu_did}: their coalescing is their own code and gates only under --fail-on \
+             warning or --gate-scope all, which profile them"
+        ),
+        (false, Some(ncu_did)) => format!(
+            "{sanitizers_did}, and {ncu_did}: what one of them does inside its own code never \
+             gates (--gate-scope all checks them; ncu profiles them under --fail-on warning too)"
         ),
     };
     Some(Warning {
@@ -237,25 +257,35 @@ mod tests {
 
     #[test]
     fn the_note_of_kernels_left_out_names_the_stages_that_left_them_out() {
-        assert!(left_out_by_name(&[], false).is_none());
-        let both = left_out_by_name(&["racecheck", "synccheck"], true).unwrap();
+        assert!(left_out_by_name(&[], NcuLeftOut::Nothing).is_none());
+        let both = left_out_by_name(
+            &["racecheck", "synccheck"],
+            NcuLeftOut::PytorchsAndLibraries,
+        )
+        .unwrap();
         assert!(
             both.message.starts_with(
                 "racecheck and synccheck left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) \
-                 and PyTorch's (ATen) out, and ncu did not profile PyTorch's"
+                 and PyTorch's (ATen, torchvision) out, and ncu did not profile PyTorch's own \
+                 kernels (ATen, torchvision) nor the libraries' but their Hopper and Blackwell \
+                 ones (nvjet_*, sm90_*, sm100_*): "
             ),
             "{}",
             both.message
         );
-        let ncu = left_out_by_name(&[], true).unwrap();
+        // A run from before ncu left the libraries out says what it did.
+        let ncu = left_out_by_name(&[], NcuLeftOut::Pytorchs).unwrap();
         assert!(
             ncu.message
-                .starts_with("ncu did not profile PyTorch's own kernels (ATen)"),
+                .starts_with("ncu did not profile PyTorch's own kernels (ATen): "),
             "{}",
             ncu.message
         );
-        let racecheck = left_out_by_name(&["racecheck"], false).unwrap();
+        let racecheck = left_out_by_name(&["racecheck"], NcuLeftOut::Nothing).unwrap();
         assert!(!racecheck.message.contains("ncu"), "{}", racecheck.message);
+        for note in [both, ncu, racecheck] {
+            assert!(!note.message.contains("  "), "{}", note.message);
+        }
     }
 
     #[test]

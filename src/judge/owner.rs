@@ -115,7 +115,7 @@ pub fn is_failure(kind: &FindingKind) -> bool {
 /// read of what cuBLAS's `nvjet_sm90_*` and cuDNN's `*_sm90_*` attention
 /// wrote is "uninitialised"; cuBLAS's `sm80_xmma_*` and cuDNN's sm80-style
 /// convolution outputs are seen written.
-const UNSEEN_STORES: &[&str] = &["nvjet_", "sm90_", "sm100_"];
+pub const UNSEEN_STORES: &[&str] = &["nvjet_", "sm90_", "sm100_"];
 
 /// Sets every site's owner, and the doubt on uninitialised reads that
 /// may be initcheck's blind spot: launches it was told not to check, or
@@ -329,6 +329,24 @@ fn by_kernel(kernel: &str) -> Option<(Owner, String, String)> {
         .or_else(|| hit(LIBRARY_KERNELS, Owner::Library))
         .or_else(|| hit(FRAMEWORK_KERNELS, Owner::Framework))
         .or_else(|| aten_as_ncu_names_it(name))
+        .or_else(|| torchvisions(name))
+}
+
+/// torchvision's own CUDA kernels (its detection ops: RoIAlign, RoIPool,
+/// batched NMS, deformable convolution), in its `vision::` namespace:
+/// `vision::ops::<unnamed>::nms_kernel_impl<float>` as compute-sanitizer
+/// names it, `vision::<unnamed>::roi_align_backward_kernel_impl<float>`
+/// as ncu does, `_ZN6vision...` mangled (Faster R-CNN's training step,
+/// H200, 2026-11-29). Only a name that starts there: `myvision::k` stays
+/// its own.
+fn torchvisions(name: &str) -> Option<(Owner, String, String)> {
+    (name.starts_with("vision::") || name.starts_with("_zn6vision")).then(|| {
+        (
+            Owner::Framework,
+            "torchvision".to_string(),
+            "kernel name starts with `vision::` (torchvision's ops)".to_string(),
+        )
+    })
 }
 
 /// XLA's kernels (JAX), as compute-sanitizer and ncu name them
@@ -568,6 +586,21 @@ mod tests {
                 Owner::Framework,
             ),
             ("void mylib::native::scale(float *)", Owner::User),
+            // torchvision's, as ncu and compute-sanitizer name them
+            // (Faster R-CNN's training step, H200, 2026-11-29).
+            (
+                "void vision::<unnamed>::roi_align_backward_kernel_impl<float>(int, const T1 *, double, int, int, int, int, int, int, int, T1 *, const T1 *, int, int, int, int)",
+                Owner::Framework,
+            ),
+            (
+                "void vision::ops::(anonymous namespace)::nms_kernel_impl<float>(int, double, const T1 *, unsigned long long *)",
+                Owner::Framework,
+            ),
+            (
+                "_ZN6vision3ops51_GLOBAL__N__9a0184f7_13_nms_kernel_cu_494c42a1_438715nms_kernel_implIfEEvidPKT_Py",
+                Owner::Framework,
+            ),
+            ("void myvision::roi_align(float *)", Owner::User),
             (
                 "void at_cuda_detail::DeviceRadixSortHistogramKernel<at_cuda_detail::policy_hub<long, cub::OpaqueType<8>, unsigned long long>::Policy1000, 0, long, unsigned long long, at_cuda_detail::identity_decomposer_t>(T4 *, const T3 *, T4, int, int, T5)",
                 Owner::Library,

@@ -147,10 +147,11 @@ impl Policy {
             && self.fail_on.fails(site.severity)
     }
 
-    /// Whether an uncoalesced access in a framework's kernel (a warning,
-    /// in scope where the user's own line launched it) can fail the gate:
-    /// ncu profiles PyTorch's kernels only then (`tools::ncu`).
-    pub fn framework_coalescing_gates(&self) -> bool {
+    /// Whether an uncoalesced access in a framework's or library's kernel
+    /// (a warning, in scope where the user's own line launched it) can
+    /// fail the gate: ncu profiles PyTorch's and the libraries' kernels
+    /// only then (`tools::ncu`).
+    pub fn vendor_coalescing_gates(&self) -> bool {
         self.scope == GateScope::All || self.fail_on.fails(Severity::Warning)
     }
 

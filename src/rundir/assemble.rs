@@ -13,6 +13,7 @@ use cudawatch_parsers::memory::HookFacts;
 use super::read_json;
 use super::records::RunRecord;
 use crate::errors::ExpectedError;
+use crate::judge::notes::NcuLeftOut;
 use crate::tools::{StageFiles, StageJudged, StageRecord, env_value};
 
 /// A report being put together from a run directory.
@@ -420,7 +421,10 @@ fn left_out_note(stages: &[StageReport]) -> Option<Warning> {
     let ncu = stages
         .iter()
         .filter(ran)
-        .any(|s| s.tool == Tool::Ncu && crate::tools::ncu::leaves_out_pytorchs(&s.command));
+        .find(|s| s.tool == Tool::Ncu)
+        .map_or(NcuLeftOut::Nothing, |s| {
+            crate::tools::ncu::left_out_by_name(&s.command)
+        });
     crate::judge::notes::left_out_by_name(&sanitizers, ncu)
 }
 

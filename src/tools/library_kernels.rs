@@ -6,9 +6,10 @@
 //!
 //! - racecheck and synccheck, library and PyTorch's kernels
 //!   ([`library_filter`], `sanitizer::launches` says when);
-//! - ncu, PyTorch's kernels only ([`framework_filter`], `ncu::argv` says
-//!   when): a library kernel's row also says which Hopper kernels ran,
-//!   whose stores initcheck cannot see (`judge::owner::unseen_writer`).
+//! - ncu, PyTorch's kernels ([`framework_filter`]) and library kernels
+//!   ([`libraries_filter`]) but NVIDIA's Hopper and Blackwell ones, whose
+//!   rows say which ran, whose stores initcheck cannot see
+//!   (`judge::owner::unseen_writer`); `ncu::argv` says when.
 //!
 //! `--gate-scope all` checks them all. The program's own kernels that
 //! carry such a name (found in its binaries: `sanitizer::own_kernels`)
@@ -54,12 +55,25 @@ pub const LIBRARY_KERNEL_NAMES: [&str; 16] = [
 /// pure PyTorch model they were nearly every launch racecheck analysed
 /// (ViT-tiny's step alone on an H200: racecheck 25 s with them, 15 s
 /// without, its plain run 10 s; 1,042 of its 1,043 launches left out).
-pub const FRAMEWORK_KERNEL_NAMES: [(&str, &str); 3] = [
+pub const FRAMEWORK_KERNEL_NAMES: [(&str, &str); 6] = [
     ("^_ZN2at6native", "ATen's at::native"),
     ("^_ZN2at4cuda", "ATen's at::cuda"),
     (
         "^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_",
         "ATen's softmax",
+    ),
+    // torchvision's detection ops (`judge::owner::torchvisions`): a
+    // Faster R-CNN step's RoIAlign and NMS.
+    ("^_ZN6vision", "torchvision's vision::"),
+    // PyTorch's own copy of CUB (its sorts, selects and scans), and ATen's
+    // kernels in the anonymous namespaces of its range, randperm and
+    // indexing sources: 27 of the 36 launches ncu still profiled in a
+    // Faster R-CNN step after the libraries' were left out (H200,
+    // 2026-11-29).
+    ("^_ZN14at_cuda_detail", "PyTorch's CUB"),
+    (
+        "^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_(RangeFactories|Randperm|Indexing)_cu_",
+        "ATen's arange, randperm and indexing",
     ),
 ];
 
@@ -79,6 +93,13 @@ fn filter_names() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// stays checked). None when nothing is left to leave out.
 pub fn library_filter(own: &[String]) -> Option<String> {
     alternatives(NAME_PATTERNS.iter(), own)
+}
+
+/// The alternatives of ncu's filter of library kernels: every name of
+/// [`LIBRARY_KERNEL_NAMES`] but those that match one of the program's own
+/// kernels, `(cudnn|cublas|...)`. None when nothing is left to leave out.
+pub fn libraries_filter(own: &[String]) -> Option<String> {
+    alternatives(NAME_PATTERNS.iter().take(LIBRARY_KERNEL_NAMES.len()), own)
 }
 
 /// The alternatives of ncu's filter of PyTorch's kernels: every name of
@@ -166,7 +187,8 @@ mod tests {
             "(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|\
              gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm|\
              implicit_convolve_sgemm|^_ZN2at6native|^_ZN2at4cuda|\
-             ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_)"
+             ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_|^_ZN6vision|^_ZN14at_cuda_detail|\
+             ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_(RangeFactories|Randperm|Indexing)_cu_)"
         );
         assert_eq!(kept_checked(&every), Some(vec![]));
         // A user's kernel built on CUTLASS's wrapper (tests/gpu/beyond/
@@ -200,7 +222,10 @@ mod tests {
                 "implicit_convolve_sgemm",
                 "ATen's at::native",
                 "ATen's at::cuda",
-                "ATen's softmax"
+                "ATen's softmax",
+                "torchvision's vision::",
+                "PyTorch's CUB",
+                "ATen's arange, randperm and indexing"
             ])
         );
         // A user's own filter is not ours.
@@ -210,10 +235,22 @@ mod tests {
 
     #[test]
     fn ncus_filter_leaves_out_pytorchs_kernels_but_those_the_program_owns() {
+        assert_eq!(
+            libraries_filter(&[]).unwrap(),
+            library_filter(&[])
+                .unwrap()
+                .split("|^_ZN2at")
+                .next()
+                .unwrap()
+                .to_string()
+                + ")"
+        );
         let every = framework_filter(&[]).unwrap();
         assert_eq!(
             every,
-            "(^_ZN2at6native|^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_)"
+            "(^_ZN2at6native|^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_|\
+             ^_ZN6vision|^_ZN14at_cuda_detail|\
+             ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_(RangeFactories|Randperm|Indexing)_cu_)"
         );
         let re = regex::Regex::new(&every).unwrap();
         // ViT-tiny's ATen launches on the H200, and what stays profiled:
@@ -228,7 +265,9 @@ mod tests {
         let own = ["_ZN2at6native9my_kernelEPf".to_string()];
         assert_eq!(
             framework_filter(&own).unwrap(),
-            "(^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_)"
+            "(^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_|^_ZN6vision|\
+             ^_ZN14at_cuda_detail|\
+             ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_(RangeFactories|Randperm|Indexing)_cu_)"
         );
     }
 }

@@ -340,7 +340,7 @@ mod tests {
             launch_cap: 1,
             all_launches: false,
             kernel: None,
-            framework_kernels: false,
+            vendor_kernels: false,
         };
         static LAUNCHES: sanitizer::SanitizerLaunches = sanitizer::SanitizerLaunches {
             count: None,

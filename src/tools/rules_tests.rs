@@ -563,7 +563,7 @@ fn with_pytorchs_kernels_left_out_no_profile_is_clean_only_for_a_program_that_ra
                         launch_cap: 1,
                         all_launches: false,
                         kernel: None,
-                        framework_kernels: false,
+                        vendor_kernels: false,
                     },
                     &[],
                     std::path::Path::new("/s"),

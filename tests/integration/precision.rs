@@ -281,7 +281,9 @@ fn a_program_whose_every_kernel_is_pytorchs_own_has_nothing_of_its_own_to_profil
         reason.starts_with(
             "nothing of the program's own to profile: the 2 kernels ncu saw launched \
              (at::native::reduce_kernel, at::native::vectorized_elementwise_kernel) were all \
-             left out; PyTorch's own kernels (ATen) not profiled"
+             left out; PyTorch's own kernels (ATen's, torchvision's) and NVIDIA's libraries' \
+             (cuDNN's, cuBLAS's, CUTLASS's) not profiled, but for the libraries' Hopper and \
+             Blackwell kernels"
         ),
         "{reason}"
     );
@@ -297,9 +299,9 @@ fn a_program_whose_every_kernel_is_pytorchs_own_has_nothing_of_its_own_to_profil
     // What was not profiled is said in full once, where the stage table
     // cuts its cell.
     assert!(
-        judged["notes"]
-            .to_string()
-            .contains("ncu did not profile PyTorch's own kernels (ATen)"),
+        judged["notes"].to_string().contains(
+            "ncu did not profile PyTorch's own kernels (ATen, torchvision) nor the libraries'"
+        ),
         "{}",
         judged["notes"]
     );

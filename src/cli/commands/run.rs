@@ -396,7 +396,7 @@ fn filtering_stages(settings: &plan::RunSettings) -> Vec<&'static str> {
         .filter(|_| settings.sanitizer_launches.may_leave_out_libraries());
     let ncu = [cudawatch_model::Tool::Ncu]
         .into_iter()
-        .filter(|_| settings.ncu.leaves_out_pytorchs());
+        .filter(|_| settings.ncu.leaves_out_vendors());
     sanitizers
         .copied()
         .chain(ncu)

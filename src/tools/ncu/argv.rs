@@ -37,17 +37,17 @@ pub struct NcuOptions {
     pub all_launches: bool,
     /// An ncu kernel filter (`regex:gemm`).
     pub kernel: Option<String>,
-    /// PyTorch's own kernels profiled too: under `--gate-scope all` or
-    /// `--fail-on warning`, where their coalescing can gate. By default
-    /// they are left out (`framework_filter`).
-    pub framework_kernels: bool,
+    /// PyTorch's own kernels and the libraries' profiled too: under
+    /// `--gate-scope all` or `--fail-on warning`, where their coalescing
+    /// can gate. By default they are left out (`vendor_filter`).
+    pub vendor_kernels: bool,
 }
 
 impl NcuOptions {
-    /// Whether ncu leaves PyTorch's own kernels out: neither told to
-    /// profile them nor given the user's own kernel filter.
-    pub fn leaves_out_pytorchs(&self) -> bool {
-        !self.framework_kernels && self.kernel.is_none()
+    /// Whether ncu leaves PyTorch's own kernels and the libraries' out:
+    /// neither told to profile them nor given the user's own kernel filter.
+    pub fn leaves_out_vendors(&self) -> bool {
+        !self.vendor_kernels && self.kernel.is_none()
     }
 }
 
@@ -123,8 +123,8 @@ pub fn profile_argv(
     if let Some(filter) = &options.kernel {
         argv.extend(["--kernel-name".into(), filter.into()]);
     }
-    if options.leaves_out_pytorchs() {
-        argv.extend(super::framework_filter::options(own));
+    if options.leaves_out_vendors() {
+        argv.extend(super::vendor_filter::options(own));
     }
     argv.extend(["-f".into(), "-o".into(), report.into()]);
     argv.extend(program.iter().cloned());
@@ -144,7 +144,7 @@ pub const NOT_NCCL: &str = "regex:^([^n]|n[^c]|nc[^c]|ncc[^l])";
 /// peers' (NVIDIA/nccl#536).
 pub fn leave_out_nccl(argv: &mut Vec<OsString>) -> bool {
     if argv.iter().any(|a| a == "--kernel-name") {
-        return super::framework_filter::add_nccl(argv);
+        return super::vendor_filter::add_nccl(argv);
     }
     let Some(at) = argv.iter().position(|a| a == "-f") else {
         return false;
@@ -158,7 +158,7 @@ pub fn leave_out_nccl(argv: &mut Vec<OsString>) -> bool {
 /// ([`leave_out_nccl`]).
 pub fn leaves_out_nccl(command: &[String]) -> bool {
     command.iter().any(|a| a == NOT_NCCL)
-        || super::framework_filter::left_out(command).is_some_and(|l| l.nccl)
+        || super::vendor_filter::left_out(command).is_some_and(|l| l.nccl)
 }
 
 /// Makes a profiling argv follow the program's own process only, not its
@@ -448,7 +448,7 @@ loss 2.3\n\
             launch_cap: 100,
             all_launches: false,
             kernel: None,
-            framework_kernels: false,
+            vendor_kernels: false,
         };
         let mut argv = profile_argv(
             Path::new("ncu"),
@@ -494,13 +494,17 @@ loss 2.3\n\
         );
         // The program's own arguments are never touched.
         assert_eq!(&w[w.len() - 2..], ["python3", "train.py"]);
-        // PyTorch's own kernels are left out by default, by mangled name;
-        // not where their coalescing can gate, nor under the user's filter.
+        // PyTorch's own kernels and the libraries' are left out by
+        // default, by mangled name; not where their coalescing can gate,
+        // nor under the user's filter.
         assert_eq!(after("--kernel-name-base"), "mangled");
-        assert!(after("--kernel-name").starts_with("regex:^(?!(^_ZN2at6native|"));
+        assert!(
+            after("--kernel-name").starts_with("regex:^(?!((?!.*(nvjet_|sm90_|sm100_)).*(cudnn|")
+        );
+        assert!(after("--kernel-name").contains("|^_ZN2at6native|"));
         for options in [
             NcuOptions {
-                framework_kernels: true,
+                vendor_kernels: true,
                 ..options.clone()
             },
             NcuOptions {

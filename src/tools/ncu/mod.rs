@@ -5,9 +5,9 @@
 //! back, and when the stage is clean (`rules.rs`).
 
 mod argv;
-mod framework_filter;
 pub mod mps;
 mod rules;
+mod vendor_filter;
 
 use std::time::Duration;
 
@@ -24,10 +24,15 @@ pub use argv::{
 };
 pub use rules::rule;
 
-/// Whether a profiling command left PyTorch's own kernels out (cudawatch's
-/// filter, `framework_filter`).
-pub fn leaves_out_pytorchs(command: &[String]) -> bool {
-    framework_filter::left_out(command).is_some()
+/// What a profiling command's filter of ours left out, as the report's
+/// note says it.
+pub fn left_out_by_name(command: &[String]) -> crate::judge::notes::NcuLeftOut {
+    use crate::judge::notes::NcuLeftOut;
+    match vendor_filter::left_out(command) {
+        None => NcuLeftOut::Nothing,
+        Some(l) if l.libraries => NcuLeftOut::PytorchsAndLibraries,
+        Some(_) => NcuLeftOut::Pytorchs,
+    }
 }
 
 /// The CSV imports are quick; they get this long each.
@@ -205,7 +210,7 @@ impl super::StageKind for Ncu {
         // What cudawatch's filter left out, said where launches were
         // profiled (the rule says it where none was, and a stage that
         // never ran has nothing to say).
-        if let Some(left_out) = framework_filter::left_out(&record.command)
+        if let Some(left_out) = vendor_filter::left_out(&record.command)
             && evidence.kernels > 0
         {
             reason.push_str(&format!("; {}", left_out.said()));

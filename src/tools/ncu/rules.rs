@@ -165,7 +165,7 @@ const LAUNCH_FILTERS: [&str; 14] = [
 /// there is nothing to profile, and the stage says so. Any other way, ncu
 /// may simply have missed the kernels, so the stage vouches for nothing.
 fn no_kernels(record: &StageRecord, evidence: &NcuEvidence) -> (Outcome, String) {
-    if let Some(left_out) = super::framework_filter::left_out(&record.command) {
+    if let Some(left_out) = super::vendor_filter::left_out(&record.command) {
         return all_left_out(record, evidence, &left_out);
     }
     let filter = record.command.iter().find(|a| {
@@ -220,7 +220,7 @@ fn no_kernels(record: &StageRecord, evidence: &NcuEvidence) -> (Outcome, String)
 fn all_left_out(
     record: &StageRecord,
     evidence: &NcuEvidence,
-    left_out: &super::framework_filter::LeftOut,
+    left_out: &super::vendor_filter::LeftOut,
 ) -> (Outcome, String) {
     let seen = &evidence.summary.available_kernels;
     let ran_through = evidence.summary.attached
