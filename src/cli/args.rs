@@ -330,7 +330,8 @@ pub struct RunArgs {
         value_parser = clap::builder::BoolishValueParser::new())]
     pub ncu_all_launches: bool,
     /// Only profile kernels whose name matches this ncu filter (e.g. regex:gemm),
-    /// in place of cudawatch's own, which leaves PyTorch's kernels out.
+    /// in place of cudawatch's own, which leaves PyTorch's kernels and the
+    /// libraries' (but their Hopper ones) out.
     #[arg(
         hide_short_help = true,
         help_heading = "Tools",
@@ -576,8 +577,8 @@ pub struct ExportArgs {
 pub struct GateArgs {
     /// The least severe finding that fails the run (exit 1): uncoalesced
     /// access is a warning, memory errors are errors. With `warning` or
-    /// `note`, ncu profiles PyTorch's own kernels too (an uncoalesced ATen
-    /// launch from the user's line can then gate).
+    /// `note`, ncu profiles PyTorch's own kernels and the libraries' too (an
+    /// uncoalesced ATen or cuDNN launch from the user's line can then gate).
     #[arg(help_heading = "Gate", long, value_enum, default_value_t = FailOnArg::Error, env = "CUDAWATCH_FAIL_ON")]
     pub fail_on: FailOnArg,
     /// Which findings fail the gate: `user` counts the user's code, failures
