@@ -18,7 +18,11 @@
 #   RUN_FLAGS: more `cudawatch run` flags for the checks (e.g.
 #   "--compute-sanitizer PATH", "--whole-program")
 #   WARMUP=0: no warm-up run of each program first (warm the import
-#   caches once yourself, e.g. every program at once for one step)
+#   caches once yourself, e.g. every program at once for one step);
+#   WARMUP=together: every program's warm-up run at once, before the
+#   first is timed (how the outside scripts of 2026-11-29 were run: their
+#   output in OUTDIR/NAME.warm.txt, a program that fails plainly is seen
+#   there)
 #   (needs target/release/cudawatch; default programs: issue 47's, below)
 set -uo pipefail
 OUTDIR=$(mkdir -p "${1:?usage: full-check.sh OUTDIR [PROGRAM.py ...]}" && cd "$1" && pwd)
@@ -62,10 +66,22 @@ table=$OUTDIR/table.md
   echo "| program | plain | full check | ratio | verdict | stages (s) | beyond the longest stage | all conclusive | schedule |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
+if [ "${WARMUP:-1}" = together ]; then
+  warming=()
+  for p in "${programs[@]}"; do
+    timeout 300 python3 "$p" >"$OUTDIR/$(basename "$p" .py).warm.txt" 2>&1 </dev/null &
+    warming+=($!)
+  done
+  # Each by its PID: a pgrep loop would find itself.
+  for pid in "${warming[@]}"; do wait "$pid"; done
+fi
 for p in "${programs[@]}"; do
   name=$(basename "$p" .py)
   # Import caches (torch, timm, cuDNN's kernels) warm for both runs alike.
-  [ "${WARMUP:-1}" = 0 ] || timeout 300 python3 "$p" >/dev/null 2>&1 </dev/null
+  case "${WARMUP:-1}" in
+    0 | together) ;;
+    *) timeout 300 python3 "$p" >/dev/null 2>&1 </dev/null ;;
+  esac
   plains=() fulls=()
   for k in $(seq 1 "${REPEAT:-1}"); do
     run=$name; [ "${REPEAT:-1}" -gt 1 ] && run=$name-$k
