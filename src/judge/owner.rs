@@ -43,7 +43,8 @@ const LIBRARY_KERNELS: &[(&str, &str)] = &[
     ("fusion::convert_dq_to_16bits", "cuDNN"),
     // CUB and Thrust, and PyTorch's bundled CUB (`at_cuda_detail::`,
     // sample-reports/beyond/library_kernels: torch.sort's radix sort).
-    ("at_cuda_detail::", "CUB (PyTorch's copy)"),
+    // Without `::`: the mangled name (`_ZN14at_cuda_detail3cub...`) too.
+    ("at_cuda_detail", "CUB (PyTorch's copy)"),
     ("cub::", "CUB"),
     ("deviceradixsort", "CUB"),
     ("devicereduce", "CUB"),
@@ -73,6 +74,11 @@ const FRAMEWORK_KERNELS: &[(&str, &str)] = &[
     ("nll_loss", "PyTorch ATen"),
     ("max_pool", "PyTorch ATen"),
     ("layer_norm", "PyTorch ATen"),
+    // In the anonymous namespaces of ATen's Indexing.cu and Randperm.cu,
+    // which the filters leave out by their mangled names
+    // (`tools::library_kernels`): a Faster R-CNN step, H200, 2026-11-29.
+    ("indexing_backward_kernel", "PyTorch ATen"),
+    ("randperm_handle_duplicate_keys", "PyTorch ATen"),
 ];
 
 /// Shared objects of the frameworks and libraries, by file-name prefix.

@@ -407,7 +407,8 @@ fn first_block_note(stages: &[StageReport]) -> Option<Warning> {
 }
 
 /// The kernels the stages that ran left out by name (racecheck's and
-/// synccheck's library filter, ncu's of PyTorch's kernels), said once
+/// synccheck's library filter, ncu's of PyTorch's and the libraries'
+/// kernels), said once
 /// where the stage table's cells are cut: what was not analysed never
 /// reads as checked.
 fn left_out_note(stages: &[StageReport]) -> Option<Warning> {

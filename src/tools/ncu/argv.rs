@@ -137,8 +137,8 @@ pub fn profile_argv(
 pub const NOT_NCCL: &str = "regex:^([^n]|n[^c]|nc[^c]|ncc[^l])";
 
 /// Leaves NCCL's kernels out of a profiling argv of a program of several
-/// processes (added to cudawatch's filter of PyTorch's kernels where it
-/// has one), unless the user chose which kernels ncu profiles; false
+/// processes (cudawatch's own filter already has them among the
+/// libraries'; one from before is given them), unless the user chose which kernels ncu profiles; false
 /// when the argv was left as it was. ncu serializes kernel launches across
 /// every process it profiles, and a collective's kernel waits for its
 /// peers' (NVIDIA/nccl#536).

@@ -213,7 +213,8 @@ fn no_kernels(record: &StageRecord, evidence: &NcuEvidence) -> (Outcome, String)
 }
 
 /// "No kernels were profiled" under cudawatch's own filter of PyTorch's
-/// kernels: every kernel ncu saw launched was one it left out. That is the
+/// and the libraries' kernels: every kernel ncu saw launched was one it
+/// left out. That is the
 /// program's truth, as [`no_kernels`] says it without a filter, only when
 /// ncu listed the kernels it saw (or the program launched none), attached
 /// to the program, and the program ran to its end.
@@ -231,7 +232,7 @@ fn all_left_out(
             Outcome::Inconclusive,
             format!(
                 "ncu profiled no kernels and the program did not run to its end under it \
-                 ({}): it may have stopped before a kernel that is not PyTorch's own",
+                 ({}): it may have stopped before a kernel of its own",
                 describe_end(record.end)
             ),
         );
@@ -242,7 +243,8 @@ fn all_left_out(
             Outcome::Inconclusive,
             format!(
                 "ncu profiled none of the kernels it saw launched ({}), which cudawatch's filter \
-                 of PyTorch's own kernels does not leave out (it exits 0 all the same)",
+                 of PyTorch's and the libraries' kernels does not leave out (it exits 0 all the \
+                 same)",
                 shown(&others)
             ),
         );

@@ -232,8 +232,8 @@ mod tests {
             "_ZN8cublasLt19splitKreduce_kernelILi32ELi16EiffffLb0ELb0ELb0ELb0ELb0ELb0EEEv",
             "_ZN6vision3ops51_GLOBAL__N__9a0184f7_13_nms_kernel_cu_494c42a1_438715nms_kernel_implIfEEvidPKT_Py",
             "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-            "_ZN14at_cuda_detail3cub6detail6select23DeviceSelectSweepKernelEv",
-            "_ZN75_GLOBAL__N__fa4d8e6e_17_RangeFactories_cu_2b5a1e5a18elementwise_kernel_with_indexEv",
+            "_ZN14at_cuda_detail3cub6detail4scan23DeviceCompactInitKernelINS0_13ScanTileStateIiLb1EEEPiEEvT_iT0_",
+            "_ZN44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb33indexing_backward_kernel_stride_1IfEEvPKlS2_PKT_PS3_llllb",
         ] {
             assert!(filter.leaves_out(gone), "{gone}");
         }
