@@ -692,18 +692,32 @@ impl ReportBuilder {
     /// them. Only frames move: counts, samples and severity stay this
     /// run's.
     pub fn launch_frames_from(&mut self, tool: Tool, other: &Report) -> usize {
-        let by_id: std::collections::HashMap<&str, &crate::model::Site> = other
+        let placed: Vec<&crate::model::Site> = other
             .findings
             .iter()
             .filter(|s| s.tool == tool && !(s.python_frame.is_none() && s.launch_frame.is_none()))
-            .map(|s| (s.id.as_str(), s))
             .collect();
+        let mut by_id: HashMap<String, &crate::model::Site> =
+            placed.iter().map(|s| (s.id.clone(), *s)).collect();
+        // A host copy's site is one per calling line (`sanitizer::fold`),
+        // so a stackless run's copies are one site whose id has no line:
+        // it takes the line of the run with stacks where that run found
+        // one copying line, not where it found several (which made which
+        // of its records is unknown).
+        let copies: Vec<&crate::model::Site> = placed
+            .iter()
+            .copied()
+            .filter(|s| s.kind == FindingKind::UninitializedCopy)
+            .collect();
+        if let [only] = copies.as_slice() {
+            by_id.entry(site_id(only, "")).or_insert(only);
+        }
         let mut filled = 0;
         for site in self.folder.sites_mut() {
             if site.tool != tool || site.python_frame.is_some() || site.launch_frame.is_some() {
                 continue;
             }
-            if let Some(from) = by_id.get(site.id.as_str()) {
+            if let Some(from) = by_id.get(&site.id) {
                 site.python_frame = from.python_frame.clone();
                 site.launch_frame = from.launch_frame.clone();
                 site.host_frames = from.host_frames.clone();

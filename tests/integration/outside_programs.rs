@@ -109,6 +109,31 @@ fn a_host_copy_of_memory_nobody_wrote_is_its_own_kind_at_the_copying_line() {
 }
 
 #[test]
+fn the_rerun_with_host_stacks_gives_a_stackless_copy_its_copying_line() {
+    // The run as it was captured: initcheck without host stacks (one site,
+    // no line), then the rerun with them (`host-stacks.xml`), whose copy is
+    // a site of its own line. Re-rendered, the stage's site takes the line
+    // (it did not: the rerun's site id has the line, the stage's does not).
+    let report = judged(&outside("torch_empty_copy/run"));
+    let site = site_of_kind(&report, "uninitialized_copy");
+    assert_eq!(site["count"], 256, "{site}");
+    assert_eq!(site["python_frame"]["line"], 11, "{site}");
+    assert!(
+        site["python_frame"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("torch_empty_copy.py"),
+        "{site}"
+    );
+    // ATen's copy, asked for by the user's line: it gates there.
+    assert_eq!(site["owner"]["owner"], "framework", "{site}");
+    assert_eq!(site["owner"]["user_call"], true, "{site}");
+    assert_eq!(report["exit_code"], 1);
+    let verdict = report["verdict"].to_string();
+    assert!(verdict.contains("torch_empty_copy.py:11"), "{verdict}");
+}
+
+#[test]
 fn a_stack_overflow_is_one_site_of_its_own_kind_at_the_users_line() {
     let (out, report) = parse(&["stack_overflow/memcheck.xml", "stack_overflow/memcheck.out"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
