@@ -493,9 +493,10 @@ pub struct RunArgs {
     /// racecheck, whose races in them never gate: seconds a training step
     /// instead of minutes.
     /// 2025.3.1 crashes the program when they are left out, so it analyses
-    /// them. By default, where the toolkit's is older, racecheck and
-    /// synccheck (whose cuDNN flood it ends the same way) take the one pip
-    /// installed in the program's Python (nvidia-cuda-sanitizer-api,
+    /// them. By default, where the toolkit's is older, racecheck,
+    /// synccheck (whose cuDNN flood it ends the same way) and initcheck
+    /// (which leaves the libraries' kernels out, tracking what they write)
+    /// take the one pip installed in the program's Python (nvidia-cuda-sanitizer-api,
     /// site-packages/nvidia/cu13/compute-sanitizer/), unless
     /// --compute-sanitizer names one; this flag names racecheck's alone.
     #[arg(
@@ -587,8 +588,8 @@ pub struct GateArgs {
     /// or barrier error in their shared memory, their own code's);
     /// racecheck, initcheck and coalescing findings inside cuDNN, cuBLAS,
     /// CUTLASS or ATen are reported, not gating. `all` counts every finding,
-    /// and racecheck, synccheck and ncu then check the library and PyTorch
-    /// kernels they leave out by default.
+    /// and racecheck, synccheck, initcheck and ncu then check the library
+    /// and PyTorch kernels they leave out by default.
     #[arg(hide_short_help = true, help_heading = "Gate", long, value_enum, default_value_t = GateScopeArg::User, env = "CUDAWATCH_GATE_SCOPE")]
     pub gate_scope: GateScopeArg,
     /// racecheck calls races between lanes of one warp (shared memory

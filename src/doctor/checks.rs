@@ -364,7 +364,7 @@ fn tools(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     }
 }
 
-/// Whether racecheck and synccheck leave library kernels out
+/// Whether racecheck, synccheck and initcheck leave library kernels out
 /// (compute-sanitizer 2026.4 or newer: the toolkit's, or one pip installed
 /// in the Python doctor asked), which a PyTorch training step needs to be
 /// checked in seconds.
@@ -372,7 +372,7 @@ fn library_filter_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
     let (Some(found), Ok((_, Some(toolkit)))) = (&facts.pypi_sanitizer, &facts.sanitizer) else {
         return;
     };
-    let title = "racecheck and synccheck leave library kernels out";
+    let title = "racecheck, synccheck and initcheck leave library kernels out";
     let since = crate::tools::sanitizer::LIBRARY_FILTER_SINCE;
     if crate::tools::lookup::release(toolkit).is_some_and(|r| r >= since) {
         out.push(check(
@@ -380,8 +380,8 @@ fn library_filter_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
             title,
             EnvStatus::Ok,
             format!(
-                "compute-sanitizer {toolkit} leaves cuDNN's and cuBLAS's kernels out of racecheck \
-                 and synccheck"
+                "compute-sanitizer {toolkit} leaves cuDNN's and cuBLAS's kernels out of racecheck, \
+                 synccheck and initcheck"
             ),
             None,
         ));
@@ -391,7 +391,7 @@ fn library_filter_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
             title,
             EnvStatus::Ok,
             format!(
-                "racecheck and synccheck run under compute-sanitizer {version} from PyPI ({}), \
+                "racecheck, synccheck and initcheck run under compute-sanitizer {version} from PyPI ({}), \
                  which leaves cuDNN's and cuBLAS's kernels out; the other stages under {toolkit}",
                 path.display()
             ),
@@ -403,11 +403,11 @@ fn library_filter_sanitizer(facts: &MachineFacts, out: &mut Vec<EnvCheck>) {
             title,
             EnvStatus::Warning,
             format!(
-                "compute-sanitizer {toolkit} analyses cuDNN's and cuBLAS's kernels in racecheck \
-                 and synccheck (what they find there never gates): minutes a training step \
-                 (ResNet-18's racecheck: 117 s, against 16 s under 2026.4, on an H200)"
+                "compute-sanitizer {toolkit} analyses cuDNN's and cuBLAS's kernels in racecheck, \
+                 synccheck and initcheck (what they find there never gates): minutes a training \
+                 step (ResNet-18's racecheck: 117 s, against 16 s under 2026.4, on an H200)"
             ),
-            Some("pip install nvidia-cuda-sanitizer-api, in the Python your program runs under: racecheck and synccheck then take it"),
+            Some("pip install nvidia-cuda-sanitizer-api, in the Python your program runs under: racecheck, synccheck and initcheck then take it"),
         ));
     }
 }

@@ -172,14 +172,26 @@ pub enum NcuLeftOut {
 }
 
 /// The note of a run whose stages left kernels out by name: `sanitizers`,
-/// those that left library and PyTorch's kernels out (racecheck,
-/// synccheck); `ncu`, what ncu left out. None when none did.
+/// those that left library kernels out (racecheck and synccheck PyTorch's
+/// too, initcheck the libraries' alone); `ncu`, what ncu left out. None
+/// when none did.
 pub fn left_out_by_name(sanitizers: &[&str], ncu: NcuLeftOut) -> Option<Warning> {
-    let sanitizers = crate::words::and_list(sanitizers);
-    let sanitizers_did = format!(
-        "{sanitizers} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen, \
-         torchvision) out"
-    );
+    let (initcheck, whole): (Vec<&str>, Vec<&str>) =
+        sanitizers.iter().partition(|tool| **tool == "initcheck");
+    let whole_did = (!whole.is_empty()).then(|| {
+        format!(
+            "{} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen, \
+             torchvision) out",
+            crate::words::and_list(&whole)
+        )
+    });
+    let initcheck_did = (!initcheck.is_empty()).then(|| {
+        "initcheck left the libraries' kernels out, still tracking what they write".to_string()
+    });
+    let sanitizers_did = match (whole_did, initcheck_did) {
+        (Some(whole), Some(initcheck)) => Some(format!("{whole}, {initcheck}")),
+        (whole, initcheck) => whole.or(initcheck),
+    };
     let ncu_did = match ncu {
         NcuLeftOut::Nothing => None,
         NcuLeftOut::Pytorchs => Some("ncu did not profile PyTorch's own kernels (ATen)"),
@@ -188,19 +200,23 @@ pub fn left_out_by_name(sanitizers: &[&str], ncu: NcuLeftOut) -> Option<Warning>
              but their Hopper and Blackwell ones (nvjet_*, sm90_*, sm100_*)",
         ),
     };
-    let message = match (sanitizers.is_empty(), ncu_did) {
-        (true, None) => return None,
-        (false, None) => format!(
-            "{sanitizers_did}: a race or barrier error inside one is its own code and never \
-             gates (--gate-scope all checks them)"
+    let message = match (sanitizers_did, ncu_did) {
+        (None, None) => return None,
+        (Some(did), None) if initcheck.is_empty() => format!(
+            "{did}: a race or barrier error inside one is its own code and never gates \
+             (--gate-scope all checks them)"
         ),
-        (true, Some(ncu_did)) => format!(
+        (Some(did), None) => format!(
+            "{did}: what one of them does inside its own code never gates (--gate-scope all \
+             checks them)"
+        ),
+        (None, Some(ncu_did)) => format!(
             "{ncu_did}: their coalescing is their own code and gates only under --fail-on \
              warning or --gate-scope all, which profile them"
         ),
-        (false, Some(ncu_did)) => format!(
-            "{sanitizers_did}, and {ncu_did}: what one of them does inside its own code never \
-             gates (--gate-scope all checks them; ncu profiles them under --fail-on warning too)"
+        (Some(did), Some(ncu_did)) => format!(
+            "{did}, and {ncu_did}: what one of them does inside its own code never gates \
+             (--gate-scope all checks them; ncu profiles them under --fail-on warning too)"
         ),
     };
     Some(Warning {
@@ -283,7 +299,23 @@ mod tests {
         );
         let racecheck = left_out_by_name(&["racecheck"], NcuLeftOut::Nothing).unwrap();
         assert!(!racecheck.message.contains("ncu"), "{}", racecheck.message);
-        for note in [both, ncu, racecheck] {
+        // initcheck leaves the libraries' out, never PyTorch's.
+        let initcheck = left_out_by_name(&["racecheck", "initcheck"], NcuLeftOut::Nothing).unwrap();
+        assert!(
+            initcheck.message.starts_with(
+                "racecheck left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's \
+                 (ATen, torchvision) out, initcheck left the libraries' kernels out, still \
+                 tracking what they write: "
+            ),
+            "{}",
+            initcheck.message
+        );
+        assert!(
+            !initcheck.message.contains("a race or barrier"),
+            "{}",
+            initcheck.message
+        );
+        for note in [both, ncu, racecheck, initcheck] {
             assert!(!note.message.contains("  "), "{}", note.message);
         }
     }

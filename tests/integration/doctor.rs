@@ -64,7 +64,7 @@ fn the_gpu_machine_as_captured_is_all_ok() {
     // racecheck, and no newer one is pip installed: a hint, not a problem.
     assert!(
         o.stdout.contains(
-            "warning  racecheck and synccheck leave library kernels out: compute-sanitizer 2025.3.1.0 analyses"
+            "warning  racecheck, synccheck and initcheck leave library kernels out: compute-sanitizer 2025.3.1.0 analyses"
         ) && o
             .stdout
             .contains("fix: pip install nvidia-cuda-sanitizer-api"),

@@ -447,12 +447,25 @@ fn pypi_sanitizer(settings: &mut plan::RunSettings) {
     };
     let (run, them) = match stages.as_slice() {
         [one] => (format!("{one} runs"), "it"),
-        _ => (format!("{} run", stages.join(" and ")), "them"),
+        _ => (format!("{} run", crate::words::and_list(&stages)), "them"),
+    };
+    // initcheck leaves the libraries' kernels out, never PyTorch's.
+    let whole: Vec<&str> = stages
+        .iter()
+        .copied()
+        .filter(|s| *s != "initcheck")
+        .collect();
+    let pytorchs = if whole.is_empty() {
+        String::new()
+    } else if whole.len() == stages.len() {
+        " (and PyTorch's)".to_string()
+    } else {
+        format!(" (and PyTorch's from {})", crate::words::and_list(&whole))
     };
     render::stderr::note(&format!(
         "{run} under compute-sanitizer {version} from {} (PyPI's nvidia-cuda-sanitizer-api), \
-         which leaves library kernels (and PyTorch's) out of {them}; --racecheck-sanitizer names another for \
-         racecheck, --compute-sanitizer one for every stage",
+         which leaves library kernels{pytorchs} out of {them}; --racecheck-sanitizer names \
+         another for racecheck, --compute-sanitizer one for every stage",
         path.display()
     ));
     settings.tools.pypi_sanitizer = Some((path, version));

@@ -8,7 +8,7 @@ use std::path::Path;
 use cudawatch_model::Tool;
 
 use super::launches::leaves_out_libraries;
-use crate::tools::library_kernels::library_filter;
+use crate::tools::library_kernels::{libraries_filter, library_filter};
 
 /// compute-sanitizer's exit code when it found errors, chosen to be unlikely
 /// as a program's own (1, 2 and 255 are common; signals give 128+n). The
@@ -125,13 +125,8 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
             initcheck_stacks(call.python).into(),
         ]);
     }
-    if leaves_out_libraries(call.tool, call.launches, call.version)
-        && let Some(filter) = library_filter(call.own_library_named)
-    {
-        argv.extend([
-            "--kernel-name-exclude".into(),
-            format!("regex={filter}").into(),
-        ]);
+    if leaves_out_libraries(call.tool, call.launches, call.version) {
+        argv.extend(library_exclusion(call.tool, call.own_library_named));
     }
     if call.tool == Tool::Racecheck && call.launches.racecheck_first_block {
         argv.extend([super::launches::FIRST_BLOCK_OPTION.into(), "0".into()]);
@@ -144,6 +139,29 @@ pub fn argv(call: &SanitizerCall<'_>, program: &[OsString]) -> Vec<OsString> {
     }
     argv.extend(program.iter().cloned());
     argv
+}
+
+/// The options that leave library kernels out of `tool`'s stage
+/// (`launches::LIBRARY_FILTERED` says why): racecheck and synccheck leave
+/// PyTorch's out too; initcheck only the libraries', whose stores it keeps
+/// tracking.
+fn library_exclusion(tool: Tool, own_library_named: &[String]) -> Vec<OsString> {
+    let filter = if tool == Tool::Initcheck {
+        libraries_filter(own_library_named)
+    } else {
+        library_filter(own_library_named)
+    };
+    let Some(filter) = filter else {
+        return Vec::new();
+    };
+    let mut options: Vec<OsString> = vec![
+        "--kernel-name-exclude".into(),
+        format!("regex={filter}").into(),
+    ];
+    if tool == Tool::Initcheck {
+        options.extend([super::TRACK_FILTERED_STORES.into(), "yes".into()]);
+    }
+    options
 }
 
 /// The call stacks initcheck keeps by default. A CUDA program's: device
@@ -362,7 +380,8 @@ mod tests {
     }
 
     #[test]
-    fn racecheck_and_synccheck_leave_library_kernels_out_only_where_the_tool_survives_it() {
+    fn racecheck_synccheck_and_initcheck_leave_library_kernels_out_only_where_the_tool_survives_it()
+    {
         let stage = |tool: Tool, version: Option<&str>, launches: &SanitizerLaunches| -> String {
             let call = SanitizerCall {
                 executable: Path::new("compute-sanitizer"),
@@ -390,12 +409,24 @@ mod tests {
             library_filter(&[]).unwrap()
         );
         assert!(stage(Tool::Synccheck, Some("2026.4.0.0"), &default).contains(&filter));
-        // memcheck and initcheck check every kernel, whatever the release.
-        for tool in [Tool::Memcheck, Tool::Initcheck] {
-            assert!(
-                !stage(tool, Some("2026.4.0.0"), &default).contains("--kernel-name-exclude"),
-                "{tool:?}"
-            );
+        // memcheck checks every kernel, whatever the release.
+        assert!(
+            !stage(Tool::Memcheck, Some("2026.4.0.0"), &default).contains("--kernel-name-exclude")
+        );
+        // initcheck leaves the libraries' kernels out, never PyTorch's (a
+        // read of a `torch.empty` buffer in ATen's sum is the user's bug),
+        // and keeps tracking what the left-out ones write.
+        let initcheck = stage(Tool::Initcheck, Some("2026.4.0.0"), &default);
+        let libraries = format!(
+            "--kernel-name-exclude regex={} --initcheck-track-filtered-global-memory yes",
+            crate::tools::library_kernels::libraries_filter(&[]).unwrap()
+        );
+        assert!(initcheck.contains(&libraries), "{initcheck}");
+        assert!(!initcheck.contains("_ZN2at6native"), "{initcheck}");
+        for version in [Some("2025.3.1.0"), None] {
+            let old = stage(Tool::Initcheck, version, &default);
+            assert!(!old.contains("--kernel-name-exclude"), "{old}");
+            assert!(!old.contains("--initcheck-track"), "{old}");
         }
         assert!(racecheck(Some("2026.4.0.0"), &default).contains(&filter));
         assert!(racecheck(Some("2027.1.0.0"), &default).contains(&filter));
@@ -421,6 +452,19 @@ mod tests {
             !stage(Tool::Synccheck, Some("2026.4.0.0"), &all).contains("--kernel-name-exclude")
         );
         assert!(!racecheck(Some("2026.4.0.0"), &own).contains("--kernel-name-exclude"));
+        assert!(
+            !stage(Tool::Initcheck, Some("2026.4.0.0"), &all).contains("--kernel-name-exclude")
+        );
+        // initcheck asked to keep host stacks: a library's read of the
+        // user's tensor then has the user's line, and stays checked.
+        let stacks = SanitizerLaunches {
+            initcheck_host_stacks: true,
+            ..SanitizerLaunches::default()
+        };
+        assert!(
+            !stage(Tool::Initcheck, Some("2026.4.0.0"), &stacks).contains("--kernel-name-exclude")
+        );
+        assert!(racecheck(Some("2026.4.0.0"), &stacks).contains(&filter));
     }
 
     #[test]

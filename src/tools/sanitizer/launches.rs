@@ -22,17 +22,28 @@ pub const LIBRARY_FILTER_SINCE: (u32, u32) = (2026, 4);
 /// "Divergent thread(s) in block" (460,800 records in ViT-tiny's step, a
 /// stopped try and a stackless one); left out, the step took 10 s with
 /// no record, and the planted divergent barrier still gave its 32 (H200,
-/// `benches/training-scope.sh floods`, 2026-11-28). Not memcheck (2026.4's
-/// ends every cuDNN program with its own errors, docs/tool-surprises.md),
-/// nor initcheck: left out of it, cuDNN's kernels take with them the
-/// records that name the Hopper kernels whose stores it cannot see, and
-/// ViT-tiny's reads of their output flood it all the same. Both leave
-/// PyTorch's own kernels out too (`library_kernels::FRAMEWORK_KERNEL_NAMES`): ViT-tiny's
-/// full check went from 52.4 s to 48.7 s (medians of three, H200,
-/// 2026-11-29), racecheck 40 s to 26 s beside the other stages. Not
-/// initcheck: an uninitialised read in ATen's kernel is the tensor the
-/// user gave it (`torch.empty`, then `buf.sum()`), and gates.
-pub const LIBRARY_FILTERED: [Tool; 2] = [Tool::Racecheck, Tool::Synccheck];
+/// `benches/training-scope.sh floods`, 2026-11-28). Both leave PyTorch's
+/// own kernels out too (`library_kernels::FRAMEWORK_KERNEL_NAMES`):
+/// ViT-tiny's full check went from 52.4 s to 48.7 s (medians of three,
+/// H200, 2026-11-29), racecheck 40 s to 26 s beside the other stages.
+/// initcheck leaves the libraries' kernels out, never PyTorch's (an
+/// uninitialised read in ATen's kernel is the tensor the user gave it:
+/// `torch.empty`, then `buf.sum()`, and gates), and keeps tracking what
+/// the left-out kernels write ([`TRACK_FILTERED_STORES`]), so that reads
+/// of it are not taken for uninitialised. A library kernel's uninitialised
+/// read never gates by default: it has no launching line (initcheck keeps
+/// no host stack, and its rerun with them is not made for a library's
+/// site: `host_stacks`). EfficientNet-B0's first two steps in fp16:
+/// 178 s under the toolkit's initcheck alone, 85 s under 2026.4 with the
+/// libraries' kernels left out (cuDNN's layout kernels were most of its
+/// 335 million records; H200, 2026-11-29). Not memcheck (2026.4's ends
+/// every cuDNN program with its own errors, docs/tool-surprises.md).
+pub const LIBRARY_FILTERED: [Tool; 3] = [Tool::Racecheck, Tool::Synccheck, Tool::Initcheck];
+
+/// compute-sanitizer 2026.4's initcheck option that keeps tracking the
+/// global stores of kernels a filter left out (its default, said anyway:
+/// with `no`, every read of what they wrote is "uninitialised").
+pub const TRACK_FILTERED_STORES: &str = "--initcheck-track-filtered-global-memory";
 
 /// Whether a stage of `tool` leaves library kernels out: racecheck and
 /// synccheck, by default (no kernel filter of the user's, no `--gate-scope
@@ -44,6 +55,9 @@ pub fn leaves_out_libraries(
 ) -> bool {
     LIBRARY_FILTERED.contains(&tool)
         && launches.may_leave_out_libraries()
+        // With host stacks kept, a library kernel's read of the user's
+        // tensor has the user's launching line, and can gate.
+        && !(tool == Tool::Initcheck && launches.initcheck_host_stacks)
         && version
             .and_then(crate::tools::lookup::release)
             .is_some_and(|r| r >= LIBRARY_FILTER_SINCE)
@@ -96,11 +110,16 @@ pub fn launch_selection(command: &[String]) -> Vec<String> {
 /// before or between checked ones: what those write, initcheck does not
 /// see (a correct program's reads of it came out uninitialised:
 /// sample-reports/beyond/fill_then_read/). A launch count alone leaves
-/// out only launches after the checked ones.
+/// out only launches after the checked ones, and a kernel filter under
+/// [`TRACK_FILTERED_STORES`] hides no store (2026.4 tracks them).
 pub fn unchecked_before(command: &[String]) -> Vec<String> {
+    let stores_tracked = command
+        .windows(2)
+        .any(|w| w[0] == TRACK_FILTERED_STORES && w[1] == "yes");
     launch_selection(command)
         .into_iter()
         .filter(|flag| !flag.starts_with("--launch-count") && flag != "--launch-skip 0")
+        .filter(|flag| !(stores_tracked && flag.starts_with("--kernel-name")))
         .collect()
 }
 
@@ -130,5 +149,20 @@ mod tests {
         );
         assert!(unchecked_before(&words("compute-sanitizer --launch-count 5 ./p")).is_empty());
         assert!(unchecked_before(&words("compute-sanitizer --launch-skip 0 ./p")).is_empty());
+        // initcheck's library filter under 2026.4, whose left-out kernels'
+        // stores are tracked: no read of theirs is doubted for it.
+        let tracked = words(
+            "compute-sanitizer --tool initcheck --kernel-name-exclude regex=(cudnn) \
+             --initcheck-track-filtered-global-memory yes ./p",
+        );
+        assert!(unchecked_before(&tracked).is_empty());
+        let untracked = tracked
+            .iter()
+            .map(|w| w.replace("yes", "no"))
+            .collect::<Vec<_>>();
+        assert_eq!(
+            unchecked_before(&untracked),
+            ["--kernel-name-exclude regex=(cudnn)"]
+        );
     }
 }

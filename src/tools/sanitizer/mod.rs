@@ -27,8 +27,8 @@ pub use argv::{
     probe_argv, without_call_stacks, without_host_stacks, without_kernel_recovery,
 };
 pub use launches::{
-    FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, LIBRARY_FILTERED, leaves_out_libraries_in,
-    unchecked_before,
+    FIRST_BLOCK_OPTION, LIBRARY_FILTER_SINCE, LIBRARY_FILTERED, TRACK_FILTERED_STORES,
+    leaves_out_libraries_in, unchecked_before,
 };
 pub use own_kernels::{cut_short_warning as own_kernel_search_cut_short, library_named};
 pub use rules::{output_complete, rule};

@@ -360,7 +360,7 @@ pub fn output_complete(plain_stdout: &[u8], stage_stdout: &[u8]) -> bool {
 /// ` (only the launches selected by --launch-count 5)` when the user
 /// narrowed the check: a clean stage then vouches for those launches only.
 fn selected_launches(tool: Tool, command: &[String]) -> String {
-    // racecheck's and synccheck's own default (launches::leaves_out_libraries),
+    // the stages' own library filter (launches::leaves_out_libraries),
     // and the names it kept checked for the program's own kernels.
     let ours = |flag: &str| {
         flag.strip_prefix("--kernel-name-exclude regex=")
@@ -369,25 +369,10 @@ fn selected_launches(tool: Tool, command: &[String]) -> String {
     let (libraries, flags): (Vec<String>, Vec<String>) = launch_selection(command)
         .into_iter()
         .partition(|f| ours(f).is_some());
-    let libraries = libraries.first().and_then(|f| ours(f)).map(|kept| {
-        let what = if tool == Tool::Synccheck {
-            "a barrier error"
-        } else {
-            "a race"
-        };
-        let own = if kept.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " but for names the program's own kernels carry, still checked ({})",
-                kept.join(", ")
-            )
-        };
-        format!(
-            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen) left out{own}: \
-             {what} inside one is their own code and never gates (--gate-scope all checks them)"
-        )
-    });
+    let libraries = libraries
+        .first()
+        .and_then(|f| ours(f))
+        .map(|kept| left_out_libraries(tool, &kept));
     let blocks = command
         .windows(2)
         .any(|w| w[0] == super::launches::FIRST_BLOCK_OPTION && w[1] == "0");
@@ -410,6 +395,46 @@ fn selected_launches(tool: Tool, command: &[String]) -> String {
         String::new()
     } else {
         format!(" ({})", said.join("; "))
+    }
+}
+
+/// What a stage's library filter left out, and what it kept checked for
+/// the program's own kernels (`kept`: the filter's names it lacks).
+fn left_out_libraries(tool: Tool, kept: &[&str]) -> String {
+    if tool == Tool::Initcheck {
+        // Its filter never had PyTorch's names: only the libraries' count.
+        let own: Vec<&str> = kept
+            .iter()
+            .copied()
+            .filter(|name| crate::tools::library_kernels::LIBRARY_KERNEL_NAMES.contains(name))
+            .collect();
+        return format!(
+            "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) left out{}, what they write still \
+             tracked: an uninitialised read inside one never gates without the line that \
+             launched it (--gate-scope all checks them)",
+            still_checked(&own)
+        );
+    }
+    let what = if tool == Tool::Synccheck {
+        "a barrier error"
+    } else {
+        "a race"
+    };
+    format!(
+        "library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen) left out{}: \
+         {what} inside one is their own code and never gates (--gate-scope all checks them)",
+        still_checked(kept)
+    )
+}
+
+fn still_checked(kept: &[&str]) -> String {
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " but for names the program's own kernels carry, still checked ({})",
+            kept.join(", ")
+        )
     }
 }
 
