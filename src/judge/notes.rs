@@ -175,9 +175,13 @@ pub enum NcuLeftOut {
 /// those that left library kernels out (racecheck and synccheck PyTorch's
 /// too, initcheck the libraries' alone); `ncu`, what ncu left out. None
 /// when none did.
-pub fn left_out_by_name(sanitizers: &[&str], ncu: NcuLeftOut) -> Option<Warning> {
-    let (initcheck, whole): (Vec<&str>, Vec<&str>) =
-        sanitizers.iter().partition(|tool| **tool == "initcheck");
+pub fn left_out_by_name(sanitizers: &[Tool], ncu: NcuLeftOut) -> Option<Warning> {
+    let initcheck = sanitizers.contains(&Tool::Initcheck);
+    let whole: Vec<&str> = sanitizers
+        .iter()
+        .filter(|tool| **tool != Tool::Initcheck)
+        .map(|tool| tool.name())
+        .collect();
     let whole_did = (!whole.is_empty()).then(|| {
         format!(
             "{} left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's (ATen, \
@@ -185,7 +189,7 @@ pub fn left_out_by_name(sanitizers: &[&str], ncu: NcuLeftOut) -> Option<Warning>
             crate::words::and_list(&whole)
         )
     });
-    let initcheck_did = (!initcheck.is_empty()).then(|| {
+    let initcheck_did = initcheck.then(|| {
         "initcheck left the libraries' kernels out, still tracking what they write".to_string()
     });
     let sanitizers_did = match (whole_did, initcheck_did) {
@@ -202,7 +206,7 @@ pub fn left_out_by_name(sanitizers: &[&str], ncu: NcuLeftOut) -> Option<Warning>
     };
     let message = match (sanitizers_did, ncu_did) {
         (None, None) => return None,
-        (Some(did), None) if initcheck.is_empty() => format!(
+        (Some(did), None) if !initcheck => format!(
             "{did}: a race or barrier error inside one is its own code and never gates \
              (--gate-scope all checks them)"
         ),
@@ -275,7 +279,7 @@ mod tests {
     fn the_note_of_kernels_left_out_names_the_stages_that_left_them_out() {
         assert!(left_out_by_name(&[], NcuLeftOut::Nothing).is_none());
         let both = left_out_by_name(
-            &["racecheck", "synccheck"],
+            &[Tool::Racecheck, Tool::Synccheck],
             NcuLeftOut::PytorchsAndLibraries,
         )
         .unwrap();
@@ -297,10 +301,11 @@ mod tests {
             "{}",
             ncu.message
         );
-        let racecheck = left_out_by_name(&["racecheck"], NcuLeftOut::Nothing).unwrap();
+        let racecheck = left_out_by_name(&[Tool::Racecheck], NcuLeftOut::Nothing).unwrap();
         assert!(!racecheck.message.contains("ncu"), "{}", racecheck.message);
         // initcheck leaves the libraries' out, never PyTorch's.
-        let initcheck = left_out_by_name(&["racecheck", "initcheck"], NcuLeftOut::Nothing).unwrap();
+        let initcheck =
+            left_out_by_name(&[Tool::Racecheck, Tool::Initcheck], NcuLeftOut::Nothing).unwrap();
         assert!(
             initcheck.message.starts_with(
                 "racecheck left library kernels (cuDNN, cuBLAS, CUTLASS, NCCL) and PyTorch's \

@@ -413,11 +413,11 @@ fn first_block_note(stages: &[StageReport]) -> Option<Warning> {
 /// reads as checked.
 fn left_out_note(stages: &[StageReport]) -> Option<Warning> {
     let ran = |s: &&StageReport| matches!(s.outcome, Outcome::Clean | Outcome::Findings);
-    let sanitizers: Vec<&str> = stages
+    let sanitizers: Vec<Tool> = stages
         .iter()
         .filter(ran)
         .filter(|s| crate::tools::sanitizer::leaves_out_libraries_in(&s.command))
-        .map(|s| s.tool.name())
+        .map(|s| s.tool)
         .collect();
     let ncu = stages
         .iter()

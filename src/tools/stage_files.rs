@@ -206,8 +206,8 @@ mod tests {
 
     #[test]
     fn a_cut_of_the_tools_own_lines_alone_leaves_nothing_unread() {
-        // Lines of each length from 1 to 60 bytes: the cut lands inside
-        // a line at every offset, its begun part shorter than the prefix too.
+        // Lines of four lengths (10 to 52 bytes): the cut lands at another
+        // offset inside a line each time.
         let dir = tempfile::tempdir().unwrap();
         for pad in 0..4 {
             let line = format!("========={}\n", " x".repeat(pad * 7));

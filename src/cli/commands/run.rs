@@ -427,15 +427,15 @@ fn global_race_tool(settings: &mut plan::RunSettings) {
 /// A compute-sanitizer the user named is kept: `--compute-sanitizer` for
 /// every stage (the caller's), `--racecheck-sanitizer` for racecheck.
 fn pypi_sanitizer(settings: &mut plan::RunSettings) {
-    let stages: Vec<&str> = crate::tools::sanitizer::LIBRARY_FILTERED
-        .iter()
+    let tools: Vec<cudawatch_model::Tool> = crate::tools::sanitizer::LIBRARY_FILTERED
+        .into_iter()
         .filter(|tool| settings.stages.contains(tool))
         .filter(|tool| {
-            **tool != cudawatch_model::Tool::Racecheck
+            *tool != cudawatch_model::Tool::Racecheck
                 || settings.tools.racecheck_sanitizer.is_none()
         })
-        .map(|tool| tool.name())
         .collect();
+    let stages: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
     if stages.is_empty() {
         return;
     }
@@ -450,10 +450,10 @@ fn pypi_sanitizer(settings: &mut plan::RunSettings) {
         _ => (format!("{} run", crate::words::and_list(&stages)), "them"),
     };
     // initcheck leaves the libraries' kernels out, never PyTorch's.
-    let whole: Vec<&str> = stages
+    let whole: Vec<&str> = tools
         .iter()
-        .copied()
-        .filter(|s| *s != "initcheck")
+        .filter(|tool| **tool != cudawatch_model::Tool::Initcheck)
+        .map(|tool| tool.name())
         .collect();
     let pytorchs = if whole.is_empty() {
         String::new()
