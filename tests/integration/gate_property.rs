@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::helpers::{cudawatch, run};
+use crate::helpers::{copy_dir, cudawatch, run};
 use crate::run::fake_run;
 
 /// xorshift64*: small, deterministic, no dependency.
@@ -52,19 +52,6 @@ fn rank(code: i32) -> u8 {
         1 => 1,
         3 | 4 => 2,
         other => panic!("unexpected exit code {other}"),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

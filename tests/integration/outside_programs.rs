@@ -133,6 +133,71 @@ fn the_rerun_with_host_stacks_gives_a_stackless_copy_its_copying_line() {
     assert!(verdict.contains("torch_empty_copy.py:11"), "{verdict}");
 }
 
+/// initcheck's stage reason in the judged report of `dir`.
+fn initcheck_reason(dir: &std::path::Path) -> String {
+    let report = judged(dir);
+    let stage = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "initcheck")
+        .expect("an initcheck stage");
+    stage["reason"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_copy_left_without_a_line_says_why_it_has_none() {
+    // Placed by the rerun: nothing to explain.
+    let placed = initcheck_reason(&outside("torch_empty_copy/run"));
+    assert!(!placed.contains("without a launching line"), "{placed}");
+    // The same run whose rerun left no records (stopped before it wrote
+    // them): the copy has no line, and the stage says why.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    crate::helpers::copy_dir(&outside("torch_empty_copy/run"), &run);
+    std::fs::remove_file(run.join("initcheck/host-stacks.xml")).unwrap();
+    let report = judged(&run);
+    let site = site_of_kind(&report, "uninitialized_copy");
+    assert!(site["python_frame"].is_null(), "{site}");
+    let reason = initcheck_reason(&run);
+    assert!(
+        reason.contains(
+            "1 host copy site without a launching line: the second run with host call \
+             stacks left no records"
+        ),
+        "{reason}"
+    );
+    // A rerun whose records came back without stacks too (EfficientNet's
+    // copies did, on the H200): said so, not left to guess.
+    std::fs::copy(
+        run.join("initcheck/initcheck.xml"),
+        run.join("initcheck/host-stacks.xml"),
+    )
+    .unwrap();
+    let reason = initcheck_reason(&run);
+    assert!(
+        reason.contains(
+            "without a launching line: compute-sanitizer kept no call stack for the copies, \
+             not even in the second run with host call stacks (host-stacks.xml)"
+        ),
+        "{reason}"
+    );
+    std::fs::remove_file(run.join("initcheck/host-stacks.xml")).unwrap();
+    // And where no rerun was made at all.
+    let stage_json = run.join("initcheck/stage.json");
+    let mut stage: Value = serde_json::from_slice(&std::fs::read(&stage_json).unwrap()).unwrap();
+    stage.as_object_mut().unwrap().remove("imports");
+    std::fs::write(&stage_json, stage.to_string()).unwrap();
+    let reason = initcheck_reason(&run);
+    assert!(
+        reason.contains(
+            "without a launching line: initcheck ran without host call stacks (for speed), \
+             and no second run with them was made"
+        ),
+        "{reason}"
+    );
+}
+
 #[test]
 fn a_stack_overflow_is_one_site_of_its_own_kind_at_the_users_line() {
     let (out, report) = parse(&["stack_overflow/memcheck.xml", "stack_overflow/memcheck.out"]);

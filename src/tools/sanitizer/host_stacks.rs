@@ -11,10 +11,10 @@
 
 use std::ffi::OsString;
 
-use cudawatch_model::{Owner, Report, Tool};
+use cudawatch_model::{FindingKind, Owner, Report, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
 
-use crate::tools::{FollowUp, FollowUpContext, StageFiles};
+use crate::tools::{FollowUp, FollowUpContext, StageFiles, StageRecord};
 
 /// The follow-up's name, and its files' stem in the stage's folder.
 pub const NAME: &str = "host-stacks";
@@ -67,6 +67,53 @@ pub fn fill(builder: &mut ReportBuilder, files: &StageFiles, tool: Tool) -> usiz
         &format!("{NAME}.stdout"),
     );
     builder.launch_frames_from(tool, &rerun.finish())
+}
+
+/// Why the stage's host copies still without a launching line after
+/// [`fill`] have none, for the stage's reason: a copy with no place is
+/// one the tool kept no stack for, or one whose rerun was not made, never
+/// one cudawatch forgot to place. `dropped`: the tool counted records it
+/// kept no trace of (what keeps the rerun from being made).
+pub fn unplaced_copies(
+    builder: &ReportBuilder,
+    files: &StageFiles,
+    record: &StageRecord,
+    dropped: bool,
+) -> Option<String> {
+    if record.tool != Tool::Initcheck {
+        return None;
+    }
+    let unplaced = builder
+        .sites()
+        .iter()
+        .filter(|s| s.tool == Tool::Initcheck && s.kind == FindingKind::UninitializedCopy)
+        .filter(|s| s.python_frame.is_none() && s.launch_frame.is_none())
+        .count();
+    if unplaced == 0 {
+        return None;
+    }
+    let argv: Vec<OsString> = record.command.iter().map(OsString::from).collect();
+    let why = if record.imports.iter().any(|(name, _)| name == NAME) {
+        if files.path(&xml_name()).exists() {
+            "compute-sanitizer kept no call stack for the copies, not even in the second \
+             run with host call stacks (host-stacks.xml)"
+        } else {
+            "the second run with host call stacks left no records"
+        }
+    } else if with_host_stacks(&argv, std::path::Path::new(&xml_name())).is_none() {
+        "compute-sanitizer kept no call stack for the copies"
+    } else if dropped {
+        "initcheck ran without host call stacks (for speed) and dropped records, so \
+         no second run with them was made (--host-stacks all keeps every stack, at \
+         the cost of a run with them)"
+    } else {
+        "initcheck ran without host call stacks (for speed), and no second run with \
+         them was made"
+    };
+    Some(format!(
+        "{} without a launching line: {why}",
+        crate::words::plural(unplaced as u64, "host copy site")
+    ))
 }
 
 fn xml_name() -> String {
