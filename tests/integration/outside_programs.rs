@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::helpers::{Output, cudawatch, json, judged, root, run, sample, site_of_kind};
+use crate::helpers::{Output, copy_dir, cudawatch, json, judged, root, run, sample, site_of_kind};
 use crate::run::stage;
 
 /// `cudawatch run --stages plain,coredump` of `program` into `tmp/run`,
@@ -135,14 +135,10 @@ fn the_rerun_with_host_stacks_gives_a_stackless_copy_its_copying_line() {
 
 /// initcheck's stage reason in the judged report of `dir`.
 fn initcheck_reason(dir: &std::path::Path) -> String {
-    let report = judged(dir);
-    let stage = report["stages"]
-        .as_array()
+    stage(&judged(dir), "initcheck")["reason"]
+        .as_str()
         .unwrap()
-        .iter()
-        .find(|s| s["tool"] == "initcheck")
-        .expect("an initcheck stage");
-    stage["reason"].as_str().unwrap().to_string()
+        .to_string()
 }
 
 #[test]
@@ -154,7 +150,7 @@ fn a_copy_left_without_a_line_says_why_it_has_none() {
     // them): the copy has no line, and the stage says why.
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
-    crate::helpers::copy_dir(&outside("torch_empty_copy/run"), &run);
+    copy_dir(&outside("torch_empty_copy/run"), &run);
     std::fs::remove_file(run.join("initcheck/host-stacks.xml")).unwrap();
     let report = judged(&run);
     let site = site_of_kind(&report, "uninitialized_copy");

@@ -11,7 +11,7 @@
 
 use std::ffi::OsString;
 
-use cudawatch_model::{FindingKind, Owner, Report, Tool};
+use cudawatch_model::{FindingKind, Owner, Report, Tool, ToolSummary};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use crate::tools::{FollowUp, FollowUpContext, StageFiles, StageRecord};
@@ -72,13 +72,13 @@ pub fn fill(builder: &mut ReportBuilder, files: &StageFiles, tool: Tool) -> usiz
 /// Why the stage's host copies still without a launching line after
 /// [`fill`] have none, for the stage's reason: a copy with no place is
 /// one the tool kept no stack for, or one whose rerun was not made, never
-/// one cudawatch forgot to place. `dropped`: the tool counted records it
-/// kept no trace of (what keeps the rerun from being made).
+/// one cudawatch forgot to place. `summary`: the stage's own summary
+/// lines, whose dropped records keep the rerun from being made.
 pub fn unplaced_copies(
     builder: &ReportBuilder,
     files: &StageFiles,
     record: &StageRecord,
-    dropped: bool,
+    summary: &ToolSummary,
 ) -> Option<String> {
     if record.tool != Tool::Initcheck {
         return None;
@@ -102,7 +102,7 @@ pub fn unplaced_copies(
         }
     } else if with_host_stacks(&argv, std::path::Path::new(&xml_name())).is_none() {
         "compute-sanitizer kept no call stack for the copies"
-    } else if dropped {
+    } else if dropped(summary) {
         "initcheck ran without host call stacks (for speed) and dropped records, so \
          no second run with them was made (--host-stacks all keeps every stack, at \
          the cost of a run with them)"
@@ -141,7 +141,11 @@ fn dropped_records(report: &Report) -> bool {
         .inputs
         .iter()
         .filter_map(|input| input.summary.as_ref())
-        .any(|summary| summary.skipped.is_some_and(|n| n > 0))
+        .any(dropped)
+}
+
+fn dropped(summary: &ToolSummary) -> bool {
+    summary.skipped.is_some_and(|n| n > 0)
 }
 
 /// The stage's records, owners named (cuDNN's kernels by the signature in

@@ -132,8 +132,9 @@ impl StageKind for Sanitizer {
                 host_stacks::NAME
             ));
         }
-        let dropped = evidence.summary.skipped.is_some_and(|n| n > 0);
-        if let Some(unplaced) = host_stacks::unplaced_copies(builder, files, record, dropped) {
+        if let Some(unplaced) =
+            host_stacks::unplaced_copies(builder, files, record, &evidence.summary)
+        {
             reason.push_str("; ");
             reason.push_str(&unplaced);
         }
