@@ -57,7 +57,7 @@ pub struct ToolSummary {
     pub cut_records: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

@@ -128,6 +128,18 @@ pub struct StepsCovered {
     /// Whether cudawatch chose it (a tool stage's default) rather than the
     /// user (`--steps`).
     pub by_default: bool,
+    /// How many optimizers stepped `count` times each, where the program
+    /// had more than one (a GAN's two: steps are counted per optimizer).
+    #[serde(default, skip_serializing_if = "is_one_or_less")]
+    pub optimizers: u64,
+    /// Optimizers the program built that had stepped fewer times when
+    /// another's `8 x count` steps ended it (one built for a later phase).
+    #[serde(default, skip_serializing_if = "crate::inputs::is_zero")]
+    pub optimizers_behind: u64,
+}
+
+fn is_one_or_less(n: &u64) -> bool {
+    *n <= 1
 }
 
 /// What a program's steps are counted in.
@@ -142,8 +154,31 @@ pub enum StepUnit {
 }
 
 impl StepsCovered {
-    /// `its first 2 optimizer steps`.
+    /// `its first 2 optimizer steps`; `its first step of each of its 2
+    /// optimizers`.
     pub fn words(&self) -> String {
+        if self.unit == StepUnit::OptimizerSteps {
+            let steps = if self.count == 1 {
+                "step".to_string()
+            } else {
+                format!("{} steps", self.count)
+            };
+            if self.optimizers_behind > 0 {
+                let others = match self.optimizers_behind {
+                    1 => "1 other".to_string(),
+                    n => format!("{n} others"),
+                };
+                return format!(
+                    "its first {steps} of one optimizer ({others} it built stepped fewer times)"
+                );
+            }
+            if self.optimizers > 1 {
+                return format!(
+                    "its first {steps} of each of its {} optimizers",
+                    self.optimizers
+                );
+            }
+        }
         let unit = match (self.unit, self.count) {
             (StepUnit::OptimizerSteps, 1) => "optimizer step",
             (StepUnit::OptimizerSteps, _) => "optimizer steps",

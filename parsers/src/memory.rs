@@ -76,10 +76,27 @@ pub struct HookFacts {
     /// operators (Dynamo compiles nothing under a dispatch mode).
     #[serde(default)]
     pub csan_compile_calls: u64,
+    /// Operator arguments that were sparse tensors, which CSAN alone
+    /// cannot book (no data pointer): the hook handed it their indices and
+    /// values instead.
+    #[serde(default)]
+    pub csan_sparse_args: u64,
+    /// Arguments of a layout without storage whose parts the hook does not
+    /// know: left out of their operator's booking.
+    #[serde(default)]
+    pub csan_unfollowed_args: u64,
     /// The optimizer step after which the hook ended the program
     /// (`--steps`), when it did.
     #[serde(default)]
     pub stopped_after_steps: Option<u64>,
+    /// How many optimizers had each stepped that many times, where the
+    /// program had more than one (steps are counted per optimizer).
+    #[serde(default)]
+    pub stopped_optimizers: Option<u64>,
+    /// Optimizers that had stepped fewer times when another's steps ended
+    /// the program.
+    #[serde(default)]
+    pub optimizers_behind: Option<u64>,
     /// The top-level model call after which the hook ended a program that
     /// built no optimizer (`--steps`), when it did.
     #[serde(default)]

@@ -240,9 +240,10 @@ pub const FIRST_STEPS_SOURCE: &str = "first steps";
 pub fn steps(steps: &str, seen: StepsSeen) -> Warning {
     let message = match seen {
         StepsSeen::Ended => format!(
-            "every stage ran the program up to its optimizer step {steps} (torch.optim), or, \
-             in a program that builds no optimizer, its model call {steps} (a torch.nn.Module \
-             called outside any other), and ended it there: what later steps do was not checked"
+            "every stage ran the program up to its optimizer step {steps} (torch.optim; of \
+             each optimizer, where it steps several), or, in a program that builds no \
+             optimizer, its model call {steps} (a torch.nn.Module called outside any other), \
+             and ended it there: what later steps do was not checked"
         ),
         StepsSeen::NoTorch => format!(
             "--steps {steps} counts PyTorch's optimizer steps and model calls, and the program \

@@ -273,6 +273,8 @@ fn steps_covered(
         count,
         unit,
         by_default: env_value(env, crate::tools::hook::STEPS_BY_DEFAULT).is_some(),
+        optimizers: hook.stopped_optimizers.unwrap_or(1),
+        optimizers_behind: hook.optimizers_behind.unwrap_or(0),
     })
 }
 

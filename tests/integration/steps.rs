@@ -215,6 +215,65 @@ for step in range(1, 501):
 }
 
 #[test]
+fn steps_are_counted_per_optimizer_so_a_gans_generator_is_checked_too() {
+    // A DCGAN loop steps the discriminator's optimizer, then runs the
+    // generator's backward pass and steps its optimizer. Counted together,
+    // the first step ended it before the generator's half had run once.
+    let gan = "import torch
+opt_d, opt_g = torch.optim.Optimizer(), torch.optim.Optimizer()
+unused = torch.optim.Optimizer() if 'UNUSED' in __import__('os').environ else None
+torch.cuda.init()
+for step in range(1, 301):
+    print(f'D {step}', flush=True)
+    opt_d.step()
+    print(f'G {step}', flush=True)
+    opt_g.step()
+";
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, out) = program_run(tmp.path(), gan, "gan", "plain,csan", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let stdout = std::fs::read_to_string(dir.join("csan/stdout")).unwrap();
+    assert_eq!(stdout, "D 1\nG 1\nD 2\nG 2\n");
+    let report = json(&out);
+    let csan = stage(&report, "csan");
+    assert_eq!(csan["covered"]["optimizers"], 2, "{csan}");
+    assert!(
+        csan["reason"]
+            .as_str()
+            .unwrap()
+            .contains("ended after its first 2 steps of each of its 2 optimizers"),
+        "{csan}"
+    );
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("csan: 2 steps of each of its 2 optimizers"),
+        "{}",
+        report["notes"]
+    );
+    // An optimizer built and never stepped (a later phase's) cannot keep
+    // a stage running whole: 8 x 2 steps of another end it, and it says so.
+    let (dir, out) = program_run(
+        tmp.path(),
+        &gan.replace("'UNUSED' in", "'PATH' in"),
+        "unused",
+        "plain,csan",
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let stdout = std::fs::read_to_string(dir.join("csan/stdout")).unwrap();
+    assert!(stdout.ends_with("D 16\n"), "{stdout}");
+    let csan = stage(&json(&out), "csan").clone();
+    assert!(
+        csan["reason"]
+            .as_str()
+            .unwrap()
+            .contains("its first 16 steps of one optimizer (1 other it built stepped fewer times)"),
+        "{csan}"
+    );
+}
+
+#[test]
 fn the_memory_stage_records_the_step_the_program_was_ended_at() {
     // The stop after step 3 came before the memory stage's own hook saw
     // it: "2 optimizer steps" (Hugging Face's Trainer with --steps 2 on

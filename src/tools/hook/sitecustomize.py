@@ -42,6 +42,7 @@
 #   stepping at once never mix.
 import os
 import sys
+import weakref
 
 _OUT = os.environ.get("CUDAWATCH_HOOK_OUT")
 _NONCE = os.environ.get("CUDAWATCH_HOOK_NONCE")
@@ -407,13 +408,40 @@ def _stop_after_step(optimizer, args, kwargs):
     made surfaces here as it would have at the program's next
     synchronisation (it is the program's, so it is not caught); then
     SystemExit(0), which the program's own `finally` blocks and atexit
-    handlers see as a normal end."""
+    handlers see as a normal end.
+
+    Steps are counted per optimizer: a GAN's loop steps its
+    discriminator's optimizer and then its generator's, and a count of
+    both together ended it after the first, before the generator's
+    backward pass and update had run once (tests/gpu/real/train_dcgan.py
+    on the H200). The program ends once every optimizer it built and still
+    holds has stepped N times; one that is never stepped (built for a later
+    phase) cannot keep it running past 8N steps of another."""
     global _steps_seen
     _steps_seen += 1
-    if _steps_seen < _STOP_AFTER or not _may_end_here():
+    counts = _optimizers_stepped
+    try:
+        _optimizers_built.add(optimizer)
+        counts[optimizer] = counts.get(optimizer, 0) + 1
+        held = [counts.get(built, 0) for built in list(_optimizers_built)]
+    except TypeError:  # an optimizer that cannot be weakly referenced
+        held = [_steps_seen]
+    if min(held) >= _STOP_AFTER:
+        steps, behind = min(held), 0
+    elif max(held) >= 8 * _STOP_AFTER:
+        steps, behind = max(held), sum(1 for n in held if n < _STOP_AFTER)
+    else:
         return
-    _facts["stopped_after_steps"] = _steps_seen
-    _stop(f"{_steps_seen} optimizer steps")
+    if not _may_end_here():
+        return
+    _facts["stopped_after_steps"] = steps
+    if behind:
+        _facts["optimizers_behind"] = behind
+        _stop(f"{steps} steps of one optimizer ({behind} other(s) stepped fewer than {_STOP_AFTER} times)")
+    if len(held) > 1:
+        _facts["stopped_optimizers"] = len(held)
+        _stop(f"{steps} steps of each of its {len(held)} optimizers")
+    _stop(f"{steps} optimizer steps")
 
 
 def _may_end_here():
@@ -440,6 +468,10 @@ def _stop(what):
 
 _optimizer_built = []
 _calls_seen = 0
+# The optimizers the program built or stepped (weakly: one it drops no
+# longer counts), and how often each stepped: `--steps` counts each's.
+_optimizers_built = weakref.WeakSet()
+_optimizers_stepped = weakref.WeakKeyDictionary()
 
 
 def _stop_after_calls(torch):
@@ -458,6 +490,10 @@ def _stop_after_calls(torch):
 
     def built(self, *args, **kwargs):
         _optimizer_built[:] = [True]
+        try:
+            _optimizers_built.add(self)
+        except TypeError:  # an optimizer class with __slots__ and no weakref
+            pass
         return init(self, *args, **kwargs)
 
     torch.optim.Optimizer.__init__ = built
