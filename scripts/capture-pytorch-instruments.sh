@@ -3,7 +3,8 @@
 # csan, memory and oom-recovery stages (issue 19), from the programs in
 # tests/gpu/pytorch/:
 # - CSAN's reports (TORCH_CUDA_SANITIZER=1) on racing programs and their
-#   corrected twins;
+#   corrected twins, and on a sparse gradient alone and under cudawatch's
+#   hook;
 # - cudawatch's Python hook (src/tools/hook/sitecustomize.py, the very file
 #   the memory stage writes into a run) with CUDAWATCH_MEMORY=1: hook.json,
 #   oom-N.json and steps.jsonl in OUTDIR/<case>/memory/;
@@ -46,6 +47,18 @@ for c in stream_race stream_race_fixed pinned_nonblocking prefetch_race prefetch
   want "$c" || continue
   record plain "$c" -- env CUDA_LAUNCH_BLOCKING=1 "$PY" "$SRC/$c.py"
   record csan "$c" -- env TORCH_CUDA_SANITIZER=1 "$PY" "$SRC/$c.py"
+done
+# A sparse gradient under CSAN: alone (torch 2.11's CSAN stops at the
+# backward pass: a sparse tensor has no data pointer), and under
+# cudawatch's hook as the csan stage runs it (the hook hands CSAN the
+# gradient's indices and values).
+for c in sparse_race sparse_race_fixed; do
+  want "$c" || continue
+  record plain "$c" -- env CUDA_LAUNCH_BLOCKING=1 "$PY" "$SRC/$c.py"
+  record csan "$c" -- env TORCH_CUDA_SANITIZER=1 "$PY" "$SRC/$c.py"
+  mkdir -p "$OUTDIR/$c/csan-hook"
+  record csan-hook "$c" -- env TORCH_CUDA_SANITIZER=1 PYTHONPATH="$HOOK" \
+    CUDAWATCH_HOOK_OUT="$OUTDIR/$c/csan-hook" "$PY" "$SRC/$c.py"
 done
 for c in oom_batch loss_growth fragmentation oom_recovers fixed_batch; do
   want "$c" || continue

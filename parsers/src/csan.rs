@@ -61,6 +61,39 @@ impl Access {
     }
 }
 
+/// CSAN failing inside itself: the program's last traceback ends in
+/// `torch/cuda/_sanitizer.py` (torch 2.11's CSAN raised "Cannot access data
+/// pointer of Tensor that doesn't have storage" on a sparse gradient, H200,
+/// tests/gpu/real/train_recsys.py). Not a race and not the program's error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnFailure {
+    /// `RuntimeError: Cannot access data pointer of Tensor ...`.
+    pub exception: String,
+    /// The user's line whose operator CSAN failed on.
+    pub user_frame: Option<Frame>,
+}
+
+/// CSAN's own failure in a program's output, if its last traceback is one.
+pub fn own_failure(bytes: &[u8]) -> Option<OwnFailure> {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let last = crate::traceback::tracebacks(&lines).pop()?;
+    let innermost = lines[last.lines.clone()]
+        .iter()
+        .filter_map(|l| crate::traceback::frame(l))
+        .next_back()?;
+    let in_csan = innermost
+        .file
+        .as_deref()?
+        .ends_with("torch/cuda/_sanitizer.py");
+    // The races CSAN found are raised from there too, as its own error.
+    let races = last.exception.contains("CUDASanitizerErrors");
+    (in_csan && !races).then_some(OwnFailure {
+        exception: last.exception,
+        user_frame: last.user_frame,
+    })
+}
+
 /// Where a report is being read.
 #[derive(PartialEq)]
 enum Part {
@@ -231,6 +264,35 @@ fn site_of(current: Access, previous: Access, allocated: Vec<Frame>) -> Site {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn csan_failing_inside_itself_is_told_from_the_programs_own_error() {
+        let own = "step 0\nTraceback (most recent call last):\n  \
+                   File \"/work/train_recsys.py\", line 54, in <module>\n    loss.backward()\n  \
+                   File \"/opt/torch/.venv/lib/python3.12/site-packages/torch/cuda/_sanitizer.py\", line 504, in _handle_argument\n    \
+                   data_ptr = value.data_ptr()\nRuntimeError: Cannot access data pointer of Tensor \
+                   that doesn't have storage\n";
+        let failure = own_failure(own.as_bytes()).unwrap();
+        assert!(
+            failure
+                .exception
+                .starts_with("RuntimeError: Cannot access data pointer")
+        );
+        assert_eq!(failure.user_frame.unwrap().line, Some(54));
+        // The program's own error, and CSAN's race exception (raised from
+        // its dispatch, with the races printed above it), are not.
+        let programs = own.replace(
+            "/opt/torch/.venv/lib/python3.12/site-packages/torch/cuda/_sanitizer.py",
+            "/work/model.py",
+        );
+        assert_eq!(own_failure(programs.as_bytes()), None);
+        let races = own.replace(
+            "RuntimeError: Cannot access data pointer of Tensor that doesn't have storage",
+            "torch.cuda._sanitizer.CUDASanitizerErrors: detected 1 errors",
+        );
+        assert_eq!(own_failure(races.as_bytes()), None);
+        assert_eq!(own_failure(b"no traceback\n"), None);
+    }
+
     use super::*;
 
     const REPORT: &str = "============================

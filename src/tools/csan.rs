@@ -7,6 +7,7 @@
 
 use cudawatch_model::{Outcome, ProcessEnd, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
+use cudawatch_parsers::csan::OwnFailure;
 use cudawatch_parsers::memory::HookFacts;
 
 use super::outcome::{describe_end, process_problem};
@@ -62,14 +63,41 @@ impl StageKind for Csan {
         let hook = crate::safe_files::read(&files.path("hook.json"))
             .ok()
             .and_then(|b| cudawatch_parsers::memory::hook_facts(&b).ok());
+        let own = cudawatch_parsers::csan::own_failure(&output);
         let judged = crate::tools::hook::every_gpu_process_watched(
-            rule(record, races, hook.as_ref()),
+            rule(record, races, hook.as_ref(), own.as_ref()),
             files.dir(),
             record,
             ("CSAN", crate::tools::hook::Watch::TorchWithCsan),
         );
         StageJudged::of_program(judged, record)
     }
+}
+
+/// Why a run under CSAN that ended early checked only up to there: CSAN
+/// failing inside itself is said as CSAN's failure, at the user's line it
+/// failed on, not as the program's.
+fn ended_early(record: &StageRecord, own: Option<&OwnFailure>) -> String {
+    let Some(own) = own else {
+        return format!(
+            "the program {} under CSAN with no race reported: checked only up to there",
+            describe_end(record.end)
+        );
+    };
+    let at = own
+        .user_frame
+        .as_ref()
+        .and_then(|f| {
+            let file = std::path::Path::new(f.file.as_deref()?).file_name()?;
+            Some(format!(" at {}:{}", file.to_string_lossy(), f.line?))
+        })
+        .unwrap_or_default();
+    let exception: String = own.exception.chars().take(200).collect();
+    format!(
+        "CSAN itself failed{at} ({exception}, raised in torch/cuda/_sanitizer.py), and the \
+         program {} with it: checked only up to there; the other stages ran without CSAN",
+        describe_end(record.end)
+    )
 }
 
 /// What CSAN cannot see, said with every verdict of its stage.
@@ -93,6 +121,19 @@ fn blind_spots(hook: Option<&HookFacts>) -> String {
             plural(hook.csan_graph_replays, "replay")
         ));
     }
+    if hook.csan_unfollowed_args > 0 {
+        said.push_str(&format!(
+            ", nor {} of a layout without storage that cudawatch could not follow",
+            plural(hook.csan_unfollowed_args, "operator argument")
+        ));
+    }
+    if hook.csan_sparse_args > 0 {
+        said.push_str(&format!(
+            "; sparse tensors ({}), which CSAN alone cannot book (it stops the program), were \
+             booked by cudawatch's hook as their indices and values",
+            plural(hook.csan_sparse_args, "operator argument")
+        ));
+    }
     if hook.csan_compile_calls > 0 {
         said.push_str(&format!(
             "; the program's torch.compile ({}) ran as eager operators under CSAN, which \
@@ -105,8 +146,14 @@ fn blind_spots(hook: Option<&HookFacts>) -> String {
 
 /// The CSAN stage: the program run with `TORCH_CUDA_SANITIZER=1`. CSAN
 /// prints nothing when it finds nothing, so silence is clean only when the
-/// hook saw, at the program's normal exit, that CSAN was on.
-pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Outcome, String) {
+/// hook saw, at the program's normal exit, that CSAN was on. `own` is CSAN
+/// failing inside itself, which ended the program.
+pub fn rule(
+    record: &StageRecord,
+    races: usize,
+    hook: Option<&HookFacts>,
+    own: Option<&OwnFailure>,
+) -> (Outcome, String) {
     if let Some(why) = &record.not_applicable {
         return (Outcome::Skipped, why.clone());
     }
@@ -171,13 +218,7 @@ pub fn rule(record: &StageRecord, races: usize, hook: Option<&HookFacts>) -> (Ou
         }
     }
     if record.end != ProcessEnd::Exited(0) {
-        return (
-            Outcome::Inconclusive,
-            format!(
-                "the program {} under CSAN with no race reported: checked only up to there",
-                describe_end(record.end)
-            ),
-        );
+        return (Outcome::Inconclusive, ended_early(record, own));
     }
     (
         Outcome::Clean,

@@ -530,3 +530,67 @@ fn csan_of_a_torch_program_that_never_used_cuda_is_not_applicable_never_a_pass()
         case.out.stderr
     );
 }
+
+#[test]
+fn a_sparse_tensor_is_booked_by_its_indices_and_values_instead_of_stopping_csan() {
+    // torch 2.11's CSAN books every argument by its data pointer, and a
+    // sparse gradient (EmbeddingBag with sparse=True) has none: CSAN
+    // raised inside its own dispatch and the correct program exited 1
+    // (H200, tests/gpu/real/train_recsys.py), so the stage could only be
+    // inconclusive. A layout the hook does not know is left out, and said.
+    let program = "import torch
+torch.cuda.init()
+grad = torch.Tensor(layout=torch.sparse_coo, indices=torch.Tensor(4096), values=torch.Tensor(8192))
+torch.fake_op('aten::_sparse_adam', torch.Tensor(12288), grad)
+torch.fake_op('aten::values', torch.Tensor(layout='jagged'))
+print('booked', torch.cuda._sanitizer.CUDASanitizerDispatchMode.booked_ptrs)
+";
+    let case = csan_run(program, &[]);
+    assert_eq!(case.out.code, 0, "{}", case.out.stderr);
+    let stdout = std::fs::read_to_string(case.dir.join("csan/stdout")).unwrap();
+    assert_eq!(stdout, "booked [4096, 8192, 12288]\n");
+    let csan = csan_stage(&case);
+    assert_eq!(csan["outcome"], "clean", "{csan}");
+    let reason = csan["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("sparse tensors (1 operator argument)")
+            && reason.contains("booked by cudawatch's hook as their indices and values")
+            && reason.contains(
+                "nor 1 operator argument of a layout without storage that cudawatch could not follow"
+            ),
+        "{reason}"
+    );
+}
+
+#[test]
+fn csan_failing_inside_itself_is_said_as_csans_failure_at_the_users_line() {
+    // What torch 2.11's CSAN printed on the H200 when it met a sparse
+    // gradient without the hook: its own RuntimeError, raised inside
+    // torch/cuda/_sanitizer.py at the backward pass (line 17). The stage
+    // cannot vouch, and says whose failure it was.
+    let failed = sample("pytorch_instruments").join("sparse_race/csan.stderr");
+    let uses_cuda = RACES.replace(
+        "import os, sys, torch\n",
+        "import os, sys, torch\ntorch.cuda.init()\n",
+    );
+    let case = csan_run(&uses_cuda, &[("RACE_REPORT", failed.to_str().unwrap())]);
+    let csan = csan_stage(&case);
+    assert_eq!(csan["outcome"], "inconclusive", "{csan}");
+    assert!(
+        csan["reason"].as_str().unwrap().starts_with(
+            "CSAN itself failed at sparse_race.py:17 (RuntimeError: Cannot access data pointer \
+             of Tensor that doesn't have storage, raised in torch/cuda/_sanitizer.py), and the \
+             program exited 1 with it"
+        ),
+        "{csan}"
+    );
+    // With the hook handing CSAN the gradient's indices and values, the
+    // same program's race was reported at the side stream's line.
+    let raced = sample("pytorch_instruments").join("sparse_race/csan-hook.stderr");
+    let case = csan_run(RACES, &[("RACE_REPORT", raced.to_str().unwrap())]);
+    let report = json(&case.out);
+    assert_eq!(stage(&report, "csan")["outcome"], "findings");
+    let site = &report["findings"][0];
+    assert_eq!(site["kind"], "stream_race", "{site}");
+    assert_eq!(site["python_frame"]["line"], 19, "{site}");
+}

@@ -579,6 +579,10 @@ def _torch_loaded(torch):
             _csan_counts_compile(torch)
         except Exception as error:
             _error("csan and torch.compile", error)
+        try:
+            _csan_follows_sparse(torch)
+        except Exception as error:
+            _error("csan and sparse tensors", error)
     if _MEMORY:
         _memory_hooks(torch)
     # After the memory stage's step hook: the last step is recorded before
@@ -662,6 +666,60 @@ def _csan_outside_captures(torch):
     graph.capture_begin = capture_begin
     graph.capture_end = capture_end
     graph.replay = counted_replay
+
+
+def _csan_follows_sparse(torch):
+    """CSAN books each tensor argument by its data pointer, and a sparse
+    tensor has none: its first sparse operator raised "Cannot access data
+    pointer of Tensor that doesn't have storage" inside CSAN, ending a
+    correct program (an EmbeddingBag with sparse=True and SparseAdam,
+    H200, torch 2.11, tests/gpu/real/train_recsys.py). The parts that hold
+    its data are dense tensors: CSAN is handed those instead, so an
+    operator on a sparse tensor reads or writes its indices and values as
+    it really does. A layout whose parts cudawatch does not know is left
+    out of that operator's booking and counted into hook.json, which the
+    stage's reason then names."""
+    csan = sys.modules.get("torch.cuda._sanitizer")
+    if csan is None or not getattr(getattr(csan, "cuda_sanitizer", None), "enabled", False):
+        return
+    handler = getattr(csan, "ArgumentHandler", None)
+    handle = getattr(handler, "_handle_argument", None)
+    if handle is None:
+        return
+
+    def by_rows(t):
+        return (t.crow_indices(), t.col_indices(), t.values())
+
+    def by_columns(t):
+        return (t.ccol_indices(), t.row_indices(), t.values())
+
+    layouts = {
+        "sparse_coo": lambda t: (t._indices(), t._values()),
+        "sparse_csr": by_rows,
+        "sparse_bsr": by_rows,
+        "sparse_csc": by_columns,
+        "sparse_bsc": by_columns,
+    }
+    parts_of = {getattr(torch, name): parts for name, parts in layouts.items() if hasattr(torch, name)}
+
+    def follow_sparse(self, value, *args, **kwargs):
+        is_tensor = isinstance(value, torch.Tensor)
+        parts = parts_of.get(value.layout) if is_tensor and value.is_cuda else None
+        if parts is None:
+            try:
+                return handle(self, value, *args, **kwargs)
+            except (RuntimeError, NotImplementedError):
+                if not is_tensor or value.layout == torch.strided:
+                    raise
+                # A layout without storage whose parts are not known here.
+                _facts["csan_unfollowed_args"] = _facts.get("csan_unfollowed_args", 0) + 1
+                return None
+        _facts["csan_sparse_args"] = _facts.get("csan_sparse_args", 0) + 1
+        for part in parts(value):
+            handle(self, part, *args, **kwargs)
+        return None
+
+    handler._handle_argument = follow_sparse
 
 
 def _csan_counts_compile(torch):

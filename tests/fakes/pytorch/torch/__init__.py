@@ -16,14 +16,40 @@ class OutOfMemoryError(RuntimeError):
 __version__ = "2.11.0+fake"
 
 
-def fake_op(name):
-    """An operator: handed to CSAN's dispatch mode when CSAN is on, looked
-    up on its class as PyTorch's dispatcher does."""
+strided, sparse_coo = "strided", "sparse_coo"
+
+
+class Tensor:
+    """A CUDA tensor, dense (its data pointer `ptr`) or sparse COO: then,
+    as torch's, it has no storage (data_ptr() raises) and its indices and
+    values are dense tensors of their own."""
+
+    is_cuda = True
+
+    def __init__(self, ptr=0, layout=strided, indices=None, values=None):
+        self.ptr, self.layout = ptr, layout
+        self.indices, self.values_ = indices, values
+
+    def data_ptr(self):
+        if self.layout != strided:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+        return self.ptr
+
+    def _indices(self):
+        return self.indices
+
+    def _values(self):
+        return self.values_
+
+
+def fake_op(name, *args):
+    """An operator on `args`: handed to CSAN's dispatch mode when CSAN is
+    on, looked up on its class as PyTorch's dispatcher does."""
     sanitizer = getattr(getattr(cuda, "_sanitizer", None), "cuda_sanitizer", None)
     if sanitizer is None or not sanitizer.enabled:
         return name
     mode = sanitizer.dispatch
-    return type(mode).__torch_dispatch__(mode, lambda: name, (), (), None)
+    return type(mode).__torch_dispatch__(mode, lambda *a, **k: name, (), args, None)
 
 def compile(model=None, **kwargs):
     """torch.compile as torch 2.11 behaves under CSAN: Dynamo skips every
