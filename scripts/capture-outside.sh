@@ -24,6 +24,12 @@
 #                      first step of tests/gpu/real/train_resnet.py, which
 #                      2026.4 ends with "CUDA API Error: Duplicate entry
 #                      kernels named ..." records for cuDNN's kernels.
+#   gnn_backward_reduce `cudawatch run --stages plain,initcheck` on
+#                      tests/gpu/real/train_gnn.py (a correct GNN script),
+#                      initcheck under the program's PyPI compute-sanitizer
+#                      2026.4 where it has one: ATen's reduction on
+#                      autograd's thread reads its staging buffer's unused
+#                      lanes, and the rerun with host stacks keeps no stack.
 #
 # Usage: scripts/capture-outside.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
 set -uo pipefail
@@ -34,7 +40,7 @@ SRC=$ROOT/tests/gpu/outside
 CW=$ROOT/target/release/cudawatch
 export PATH=$PATH:/usr/local/cuda/bin
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(host_api_uninit torch_empty_copy stack_overflow error_macro error_macro_read libcu_atomics duplicate_kernels)
+[ ${#cases[@]} -eq 0 ] && cases=(host_api_uninit torch_empty_copy stack_overflow error_macro error_macro_read libcu_atomics duplicate_kernels gnn_backward_reduce)
 STAGE=(compute-sanitizer --print-limit 0 --error-exitcode 86 --target-processes all)
 
 # Each C++ program built as users build theirs for an H100 (with line
@@ -103,6 +109,8 @@ for c in "${cases[@]}"; do
       keep $c memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 "$NEW_SANITIZER" --print-limit 0 \
         --error-exitcode 86 --target-processes all --tool memcheck \
         --xml --save "$OUTDIR/$c/memcheck.xml" python3 ../real/train_resnet.py) ;;
+    gnn_backward_reduce)
+      cw $c plain,initcheck python3 ../real/train_gnn.py ;;
     *) echo "unknown case $c" >&2 ;;
   esac
 done

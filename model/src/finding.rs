@@ -673,6 +673,13 @@ pub struct Site {
     /// The whole host backtrace of the first record, innermost first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_frames: Vec<Frame>,
+    /// Set when a second run of the stage with host call stacks saw this
+    /// site's records and kept no host stack for them either: launched
+    /// where no thread of the program's had a Python line (initcheck's
+    /// records of autograd's backward thread, H200, 2026-11-29), not for
+    /// want of a stack.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stackless_with_stacks: bool,
     /// Fields of the tool's record that cudawatch does not interpret.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<(String, String)>,

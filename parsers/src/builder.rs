@@ -712,11 +712,19 @@ impl ReportBuilder {
         if let [only] = copies.as_slice() {
             by_id.entry(site_id(only, "")).or_insert(only);
         }
+        // The other run's sites it kept no host stack for at all.
+        let stackless: std::collections::HashSet<&str> = other
+            .findings
+            .iter()
+            .filter(|s| s.tool == tool && s.host_frames.is_empty())
+            .map(|s| s.id.as_str())
+            .collect();
         let mut filled = 0;
         for site in self.folder.sites_mut() {
             if site.tool != tool || site.python_frame.is_some() || site.launch_frame.is_some() {
                 continue;
             }
+            site.stackless_with_stacks = stackless.contains(site.id.as_str());
             if let Some(from) = by_id.get(&site.id) {
                 site.python_frame = from.python_frame.clone();
                 site.launch_frame = from.launch_frame.clone();

@@ -34,6 +34,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         launch_frame: None,
         launch_seen_by: None,
         host_frames: Vec::new(),
+        stackless_with_stacks: false,
         unrecognised: Vec::new(),
         suppressed: None,
         in_baseline: false,

@@ -41,6 +41,15 @@ const LIBRARY_KERNELS: &[(&str, &str)] = &[
     // ViT-tiny's initcheck, issue 21): no `cudnn` in their names.
     ("fusion::compute_dot_do_o", "cuDNN"),
     ("fusion::convert_dq_to_16bits", "cuDNN"),
+    // cuDNN's RNN kernels (a GRU's and an LSTM's forward and backward, by
+    // PyTorch's profiler, tests/gpu/probes/rnn_kernel_names.py, H200):
+    // only the bias steps name `cudnn` in their signatures.
+    ("rnn_blockpersist_", "cuDNN"),
+    ("rnn_bidirectional_accum_", "cuDNN"),
+    ("persistrnn_", "cuDNN"),
+    ("lstm_elementwise_", "cuDNN"),
+    ("gru_elementwise_", "cuDNN"),
+    ("generic_elementwise_", "cuDNN"),
     // CUB and Thrust, and PyTorch's bundled CUB (`at_cuda_detail::`,
     // sample-reports/beyond/library_kernels: torch.sort's radix sort).
     // Without `::`: the mangled name (`_ZN14at_cuda_detail3cub...`) too.
@@ -166,10 +175,41 @@ pub fn assign(report: &mut Report) {
             if ownership.owner != Owner::User {
                 ownership.user_call = false;
             }
+            if let Some(backward) = autograds_stackless_copy(site, &ownership) {
+                ownership = backward;
+            }
         }
         site.owner = Some(ownership);
     }
     report.own_kernels = own;
+}
+
+/// A doubted host copy (one that read what a Hopper library kernel may
+/// have written) that a run with host stacks kept no stack for: issued
+/// where no Python line was. In every program seen that is autograd's own
+/// work in the backward pass, copying a gradient a library kernel wrote:
+/// EfficientNet's `ConvolutionBackward0` copies of cuDNN's gradients, a
+/// mixture-of-experts block's copies of cuBLAS's (by PyTorch's profiler
+/// and the allocator's history, docs/tool-surprises.md). A copy the
+/// program asks for keeps its stack and line, from the main thread, a
+/// Python thread or a custom `autograd.Function`'s backward
+/// (`tests/gpu/probes/copy_threads.py`). Not the user's: folded, listed,
+/// not gating. Without the doubt (nothing initcheck cannot see ran) it
+/// stays the user's.
+fn autograds_stackless_copy(site: &Site, ownership: &Ownership) -> Option<Ownership> {
+    let stackless = site.kind == FindingKind::UninitializedCopy
+        && site.stackless_with_stacks
+        && site.host_frames.is_empty()
+        && site.python_frame.is_none()
+        && site.launch_frame.is_none();
+    (stackless && ownership.owner == Owner::User).then(|| Ownership {
+        owner: Owner::Framework,
+        component: "autograd's backward (no host stack)".to_string(),
+        because: "a run with host call stacks kept none for it: issued where no Python line \
+                  was, as autograd's copies of library-written gradients are"
+            .to_string(),
+        user_call: false,
+    })
 }
 
 /// The user's, when the program's own binaries define the site's kernel
@@ -267,10 +307,20 @@ pub fn of(site: &Site) -> Ownership {
     // gave it: an uninitialised read there is the program's tensor
     // (`torch.empty`, half filled, summed). Without the stack that would
     // prove otherwise it counts as the user's call; a library's own kernels
-    // (cuDNN's layout transforms reading their workspace) do not.
+    // (cuDNN's layout transforms reading their workspace) do not. Nor does
+    // one a run with host stacks kept no stack for: launched where no
+    // Python line was (autograd's backward thread), reading what autograd
+    // made. A Linear's bias gradient (ATen's reduction over 20,000 rows
+    // into 10 outputs) reads the unused lanes of ATen's own staging buffer
+    // there: 120 records a step in a correct GNN script
+    // (tests/gpu/real/train_gnn.py, tests/gpu/probes/reduce_staging.py,
+    // H200). A user's uninitialised tensor is read on the program's own
+    // thread too (its forward pass, its optimizer's step), where the stack
+    // names its line.
     let unproven_framework_read = site.kind == FindingKind::UninitializedRead
         && owner == Owner::Framework
-        && !site.host_frames.iter().any(Frame::is_python);
+        && !site.host_frames.iter().any(Frame::is_python)
+        && !site.stackless_with_stacks;
     // A race in a library kernel's shared memory, or a barrier its threads
     // miss, is in the kernel's own code, the same whatever arguments the
     // user's line passed it: the library's, never the user's call. So is
@@ -646,6 +696,96 @@ mod tests {
             !library.user_call,
             "a library's own read is not the user's: {library:?}"
         );
+    }
+
+    #[test]
+    fn a_doubted_copy_a_run_with_host_stacks_kept_no_stack_for_is_autograds() {
+        // EfficientNet's and a mixture-of-experts block's copies on the
+        // H200: device to device in the backward pass, reading gradients a
+        // Hopper library kernel wrote, no host stack even asked for.
+        let copy = |stackless: bool| {
+            let mut site = cudawatch_parsers::site::new_site(
+                cudawatch_model::Tool::Initcheck,
+                FindingKind::UninitializedCopy,
+                cudawatch_model::Severity::Error,
+                "a CUDA API call (a copy or a set) read device memory nothing wrote".into(),
+            );
+            site.stackless_with_stacks = stackless;
+            site
+        };
+        let mut report = Report::new("t");
+        report.findings = vec![copy(true), copy(false)];
+        let owners = |report: &Report| -> Vec<(Owner, bool)> {
+            report
+                .findings
+                .iter()
+                .map(|s| s.owner.as_ref().map(|o| (o.owner, o.user_call)).unwrap())
+                .collect()
+        };
+        // Nothing initcheck cannot see ran: both stay the user's.
+        assign(&mut report);
+        assert_eq!(
+            owners(&report),
+            [(Owner::User, false), (Owner::User, false)]
+        );
+        // cuBLAS's Hopper GEMM ran: the stackless one is autograd's, the
+        // one whose stack was never sought stays the user's.
+        report.coalescing.push(cudawatch_model::KernelCoalescing {
+            kernel: "nvjet_sm90_tst_96x128_64x7_2x1_v_bz_TNN".into(),
+            ..Default::default()
+        });
+        assign(&mut report);
+        assert_eq!(
+            owners(&report),
+            [(Owner::Framework, false), (Owner::User, false)]
+        );
+        let backward = report.findings[0].owner.as_ref().unwrap();
+        assert!(backward.component.contains("autograd"), "{backward:?}");
+    }
+
+    #[test]
+    fn cudnns_rnn_kernels_are_cudnns_though_their_names_do_not_say_so() {
+        // As PyTorch's profiler named them for a GRU and an LSTM (H200):
+        // train_ctc.py's bidirectional GRU read was the user's warning.
+        for kernel in [
+            "void RNN_bidirectional_accum_bp1_1<float, float, float>(float*, float*, float*, int)",
+            "void RNN_blockPersist_fp_GRU<float, float, float, 128>(float const*, float*)",
+            "void LSTM_elementWise_bp1<float, float, float>(int, int, float*)",
+            "void GRU_elementWise_bp1<float, float, float>(int, int, float*)",
+            "void persistRNN_addBias<float, float>(cudnnRNNMode_t, int, int, float*, float*)",
+        ] {
+            assert_eq!(
+                by_kernel(kernel).map(|(o, c, _)| (o, c)),
+                Some((Owner::Library, "cuDNN".to_string())),
+                "{kernel}"
+            );
+        }
+        assert_eq!(of_kernel("my_rnn_step"), Owner::User);
+    }
+
+    #[test]
+    fn a_framework_read_a_run_with_host_stacks_kept_no_stack_for_is_not_the_users_call() {
+        // A Linear's bias gradient in a correct GNN script: ATen's
+        // reduction on autograd's thread, whose records the rerun with host
+        // stacks kept no stack for (tests/gpu/real/train_gnn.py, H200).
+        let mut site = cudawatch_parsers::site::new_site(
+            cudawatch_model::Tool::Initcheck,
+            FindingKind::UninitializedRead,
+            cudawatch_model::Severity::Error,
+            "Uninitialized __global__ memory read of size 4 bytes".into(),
+        );
+        site.kernel = Some("reduce_kernel".into());
+        site.stackless_with_stacks = true;
+        let backward = of(&site);
+        assert_eq!(backward.owner, Owner::Framework);
+        assert!(!backward.user_call, "{backward:?}");
+        // With a stack naming the user's line it is the user's call again.
+        site.host_frames = vec![Frame {
+            file: Some("./train.py".into()),
+            line: Some(12),
+            ..Frame::default()
+        }];
+        assert!(of(&site).user_call);
     }
 
     #[test]

@@ -25,7 +25,7 @@
 /// GEMM is the shared-memory kernel most likely to race. One alternative
 /// each, so that those the program's own kernels match can be left out of
 /// the filter ([`library_filter`]).
-pub const LIBRARY_KERNEL_NAMES: [&str; 16] = [
+pub const LIBRARY_KERNEL_NAMES: [&str; 20] = [
     "cudnn",
     "cublas",
     "cutlass",
@@ -42,6 +42,12 @@ pub const LIBRARY_KERNEL_NAMES: [&str; 16] = [
     "nccl",
     "(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm",
     "implicit_convolve_sgemm",
+    // cuDNN's RNN kernels, whose names do not say cuDNN
+    // (`RNN_bidirectional_accum_bp1_1`, `GRU_elementWise_bp1`).
+    "RNN_blockPersist_",
+    "RNN_bidirectional_accum_",
+    "persistRNN_",
+    "(LSTM|GRU|GENERIC)_elementWise_",
 ];
 
 /// PyTorch's own kernels (ATen's), each with the words a stage's reason
@@ -186,7 +192,8 @@ mod tests {
             every,
             "(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|\
              gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm|\
-             implicit_convolve_sgemm|^_ZN2at6native|^_ZN2at4cuda|\
+             implicit_convolve_sgemm|RNN_blockPersist_|RNN_bidirectional_accum_|\
+             persistRNN_|(LSTM|GRU|GENERIC)_elementWise_|^_ZN2at6native|^_ZN2at4cuda|\
              ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_|^_ZN6vision|^_ZN14at_cuda_detail|\
              ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_(RangeFactories|Randperm|Indexing)_cu_)"
         );
@@ -220,6 +227,10 @@ mod tests {
             kept_checked(&before),
             Some(vec![
                 "implicit_convolve_sgemm",
+                "RNN_blockPersist_",
+                "RNN_bidirectional_accum_",
+                "persistRNN_",
+                "(LSTM|GRU|GENERIC)_elementWise_",
                 "ATen's at::native",
                 "ATen's at::cuda",
                 "ATen's softmax",

@@ -435,3 +435,40 @@ fn an_error_macros_wild_read_is_placed_by_the_core_dump_at_the_kernels_line() {
     );
     assert_eq!(site_of_kind(&report, "cuda_error")["location"]["line"], 41);
 }
+
+#[test]
+fn atens_reduction_on_autograds_thread_in_a_correct_script_does_not_gate() {
+    // A correct GNN script (tests/gpu/real/train_gnn.py) under initcheck
+    // as its stage runs it on the H200: ATen's reduction of the Linears'
+    // bias gradients reads its own staging buffer's unused lanes on
+    // autograd's thread, and the rerun with host stacks kept no stack for
+    // those records. Before, it gated as the user's call: FINDINGS.
+    let report = judged(&outside("gnn_backward_reduce/run"));
+    assert_eq!(report["exit_code"], 0, "{}", report["verdict"]);
+    let reads: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "uninitialized_read")
+        .collect();
+    assert_eq!(reads.len(), 2, "{}", report["findings"]);
+    for site in reads {
+        assert_eq!(site["kernel"], "reduce_kernel", "{site}");
+        assert_eq!(site["owner"]["owner"], "framework", "{site}");
+        assert!(site["owner"].get("user_call").is_none(), "{site}");
+        assert_eq!(site["stackless_with_stacks"], true, "{site}");
+    }
+    assert_eq!(
+        report["verdict"][0]["label"], "clean",
+        "{}",
+        report["verdict"]
+    );
+    // Without the rerun nothing shows the records had no stack to give:
+    // an ATen read then still counts as the user's call, and gates.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    copy_dir(&outside("gnn_backward_reduce/run"), &run);
+    std::fs::remove_file(run.join("initcheck/host-stacks.xml")).unwrap();
+    let unproven = judged(&run);
+    assert_eq!(unproven["exit_code"], 1, "{}", unproven["verdict"]);
+}

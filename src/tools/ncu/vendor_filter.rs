@@ -215,8 +215,9 @@ mod tests {
                 "--kernel-name",
                 "regex:^(?!((?!.*(nvjet_|sm90_|sm100_)).*(cudnn|cublas|cutlass|xmma|nvjet|fmha|\
                  splitKreduce|gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|\
-                 (ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm|implicit_convolve_sgemm)|\
-                 ^_ZN2at6native|^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_|\
+                 (ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm|implicit_convolve_sgemm|\
+                 RNN_blockPersist_|RNN_bidirectional_accum_|persistRNN_|\
+                 (LSTM|GRU|GENERIC)_elementWise_)|^_ZN2at6native|^_ZN2at4cuda|^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_SoftMax_cu_|\
                  ^_ZN6vision|^_ZN14at_cuda_detail|\
                  ^_ZN[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_(RangeFactories|Randperm|Indexing)_cu_))"
             ]

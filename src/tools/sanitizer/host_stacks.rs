@@ -24,20 +24,39 @@ pub const NAME: &str = "host-stacks";
 /// stacks.
 pub const PRINT_LIMIT: u32 = 2000;
 
-/// The rerun with host stacks, when the stage ran without them, a site
-/// outside NVIDIA's libraries has no launching line, and the tool kept
-/// every record: where it dropped some (its error buffer overflowed
-/// without stacks: a flood), a run with stacks would cost as much as the
-/// flood did (ViT-tiny's step: over three minutes).
+/// The rerun with host stacks, when the stage ran without them and a site
+/// outside NVIDIA's libraries has no launching line. Where the tool
+/// dropped records (its error buffer overflowed without stacks: a flood),
+/// a run with stacks would cost as much as the flood did (ViT-tiny's step:
+/// over three minutes); then only a host copy is worth one, and only where
+/// the stage's compute-sanitizer tracks what unchecked kernels write: the
+/// rerun checks no kernel, so only the host API's records come back
+/// ([`copies_only`]: EfficientNet's two steps, 68 s alone on an H200).
 pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
     if stage.tool != Tool::Initcheck {
         return None;
     }
     let argv = with_host_stacks(&stage.command.argv, &stage.stage_dir.join(xml_name()))?;
     let report = stage_report(stage);
-    if dropped_records(&report) || !report.findings.iter().any(needs_launching_line) {
+    let unplaced: Vec<&cudawatch_model::Site> = report
+        .findings
+        .iter()
+        .filter(|s| needs_launching_line(s))
+        .collect();
+    if unplaced.is_empty() {
         return None;
     }
+    let argv = if dropped_records(&report) {
+        if !unplaced
+            .iter()
+            .any(|s| s.kind == FindingKind::UninitializedCopy)
+        {
+            return None;
+        }
+        copies_only(&argv)?
+    } else {
+        argv
+    };
     Some(FollowUp {
         name: NAME.into(),
         argv,
@@ -183,6 +202,26 @@ fn with_host_stacks(argv: &[OsString], xml: &std::path::Path) -> Option<Vec<OsSt
     Some(out)
 }
 
+/// `argv` checking no kernel, still tracking what every kernel writes:
+/// the kernel filter (`--kernel-name-exclude regex=...`) replaced by one
+/// no kernel matches. Only where the stage tracks what unchecked kernels
+/// write (compute-sanitizer 2026.4's
+/// `--initcheck-track-filtered-global-memory`): without it every read of
+/// a kernel's output would come back uninitialised.
+fn copies_only(argv: &[OsString]) -> Option<Vec<OsString>> {
+    argv.iter()
+        .any(|a| a == "--initcheck-track-filtered-global-memory")
+        .then_some(())?;
+    let at = argv.iter().position(|a| a == "--kernel-name-exclude")?;
+    let mut out = argv.to_vec();
+    *out.get_mut(at)? = "--kernel-name".into();
+    *out.get_mut(at + 1)? = NO_KERNEL.into();
+    Some(out)
+}
+
+/// A kernel filter no kernel's name matches.
+const NO_KERNEL: &str = "kns=cudawatch_no_such_kernel";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +262,25 @@ mod tests {
             with_host_stacks(&words("cs --tool initcheck --save x p"), "y".as_ref()),
             None
         );
+    }
+
+    #[test]
+    fn after_a_flood_the_rerun_checks_no_kernel_and_only_where_stores_are_tracked() {
+        let tracked = words(
+            "cs --tool initcheck --kernel-name-exclude regex=(cudnn|nvjet) \
+             --initcheck-track-filtered-global-memory yes python3 p.py",
+        );
+        assert_eq!(
+            copies_only(&tracked),
+            Some(words(
+                "cs --tool initcheck --kernel-name kns=cudawatch_no_such_kernel \
+                 --initcheck-track-filtered-global-memory yes python3 p.py"
+            ))
+        );
+        // Under a compute-sanitizer that cannot track them, no rerun: every
+        // read of a kernel's output would be a record.
+        let untracked = words("cs --tool initcheck --kernel-name-exclude regex=(cudnn) p");
+        assert_eq!(copies_only(&untracked), None);
+        assert_eq!(copies_only(&words("cs --tool initcheck p")), None);
     }
 }
