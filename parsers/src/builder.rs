@@ -724,12 +724,13 @@ impl ReportBuilder {
             if site.tool != tool || site.python_frame.is_some() || site.launch_frame.is_some() {
                 continue;
             }
-            site.stackless_with_stacks = stackless.contains(site.id.as_str());
             if let Some(from) = by_id.get(&site.id) {
                 site.python_frame = from.python_frame.clone();
                 site.launch_frame = from.launch_frame.clone();
                 site.host_frames = from.host_frames.clone();
                 filled += 1;
+            } else {
+                site.stackless_with_stacks = stackless.contains(site.id.as_str());
             }
         }
         filled

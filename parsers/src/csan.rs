@@ -264,6 +264,8 @@ fn site_of(current: Access, previous: Access, allocated: Vec<Frame>) -> Site {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn csan_failing_inside_itself_is_told_from_the_programs_own_error() {
         let own = "step 0\nTraceback (most recent call last):\n  \
@@ -292,8 +294,6 @@ mod tests {
         assert_eq!(own_failure(races.as_bytes()), None);
         assert_eq!(own_failure(b"no traceback\n"), None);
     }
-
-    use super::*;
 
     const REPORT: &str = "============================
 CSAN detected a possible data race on tensor with data pointer 140027408439808

@@ -197,11 +197,7 @@ pub fn assign(report: &mut Report) {
 /// not gating. Without the doubt (nothing initcheck cannot see ran) it
 /// stays the user's.
 fn autograds_stackless_copy(site: &Site, ownership: &Ownership) -> Option<Ownership> {
-    let stackless = site.kind == FindingKind::UninitializedCopy
-        && site.stackless_with_stacks
-        && site.host_frames.is_empty()
-        && site.python_frame.is_none()
-        && site.launch_frame.is_none();
+    let stackless = site.kind == FindingKind::UninitializedCopy && site.stackless_with_stacks;
     (stackless && ownership.owner == Owner::User).then(|| Ownership {
         owner: Owner::Framework,
         component: "autograd's backward (no host stack)".to_string(),

@@ -421,9 +421,9 @@ def _stop_after_step(optimizer, args, kwargs):
     _steps_seen += 1
     counts = _optimizers_stepped
     try:
-        _optimizers_built.add(optimizer)
+        _optimizers_held.add(optimizer)
         counts[optimizer] = counts.get(optimizer, 0) + 1
-        held = [counts.get(built, 0) for built in list(_optimizers_built)]
+        held = [counts.get(built, 0) for built in list(_optimizers_held)]
     except TypeError:  # an optimizer that cannot be weakly referenced
         held = [_steps_seen]
     if min(held) >= _STOP_AFTER:
@@ -470,7 +470,7 @@ _optimizer_built = []
 _calls_seen = 0
 # The optimizers the program built or stepped (weakly: one it drops no
 # longer counts), and how often each stepped: `--steps` counts each's.
-_optimizers_built = weakref.WeakSet()
+_optimizers_held = weakref.WeakSet()
 _optimizers_stepped = weakref.WeakKeyDictionary()
 
 
@@ -491,7 +491,7 @@ def _stop_after_calls(torch):
     def built(self, *args, **kwargs):
         _optimizer_built[:] = [True]
         try:
-            _optimizers_built.add(self)
+            _optimizers_held.add(self)
         except TypeError:  # an optimizer class with __slots__ and no weakref
             pass
         return init(self, *args, **kwargs)
