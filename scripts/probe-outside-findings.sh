@@ -6,6 +6,11 @@
 #                   kernels left out, their stores tracked), with host
 #                   stacks: records by kernel, block, stack and Python line
 #                   (train_gnn.py's false FINDINGS).
+#   reduce_blocks   more of reduce_staging.py's cases (a loop, a tabular
+#                   dataset's mean and std, the user's bugs in a reduction
+#                   of many blocks), the same way, with each kernel's
+#                   records in their order as runs of one block and PC:
+#                   whether the staging read is one block a launch.
 #   rnn_names       the kernels cuDNN's GRU and LSTM launch, by PyTorch's
 #                   profiler (train_ctc.py's `RNN_bidirectional_accum_bp1_1`
 #                   was owned by no library).
@@ -28,10 +33,13 @@ cases=("$@")
 LIBS='regex=(cudnn|cublas|cutlass|xmma|nvjet|fmha|splitKreduce|gemv2T_kernel|gemv2N_kernel|gemvNSP|gemmSN_|gemmk1_|cufft|nccl|(ampere|volta|turing|sm80|sm90|sm100)_[a-z0-9]*gemm|implicit_convolve_sgemm)'
 for c in "${cases[@]}"; do
   case $c in
-    reduce_staging)
-      for k in rows10 rows16 bias10 empty_half; do
+    reduce_staging | reduce_blocks)
+      ks=(rows10 rows16 bias10 empty_half)
+      limit=2000
+      [ "$c" = reduce_blocks ] && ks=(rows10_loop tabular rows_half rows_tail rows_none) && limit=50000
+      for k in "${ks[@]}"; do
         PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 120 "$NEW" --tool initcheck --xml \
-          --save "$OUTDIR/$k.xml" --print-limit 2000 --error-exitcode 86 \
+          --save "$OUTDIR/$k.xml" --print-limit "$limit" --error-exitcode 86 \
           --kernel-name-exclude "$LIBS" --initcheck-track-filtered-global-memory yes \
           python3 "$P/reduce_staging.py" "$k" >"$OUTDIR/$k.out" 2>&1
         echo "== $k (exit $?)"
@@ -49,6 +57,18 @@ for r in records:
 for key, n in by.most_common(8):
     print(f"  {n} x {key}")
 print(f"  {len(records)} records")
+runs = []
+for r in records:
+    pc = re.search(r"<pc>(.*?)</pc>", r, re.S)
+    block = re.search(r"<blockIdx>\s*<x>(\d+)</x>\s*<y>(\d+)</y>\s*<z>(\d+)</z>", r, re.S)
+    key = (pc.group(1) if pc else None, block.groups() if block else None)
+    if runs and runs[-1][0] == key:
+        runs[-1][1] += 1
+    else:
+        runs.append([key, 1])
+print(f"  {len(runs)} runs of one PC and block, in order:")
+for key, n in runs[:40]:
+    print(f"    {n} x {key}")
 PY
       done
       ;;

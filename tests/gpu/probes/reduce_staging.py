@@ -9,6 +9,16 @@ one case at a time under initcheck:
                gradient is that sum, on autograd's thread)
   empty_half   a torch.empty buffer half filled, then summed (the user's
                bug of tests/gpu/real/empty_then_reduce.py)
+
+Which blocks read (is the staging read one block a launch, and which?):
+
+  rows10_loop  rows10 ten times on the main thread, a line of its own
+  tabular      a dataset standardised on the GPU: X.mean(0), X.std(0)
+               over 100,000 rows of 13 features
+  rows_half    torch.empty(20000, 10), its first half filled, sum(0):
+               the user's bug in a reduction of many blocks
+  rows_tail    the same with all but its last 100 rows filled
+  rows_none    the same with nothing filled
 """
 import sys
 
@@ -28,5 +38,20 @@ elif case == "empty_half":
     buf = torch.empty(1024, device="cuda")
     buf[:512] = 1.0
     print(buf.sum().item())
+elif case == "rows10_loop":
+    x = torch.randn(20000, 10, device="cuda")
+    total = 0.0
+    for _ in range(10):
+        total += x.sum(0).sum().item()
+    print(total)
+elif case == "tabular":
+    X = torch.randn(100000, 13, device="cuda") * 3 + 1
+    X = (X - X.mean(0)) / X.std(0)
+    print(X.abs().max().item())
+elif case in ("rows_half", "rows_tail", "rows_none"):
+    buf = torch.empty(20000, 10, device="cuda")
+    filled = {"rows_half": 10000, "rows_tail": 19900, "rows_none": 0}[case]
+    buf[:filled] = 1.0
+    print(buf.sum(0).sum().item())
 else:
     raise SystemExit(f"unknown case {case}")
