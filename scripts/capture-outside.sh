@@ -30,6 +30,16 @@
 #                      2026.4 where it has one: ATen's reduction on
 #                      autograd's thread reads its staging buffer's unused
 #                      lanes, and the rerun with host stacks keeps no stack.
+#   tabular_standardise `cudawatch run --stages plain,initcheck` on
+#                      tests/gpu/real/train_tabular.py (a correct tabular
+#                      script): ATen's reduction at the user's `X.mean(0)`
+#                      and `X.std(0)` reads its staging buffer's unused
+#                      lanes on the main thread, with the user's line; the
+#                      rerun with every tensor filled reads them again.
+#   tabular_missing_feature the same on tests/gpu/real/
+#                      tabular_missing_feature.py, whose feature matrix
+#                      has a column nobody wrote: its reads are gone from
+#                      the rerun.
 #
 # Usage: scripts/capture-outside.sh OUTDIR [CASE...]   (needs target/release/cudawatch)
 set -uo pipefail
@@ -40,7 +50,7 @@ SRC=$ROOT/tests/gpu/outside
 CW=$ROOT/target/release/cudawatch
 export PATH=$PATH:/usr/local/cuda/bin
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(host_api_uninit torch_empty_copy stack_overflow error_macro error_macro_read libcu_atomics duplicate_kernels gnn_backward_reduce)
+[ ${#cases[@]} -eq 0 ] && cases=(host_api_uninit torch_empty_copy stack_overflow error_macro error_macro_read libcu_atomics duplicate_kernels gnn_backward_reduce tabular_standardise tabular_missing_feature)
 STAGE=(compute-sanitizer --print-limit 0 --error-exitcode 86 --target-processes all)
 
 # Each C++ program built as users build theirs for an H100 (with line
@@ -111,6 +121,10 @@ for c in "${cases[@]}"; do
         --xml --save "$OUTDIR/$c/memcheck.xml" python3 ../real/train_resnet.py) ;;
     gnn_backward_reduce)
       cw $c plain,initcheck python3 ../real/train_gnn.py ;;
+    tabular_standardise)
+      cw $c plain,initcheck python3 ../real/train_tabular.py ;;
+    tabular_missing_feature)
+      cw $c plain,initcheck python3 ../real/$c.py ;;
     *) echo "unknown case $c" >&2 ;;
   esac
 done

@@ -680,6 +680,14 @@ pub struct Site {
     /// want of a stack.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stackless_with_stacks: bool,
+    /// Set when a second run of initcheck with every tensor PyTorch
+    /// allocates filled (`torch.use_deterministic_algorithms`, whose
+    /// `fill_uninitialized_memory` writes each new tensor) read this
+    /// site's memory uninitialised too: memory no tensor holds, a
+    /// framework kernel's own scratch (ATen's reduction reads the unused
+    /// lanes of its staging buffer, tests/gpu/real/train_tabular.py).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_with_tensors_filled: bool,
     /// Fields of the tool's record that cudawatch does not interpret.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<(String, String)>,

@@ -736,6 +736,29 @@ impl ReportBuilder {
         filled
     }
 
+    /// Marks `tool`'s uninitialised reads that `other`, the same program's
+    /// run with every tensor PyTorch allocates filled, read uninitialised
+    /// too (`Site::read_with_tensors_filled`); returns how many.
+    pub fn read_with_tensors_filled(&mut self, tool: Tool, other: &Report) -> usize {
+        let again: std::collections::HashSet<&str> = other
+            .findings
+            .iter()
+            .filter(|s| s.tool == tool && s.kind == FindingKind::UninitializedRead)
+            .map(|s| s.id.as_str())
+            .collect();
+        let mut marked = 0;
+        for site in self.folder.sites_mut() {
+            if site.tool == tool
+                && site.kind == FindingKind::UninitializedRead
+                && again.contains(site.id.as_str())
+            {
+                site.read_with_tensors_filled = true;
+                marked += 1;
+            }
+        }
+        marked
+    }
+
     /// The finished report, findings worst first.
     pub fn finish(mut self) -> Report {
         self.report.findings = self.folder.finish();

@@ -35,6 +35,7 @@ pub fn new_site(tool: Tool, kind: FindingKind, severity: Severity, message: Stri
         launch_seen_by: None,
         host_frames: Vec::new(),
         stackless_with_stacks: false,
+        read_with_tensors_filled: false,
         unrecognised: Vec::new(),
         suppressed: None,
         in_baseline: false,

@@ -338,12 +338,39 @@ pub fn of(site: &Site) -> Ownership {
         Owner::Framework => in_its_own_shared_memory,
         Owner::User => false,
     };
+    if let Some(scratch) = framework_scratch(site, owner, &component) {
+        return scratch;
+    }
     Ownership {
         owner,
         component,
         because,
         user_call: (user_call && !inside_the_kernel) || unproven_framework_read,
     }
+}
+
+/// A framework kernel's read that initcheck still reported with every
+/// tensor PyTorch allocates filled (`Site::read_with_tensors_filled`): it
+/// read memory no tensor holds, the kernel's own scratch, never the
+/// user's tensor. ATen's reduction over many rows into a number of
+/// outputs that is not a multiple of its vector width reads the unused
+/// lanes of its staging buffer from the last block to finish
+/// (`X.mean(0)` over 80,000 rows of 13 features: 1,470 records, H200,
+/// tests/gpu/real/train_tabular.py, tests/gpu/probes/reduce_staging.py).
+/// A tensor the program left unwritten (`torch.empty`, half filled) is
+/// written by the fill, and its read is gone from that run.
+fn framework_scratch(site: &Site, owner: Owner, component: &str) -> Option<Ownership> {
+    (site.kind == FindingKind::UninitializedRead
+        && site.read_with_tensors_filled
+        && owner == Owner::Framework)
+        .then(|| Ownership {
+            owner,
+            component: format!("{component} (its own scratch memory)"),
+            because: "a run with every tensor PyTorch allocates filled still read it \
+                      uninitialised: memory no tensor holds"
+                .to_string(),
+            user_call: false,
+        })
 }
 
 /// The owner of a kernel by its name alone (coalescing rows have nothing else).
@@ -737,6 +764,48 @@ mod tests {
         );
         let backward = report.findings[0].owner.as_ref().unwrap();
         assert!(backward.component.contains("autograd"), "{backward:?}");
+    }
+
+    #[test]
+    fn a_framework_read_still_made_with_every_tensor_filled_is_its_own_scratch() {
+        // ATen's reduction at the user's `X.mean(0)` (train_tabular.py):
+        // launched from the user's line, so the user's call, until the
+        // run with every tensor filled reads the same memory uninitialised.
+        let read = |kernel: &str, again: bool| {
+            let mut site = cudawatch_parsers::site::new_site(
+                cudawatch_model::Tool::Initcheck,
+                FindingKind::UninitializedRead,
+                cudawatch_model::Severity::Error,
+                "Uninitialized __global__ memory read of size 4 bytes".into(),
+            );
+            site.kernel = Some(kernel.into());
+            site.host_frames = vec![Frame {
+                func: Some("<module>".into()),
+                file: Some("/home/u/train_tabular.py".into()),
+                line: Some(27),
+                module: None,
+                pc: None,
+            }];
+            site.read_with_tensors_filled = again;
+            site
+        };
+        let owner = |site: &Site| {
+            let o = of(site);
+            (o.owner, o.user_call)
+        };
+        assert_eq!(
+            owner(&read("reduce_kernel", false)),
+            (Owner::Framework, true)
+        );
+        let scratch = of(&read("reduce_kernel", true));
+        assert_eq!(
+            (scratch.owner, scratch.user_call),
+            (Owner::Framework, false)
+        );
+        assert!(scratch.component.contains("scratch"), "{scratch:?}");
+        // The user's own kernel is the user's whatever the rerun saw: the
+        // fill covers PyTorch's tensors, not the user's own allocations.
+        assert_eq!(owner(&read("my_kernel", true)), (Owner::User, true));
     }
 
     #[test]

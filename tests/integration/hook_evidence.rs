@@ -253,3 +253,46 @@ if os.environ.get('CUDAWATCH_STAGE') == 'plain':
         "{csan}"
     );
 }
+
+/// `prog` run by python3 with cudawatch's hook and the fake torch, the
+/// hook's facts in `out`, `env` set: what the program printed.
+fn hooked_python(prog: &str, out: &std::path::Path, env: &[(&str, &str)]) -> String {
+    let root = crate::helpers::root();
+    let output = std::process::Command::new("python3")
+        .args(["-c", prog])
+        .env(
+            "PYTHONPATH",
+            format!(
+                "{}:{}",
+                root.join("src/tools/hook").display(),
+                root.join("tests/fakes/pytorch").display()
+            ),
+        )
+        .env("CUDAWATCH_HOOK_OUT", out)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_rerun_with_tensors_filled_keeps_the_fill_on_whatever_the_program_asks() {
+    // initcheck's rerun that tells a tensor nobody wrote from ATen's own
+    // scratch: the fill must be on for the whole run, or a read still
+    // there would be taken for ATen's when it was the user's tensor.
+    let prog = "import torch
+torch.use_deterministic_algorithms(False)
+print(torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())";
+    let tmp = tempfile::tempdir().unwrap();
+    let printed = hooked_python(prog, tmp.path(), &[("CUDAWATCH_FILL_TENSORS", "1")]);
+    assert_eq!(printed.trim(), "True True");
+    let facts: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("hook.json")).unwrap()).unwrap();
+    assert_eq!(facts["tensors_filled"], true, "{facts}");
+    assert_eq!(facts["deterministic_kept_on"], 1, "{facts}");
+    // Every other stage leaves the program's choice alone.
+    let tmp = tempfile::tempdir().unwrap();
+    let printed = hooked_python(prog, tmp.path(), &[]);
+    assert_eq!(printed.trim(), "False False");
+}

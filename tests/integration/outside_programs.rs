@@ -37,6 +37,16 @@ fn outside(path: &str) -> PathBuf {
     sample("outside").join(path)
 }
 
+/// A report's uninitialised-read sites.
+fn uninitialised_reads(report: &Value) -> Vec<&Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "uninitialized_read")
+        .collect()
+}
+
 /// `cudawatch parse --format json` of `files`.
 fn parse(files: &[&str]) -> (Output, Value) {
     let out = run(cudawatch()
@@ -445,12 +455,7 @@ fn atens_reduction_on_autograds_thread_in_a_correct_script_does_not_gate() {
     // those records. Before, it gated as the user's call: FINDINGS.
     let report = judged(&outside("gnn_backward_reduce/run"));
     assert_eq!(report["exit_code"], 0, "{}", report["verdict"]);
-    let reads: Vec<&Value> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["kind"] == "uninitialized_read")
-        .collect();
+    let reads = uninitialised_reads(&report);
     assert_eq!(reads.len(), 2, "{}", report["findings"]);
     for site in reads {
         assert_eq!(site["kernel"], "reduce_kernel", "{site}");
@@ -471,4 +476,91 @@ fn atens_reduction_on_autograds_thread_in_a_correct_script_does_not_gate() {
     std::fs::remove_file(run.join("initcheck/host-stacks.xml")).unwrap();
     let unproven = judged(&run);
     assert_eq!(unproven["exit_code"], 1, "{}", unproven["verdict"]);
+}
+
+#[test]
+fn atens_staging_read_at_the_users_line_is_its_own_when_the_run_with_tensors_filled_reads_it_too() {
+    // A correct tabular script (tests/gpu/real/train_tabular.py) under
+    // initcheck as its stage runs it on the H200: ATen's reduction at the
+    // user's `X_train.mean(0)`, `X_train.std(0)` reads never-written
+    // memory on the main thread. The rerun with every tensor PyTorch
+    // allocates filled reads the same three sites uninitialised again:
+    // memory no tensor holds, ATen's staging buffer. Before, FINDINGS.
+    let report = judged(&outside("tabular_standardise/run"));
+    assert_eq!(report["exit_code"], 0, "{}", report["verdict"]);
+    assert_eq!(
+        report["verdict"][0]["label"], "clean",
+        "{}",
+        report["verdict"]
+    );
+    let reads = uninitialised_reads(&report);
+    assert_eq!(reads.len(), 3, "{}", report["findings"]);
+    for site in reads {
+        assert_eq!(site["kernel"], "reduce_kernel", "{site}");
+        assert_eq!(site["read_with_tensors_filled"], true, "{site}");
+        assert_eq!(site["owner"]["owner"], "framework", "{site}");
+        assert!(
+            site["owner"]["component"]
+                .as_str()
+                .unwrap()
+                .contains("its own scratch memory"),
+            "{site}"
+        );
+        assert!(site["owner"].get("user_call").is_none(), "{site}");
+    }
+    let reason = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["tool"] == "initcheck")
+        .unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.contains(
+            "3 sites read uninitialised again with every tensor PyTorch allocates filled \
+             (tensors-filled/initcheck.xml)"
+        ),
+        "{reason}"
+    );
+    // Without the rerun's records, or where its hook could not turn the
+    // fill on, nothing shows the memory is no tensor: the user's call.
+    for damage in ["records", "fill"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("run");
+        copy_dir(&outside("tabular_standardise/run"), &run);
+        let filled = run.join("initcheck/tensors-filled");
+        if damage == "records" {
+            std::fs::remove_file(filled.join("initcheck.xml")).unwrap();
+        } else {
+            let facts = std::fs::read_to_string(filled.join("hook.json")).unwrap();
+            std::fs::write(
+                filled.join("hook.json"),
+                facts.replace("\"tensors_filled\":true", "\"tensors_filled\":false"),
+            )
+            .unwrap();
+        }
+        let unproven = judged(&run);
+        assert_eq!(
+            unproven["exit_code"], 1,
+            "{damage}: {}",
+            unproven["verdict"]
+        );
+    }
+}
+
+#[test]
+fn a_feature_column_nobody_wrote_gates_as_the_users_call() {
+    // Its twin with a column allocated by `torch.empty` and never
+    // written: 300,980 records in ATen's reductions and elementwise
+    // kernel, a flood, so no rerun was made; the reads are the user's.
+    let report = judged(&outside("tabular_missing_feature/run"));
+    assert_eq!(report["exit_code"], 1, "{}", report["verdict"]);
+    let reads = uninitialised_reads(&report);
+    assert_eq!(reads.len(), 3, "{}", report["findings"]);
+    for site in reads {
+        assert_eq!(site["owner"]["user_call"], true, "{site}");
+        assert!(site.get("read_with_tensors_filled").is_none(), "{site}");
+    }
 }

@@ -16,6 +16,10 @@
 #   Nth optimizer step, or, in a program that builds no optimizer, its Nth
 #   top-level model call (CUDAWATCH_STOP_AFTER_STEPS: a tool stage's first
 #   steps, CUDAWATCH_STEPS_BY_DEFAULT=1, or the user's `--steps`).
+# - one run changes what the program does on purpose: initcheck's rerun
+#   with every tensor filled (CUDAWATCH_FILL_TENSORS=1) turns PyTorch's
+#   deterministic mode on (warn_only), whose fill_uninitialized_memory
+#   writes each new tensor, and keeps it on ("tensors_filled" in hook.json).
 #
 # Files it writes (read by cudawatch's parsers/src/memory.rs):
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
@@ -54,6 +58,7 @@ except ValueError:
     _STOP_AFTER = 0
 _steps_seen = 0
 _CUDNN_BENCHMARK_OFF = os.environ.get("CUDAWATCH_CUDNN_BENCHMARK_OFF") == "1"
+_FILL_TENSORS = os.environ.get("CUDAWATCH_FILL_TENSORS") == "1"
 _facts = {"hook": 2, "python": sys.version.split()[0], "errors": []}
 _oom_count = 0
 _step_count = 0
@@ -556,6 +561,34 @@ def _cudnn_benchmark_off(torch):
     set_benchmark(False)
 
 
+def _fill_new_tensors(torch):
+    """initcheck's rerun with every tensor PyTorch allocates filled
+    (CUDAWATCH_FILL_TENSORS, cudawatch's tools/sanitizer/tensors_filled.rs):
+    deterministic mode's fill_uninitialized_memory writes each new tensor
+    (torch.empty and its kin), so a read initcheck still reports is of
+    memory no tensor holds, a kernel's own scratch. warn_only: an operation
+    without a deterministic implementation warns instead of raising. A
+    program that turns deterministic mode off keeps it on here, with its
+    own warn_only (counted into hook.json); "tensors_filled" says the fill
+    was on."""
+    import torch.utils.deterministic  # noqa: F401  (not every torch imports it)
+
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    original = torch.use_deterministic_algorithms
+
+    def kept_on(mode, *, warn_only=False):
+        if not mode:
+            _facts["deterministic_kept_on"] = _facts.get("deterministic_kept_on", 0) + 1
+            warn_only = True
+        original(True, warn_only=warn_only)
+
+    torch.use_deterministic_algorithms = kept_on
+    _facts["tensors_filled"] = bool(
+        torch.are_deterministic_algorithms_enabled() and torch.utils.deterministic.fill_uninitialized_memory
+    )
+
+
 def _torch_loaded(torch):
     global _torch_dir
     _torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
@@ -570,6 +603,11 @@ def _torch_loaded(torch):
             _cudnn_benchmark_off(torch)
         except Exception as error:
             _error("cudnn benchmark mode", error)
+    if _FILL_TENSORS:
+        try:
+            _fill_new_tensors(torch)
+        except Exception as error:
+            _error("tensors filled", error)
     if _CSAN:
         try:
             _csan_outside_captures(torch)
@@ -902,7 +940,7 @@ if os.environ.get("CUDAWATCH_NO_HOOK") != "1":
             _MEMORY = True
         if _OUT:
             _write("processes.jsonl", {"pid": os.getpid(), "hook": "start"}, mode="a")
-        if _MEMORY or _CSAN or _STOP_AFTER or _CUDNN_BENCHMARK_OFF:
+        if _MEMORY or _CSAN or _STOP_AFTER or _CUDNN_BENCHMARK_OFF or _FILL_TENSORS:
             if "torch" in sys.modules:
                 # The user's sitecustomize (or a .pth file) imported torch
                 # before the hook could watch the import: arm now.

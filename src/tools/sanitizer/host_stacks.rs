@@ -25,10 +25,11 @@ pub const NAME: &str = "host-stacks";
 pub const PRINT_LIMIT: u32 = 2000;
 
 /// The rerun with host stacks, when the stage ran without them and a site
-/// outside NVIDIA's libraries has no launching line. Where the tool
-/// dropped records (its error buffer overflowed without stacks: a flood),
-/// a run with stacks would cost as much as the flood did (ViT-tiny's step:
-/// over three minutes); then only a host copy is worth one, and only where
+/// outside NVIDIA's libraries has no launching line. After a flood (the
+/// tool dropped records, its error buffer overflowed without stacks, and
+/// reported more than [`FLOOD_RECORDS`]) a run with stacks would cost as
+/// much as the flood did (ViT-tiny's step: over three minutes); then only
+/// a host copy is worth one, and only where
 /// the stage's compute-sanitizer tracks what unchecked kernels write: the
 /// rerun checks no kernel, so only the host API's records come back
 /// ([`copies_only`]: EfficientNet's two steps, 68 s alone on an H200).
@@ -46,7 +47,7 @@ pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
     if unplaced.is_empty() {
         return None;
     }
-    let argv = if dropped_records(&report) {
+    let argv = if flooded(&report) {
         if !unplaced
             .iter()
             .any(|s| s.kind == FindingKind::UninitializedCopy)
@@ -92,7 +93,7 @@ pub fn fill(builder: &mut ReportBuilder, files: &StageFiles, tool: Tool) -> usiz
 /// [`fill`] have none, for the stage's reason: a copy with no place is
 /// one the tool kept no stack for, or one whose rerun was not made, never
 /// one cudawatch forgot to place. `summary`: the stage's own summary
-/// lines, whose dropped records keep the rerun from being made.
+/// lines, whose flood keeps the rerun from being made.
 pub fn unplaced_copies(
     builder: &ReportBuilder,
     files: &StageFiles,
@@ -121,7 +122,7 @@ pub fn unplaced_copies(
         }
     } else if with_host_stacks(&argv, std::path::Path::new(&xml_name())).is_none() {
         "compute-sanitizer kept no call stack for the copies"
-    } else if dropped(summary) {
+    } else if flooded_summary(summary) {
         "initcheck ran without host call stacks (for speed) and dropped records, so \
          no second run with them was made (--host-stacks all keeps every stack, at \
          the cost of a run with them)"
@@ -153,23 +154,34 @@ fn needs_launching_line(site: &cudawatch_model::Site) -> bool {
         }
 }
 
-/// The tool counted records it kept no trace of (`N errors were skipped
-/// (error buffer overflow)`).
-fn dropped_records(report: &Report) -> bool {
+/// Records a run reported, past which a run with host stacks costs about
+/// what the flood did: the tool unwinds a stack for every record it
+/// reports, kept or dropped (ViT-tiny's step: 834,063 records, over three
+/// minutes). Below it a run whose error buffer overflowed in one launch is
+/// no flood: a tabular script's `X.mean(0)`, 1,185 records, 692 of them
+/// dropped (tests/gpu/real/train_tabular.py, H200), a second run of 9 s.
+pub const FLOOD_RECORDS: u64 = 50_000;
+
+/// The tool dropped records (`N errors were skipped (error buffer
+/// overflow)`) and reported more than [`FLOOD_RECORDS`], kept and dropped
+/// together.
+pub(super) fn flooded(report: &Report) -> bool {
     report
         .inputs
         .iter()
         .filter_map(|input| input.summary.as_ref())
-        .any(dropped)
+        .any(flooded_summary)
 }
 
-fn dropped(summary: &ToolSummary) -> bool {
-    summary.skipped.is_some_and(|n| n > 0)
+fn flooded_summary(summary: &ToolSummary) -> bool {
+    // `errors` counts the records kept; the dropped ones are `skipped`.
+    let dropped = summary.skipped.unwrap_or(0);
+    dropped > 0 && summary.errors.unwrap_or(0) + dropped > FLOOD_RECORDS
 }
 
 /// The stage's records, owners named (cuDNN's kernels by the signature in
-/// the text log): what the follow-up is decided on.
-fn stage_report(stage: &FollowUpContext<'_>) -> Report {
+/// the text log): what initcheck's follow-ups are decided on.
+pub(super) fn stage_report(stage: &FollowUpContext<'_>) -> Report {
     let files = StageFiles::new(stage.stage_dir, stage.tool);
     let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
     super::read_output(
@@ -225,10 +237,7 @@ const NO_KERNEL: &str = "kns=cudawatch_no_such_kernel";
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(s: &str) -> Vec<OsString> {
-        s.split(' ').map(OsString::from).collect()
-    }
+    use crate::tools::sanitizer::argv_of as words;
 
     #[test]
     fn the_rerun_keeps_every_flag_but_the_stack_the_limit_and_the_file() {
@@ -262,6 +271,21 @@ mod tests {
             with_host_stacks(&words("cs --tool initcheck --save x p"), "y".as_ref()),
             None
         );
+    }
+
+    #[test]
+    fn a_flood_is_many_records_dropped_not_one_launchs_overflow() {
+        let summary = |errors, skipped| ToolSummary {
+            errors: Some(errors),
+            skipped: Some(skipped),
+            ..Default::default()
+        };
+        // A tabular script's `X.mean(0)` (H200): one launch overflowed.
+        assert!(!flooded_summary(&summary(493, 692)));
+        // Its twin with a column nobody wrote: 300,983 records, 771 kept.
+        assert!(flooded_summary(&summary(771, 300_212)));
+        // Many records, none dropped: each has its stack's place to keep.
+        assert!(!flooded_summary(&summary(80_000, 0)));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub(super) mod launches;
 mod own_kernels;
 pub mod per_rank;
 mod rules;
+mod tensors_filled;
 pub use rules::cut_records;
 
 use cudawatch_model::Tool;
@@ -98,6 +99,8 @@ impl StageKind for Sanitizer {
         super::plain::blocked_by_plain_failure(command, plain);
     }
 
+    /// initcheck's reruns, at once: with host stacks (the launching
+    /// lines), and with every tensor filled (`tensors_filled`).
     fn follow_ups(
         &self,
         stage: &FollowUpContext<'_>,
@@ -107,7 +110,10 @@ impl StageKind for Sanitizer {
         if !started.is_empty() {
             return Vec::new();
         }
-        host_stacks::follow_up(stage).into_iter().collect()
+        host_stacks::follow_up(stage)
+            .into_iter()
+            .chain(tensors_filled::follow_up(stage))
+            .collect()
     }
 
     fn read(
@@ -122,6 +128,7 @@ impl StageKind for Sanitizer {
         let tool = record.tool;
         let (evidence, text) = read_output(builder, files, tool, &xml_file(tool), "stdout");
         let filled = host_stacks::fill(builder, files, tool);
+        let scratch = tensors_filled::mark(builder, files, tool);
         let usage = String::from_utf8_lossy(&text).contains("Usage: compute-sanitizer");
         let complete = output_complete(&files.sibling(Tool::Plain, "stdout"), &text);
         let (outcome, mut reason) = rule(record, &evidence, usage, complete);
@@ -131,6 +138,10 @@ impl StageKind for Sanitizer {
                 crate::words::plural(filled as u64, "site"),
                 host_stacks::NAME
             ));
+        }
+        if let Some(scratch) = tensors_filled::reason(scratch) {
+            reason.push_str("; ");
+            reason.push_str(&scratch);
         }
         if let Some(unplaced) =
             host_stacks::unplaced_copies(builder, files, record, &evidence.summary)
@@ -144,6 +155,12 @@ impl StageKind for Sanitizer {
             summary: evidence.summary,
         }
     }
+}
+
+/// A command line from its words, split at spaces (the follow-ups' tests).
+#[cfg(test)]
+fn argv_of(words: &str) -> Vec<std::ffi::OsString> {
+    words.split(' ').map(std::ffi::OsString::from).collect()
 }
 
 /// The XML a stage of `tool` saves in its folder.

@@ -51,6 +51,22 @@ def fake_op(name, *args):
     mode = sanitizer.dispatch
     return type(mode).__torch_dispatch__(mode, lambda *a, **k: name, (), args, None)
 
+_deterministic = {"mode": False, "warn_only": False}
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """As torch's: deterministic mode on or off, raising or warning."""
+    _deterministic.update(mode=bool(mode), warn_only=bool(warn_only))
+
+
+def are_deterministic_algorithms_enabled():
+    return _deterministic["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _deterministic["warn_only"]
+
+
 def compile(model=None, **kwargs):
     """torch.compile as torch 2.11 behaves under CSAN: Dynamo skips every
     frame while a dispatch mode is on, so the function runs eagerly."""
