@@ -291,6 +291,18 @@ print(torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algor
         serde_json::from_slice(&std::fs::read(tmp.path().join("hook.json")).unwrap()).unwrap();
     assert_eq!(facts["tensors_filled"], true, "{facts}");
     assert_eq!(facts["deterministic_kept_on"], 1, "{facts}");
+    // A program that turns the fill itself off leaves tensors unfilled:
+    // the rerun then says so, and proves nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    hooked_python(
+        "import torch, torch.utils.deterministic
+torch.utils.deterministic.fill_uninitialized_memory = False",
+        tmp.path(),
+        &[("CUDAWATCH_FILL_TENSORS", "1")],
+    );
+    let facts: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("hook.json")).unwrap()).unwrap();
+    assert_eq!(facts["tensors_filled"], false, "{facts}");
     // Every other stage leaves the program's choice alone.
     let tmp = tempfile::tempdir().unwrap();
     let printed = hooked_python(prog, tmp.path(), &[]);

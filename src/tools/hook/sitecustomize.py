@@ -19,7 +19,8 @@
 # - one run changes what the program does on purpose: initcheck's rerun
 #   with every tensor filled (CUDAWATCH_FILL_TENSORS=1) turns PyTorch's
 #   deterministic mode on (warn_only), whose fill_uninitialized_memory
-#   writes each new tensor, and keeps it on ("tensors_filled" in hook.json).
+#   writes each new tensor, and keeps it on ("tensors_filled" in hook.json:
+#   whether the fill was still on at exit).
 #
 # Files it writes (read by cudawatch's parsers/src/memory.rs):
 # - hook.json at exit: what the hook saw (torch imported, CUDA used, CSAN
@@ -857,6 +858,18 @@ def _report():
             _facts["csan_enabled"] = None if enabled is None else bool(enabled)
         except Exception:
             _facts["csan_enabled"] = None
+        if _facts.get("tensors_filled"):
+            # Still on at the end: a program that set
+            # torch.utils.deterministic.fill_uninitialized_memory = False
+            # itself left tensors unfilled, and the rerun proves nothing.
+            try:
+                _facts["tensors_filled"] = bool(
+                    torch.are_deterministic_algorithms_enabled()
+                    and torch.utils.deterministic.fill_uninitialized_memory
+                )
+            except Exception as error:
+                _facts["tensors_filled"] = False
+                _error("tensors filled at exit", error)
         if _MEMORY and _facts.get("cuda_initialized"):
             try:
                 figures = _figures(torch)
