@@ -362,15 +362,23 @@ pub fn of(site: &Site) -> Ownership {
 fn framework_scratch(site: &Site, owner: Owner, component: &str) -> Option<Ownership> {
     (site.kind == FindingKind::UninitializedRead
         && site.read_with_tensors_filled
-        && owner == Owner::Framework)
-        .then(|| Ownership {
-            owner,
-            component: format!("{component} (its own scratch memory)"),
-            because: "a run with every tensor PyTorch allocates filled still read it \
+        && filled_by_pytorch(owner, component))
+    .then(|| Ownership {
+        owner,
+        component: format!("{component} (its own scratch memory)"),
+        because: "a run with every tensor PyTorch allocates filled still read it \
                       uninitialised: memory no tensor holds"
-                .to_string(),
-            user_call: false,
-        })
+            .to_string(),
+        user_call: false,
+    })
+}
+
+/// Whether PyTorch's fill of every new tensor speaks for a read in this
+/// owner's kernel: PyTorch's own (ATen, c10), whose arguments are
+/// tensors PyTorch allocated. Not CuPy's, whose arrays it never fills,
+/// nor a library's or the user's.
+pub fn filled_by_pytorch(owner: Owner, component: &str) -> bool {
+    owner == Owner::Framework && component.starts_with("PyTorch")
 }
 
 /// The owner of a kernel by its name alone (coalescing rows have nothing else).
@@ -803,9 +811,11 @@ mod tests {
             (Owner::Framework, false)
         );
         assert!(scratch.component.contains("scratch"), "{scratch:?}");
-        // The user's own kernel is the user's whatever the rerun saw: the
-        // fill covers PyTorch's tensors, not the user's own allocations.
+        // The user's own kernel is the user's whatever the rerun saw, and
+        // CuPy's stays the user's call: the fill covers PyTorch's tensors,
+        // not the user's own allocations nor CuPy's arrays.
         assert_eq!(owner(&read("my_kernel", true)), (Owner::User, true));
+        assert_eq!(owner(&read("cupy_add", true)), (Owner::Framework, true));
     }
 
     #[test]

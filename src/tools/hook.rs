@@ -84,6 +84,22 @@ pub fn applies_if_python_ran(command: &mut StageCommand, plain: &StageRecord) {
 /// The variable that names the stage's folder, where the hook writes.
 const HOOK_OUT: &str = "CUDAWATCH_HOOK_OUT";
 
+/// `env` (a stage's) with the hook writing into `out` instead, absolute
+/// (the program may change directory): a follow-up that runs the program
+/// again keeps its hook's word apart from the stage's.
+pub fn writing_to(env: &[(String, String)], out: &Path) -> Vec<(String, String)> {
+    let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let mut env: Vec<(String, String)> =
+        env.iter().filter(|(k, _)| k != HOOK_OUT).cloned().collect();
+    env.push((HOOK_OUT.into(), out.display().to_string()));
+    env
+}
+
+/// The variable that tells the hook to turn PyTorch's deterministic mode
+/// on, whose `fill_uninitialized_memory` writes every new tensor
+/// (initcheck's rerun, `tools::sanitizer::tensors_filled`).
+pub const FILL_TENSORS: &str = "CUDAWATCH_FILL_TENSORS";
+
 /// The variable that tells the hook to end the program after that many
 /// optimizer steps (`--steps`).
 pub const STOP_AFTER_STEPS: &str = "CUDAWATCH_STOP_AFTER_STEPS";

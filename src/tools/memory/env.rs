@@ -35,16 +35,9 @@ pub fn expandable_env(stage_env: &[(String, String)], stage_dir: &Path) -> Vec<(
         Some(old) => format!("{old},expandable_segments:True"),
         None => "expandable_segments:True".into(),
     };
-    let mut env: Vec<(String, String)> = stage_env
-        .iter()
-        .filter(|(k, _)| k != "PYTORCH_CUDA_ALLOC_CONF" && k != "CUDAWATCH_HOOK_OUT")
-        .cloned()
-        .collect();
+    let mut env = crate::tools::hook::writing_to(stage_env, &expandable_dir(stage_dir));
+    env.retain(|(k, _)| k != "PYTORCH_CUDA_ALLOC_CONF");
     env.push(("PYTORCH_CUDA_ALLOC_CONF".into(), conf));
-    // Absolute, as the stage's own: the program may change directory.
-    let out = expandable_dir(stage_dir);
-    let out = std::path::absolute(&out).unwrap_or(out);
-    env.push(("CUDAWATCH_HOOK_OUT".into(), out.display().to_string()));
     env
 }
 

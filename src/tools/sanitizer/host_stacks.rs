@@ -33,12 +33,12 @@ pub const PRINT_LIMIT: u32 = 2000;
 /// the stage's compute-sanitizer tracks what unchecked kernels write: the
 /// rerun checks no kernel, so only the host API's records come back
 /// ([`copies_only`]: EfficientNet's two steps, 68 s alone on an H200).
-pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
+/// `report`: the stage's, [`stage_report`].
+pub fn follow_up(stage: &FollowUpContext<'_>, report: &Report) -> Option<FollowUp> {
     if stage.tool != Tool::Initcheck {
         return None;
     }
     let argv = with_host_stacks(&stage.command.argv, &stage.stage_dir.join(xml_name()))?;
-    let report = stage_report(stage);
     let unplaced: Vec<&cudawatch_model::Site> = report
         .findings
         .iter()
@@ -47,7 +47,7 @@ pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
     if unplaced.is_empty() {
         return None;
     }
-    let argv = if flooded(&report) {
+    let argv = if flooded(report) {
         if !unplaced
             .iter()
             .any(|s| s.kind == FindingKind::UninitializedCopy)
@@ -181,7 +181,7 @@ fn flooded_summary(summary: &ToolSummary) -> bool {
 
 /// The stage's records, owners named (cuDNN's kernels by the signature in
 /// the text log): what initcheck's follow-ups are decided on.
-pub(super) fn stage_report(stage: &FollowUpContext<'_>) -> Report {
+pub fn stage_report(stage: &FollowUpContext<'_>) -> Report {
     let files = StageFiles::new(stage.stage_dir, stage.tool);
     let mut builder = ReportBuilder::new(env!("CARGO_PKG_VERSION"));
     super::read_output(

@@ -107,12 +107,13 @@ impl StageKind for Sanitizer {
         started: &[String],
         _finished: &[String],
     ) -> Vec<FollowUp> {
-        if !started.is_empty() {
+        if !started.is_empty() || stage.tool != Tool::Initcheck {
             return Vec::new();
         }
-        host_stacks::follow_up(stage)
+        let report = host_stacks::stage_report(stage);
+        host_stacks::follow_up(stage, &report)
             .into_iter()
-            .chain(tensors_filled::follow_up(stage))
+            .chain(tensors_filled::follow_up(stage, &report))
             .collect()
     }
 

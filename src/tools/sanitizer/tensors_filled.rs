@@ -18,47 +18,38 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use cudawatch_model::{FindingKind, Owner, Site, Tool};
+use cudawatch_model::{FindingKind, Report, Site, Tool};
 use cudawatch_parsers::builder::ReportBuilder;
 
 use super::host_stacks;
+use crate::judge::owner::filled_by_pytorch;
+use crate::tools::hook::{FILL_TENSORS, writing_to};
 use crate::tools::{FollowUp, FollowUpContext, StageFiles};
 
 /// The follow-up's name, and its folder in the stage's.
 pub const NAME: &str = "tensors-filled";
-/// What tells the hook to fill every new tensor.
-const FILL_VARIABLE: &str = "CUDAWATCH_FILL_TENSORS";
-/// Where the hook writes its facts.
-const HOOK_OUT: &str = "CUDAWATCH_HOOK_OUT";
 
-/// The rerun with every tensor filled, when the stage holds a read in a
-/// PyTorch kernel that counts as the user's call (one without a host
-/// stack does: `judge::owner`), beside the rerun with host stacks. Not after a flood
-/// (`host_stacks::FLOOD_RECORDS`: a run as long again), nor
-/// in a program that never imported torch (nothing would be filled).
-pub fn follow_up(stage: &FollowUpContext<'_>) -> Option<FollowUp> {
+/// The rerun with every tensor filled, when `report` (the stage's,
+/// `host_stacks::stage_report`) holds a read in a PyTorch kernel that
+/// counts as the user's call (one without a host stack does:
+/// `judge::owner`), beside the rerun with host stacks. Not after a flood
+/// (`host_stacks::FLOOD_RECORDS`: a run as long again), nor in a program
+/// that never imported torch (nothing would be filled).
+pub fn follow_up(stage: &FollowUpContext<'_>, report: &Report) -> Option<FollowUp> {
     let files = StageFiles::new(stage.stage_dir, stage.tool);
     if stage.tool != Tool::Initcheck
         || super::per_rank::ran_per_rank(&files)
         || !hook_fact(&files.path("hook.json"), "torch_imported")
+        || host_stacks::flooded(report)
+        || !report.findings.iter().any(users_aten_read)
     {
         return None;
     }
-    let argv = saving_to(&stage.command.argv, &stage.stage_dir.join(NAME).join(XML))?;
-    let report = host_stacks::stage_report(stage);
-    if host_stacks::flooded(&report) || !report.findings.iter().any(users_aten_read) {
-        return None;
-    }
-    let mut env: Vec<(String, String)> = stage
-        .command
-        .env
-        .iter()
-        .filter(|(key, _)| key != HOOK_OUT && key != FILL_VARIABLE)
-        .cloned()
-        .collect();
     let dir = stage.stage_dir.join(NAME);
-    env.push((HOOK_OUT.into(), dir.display().to_string()));
-    env.push((FILL_VARIABLE.into(), "1".into()));
+    let argv = saving_to(&stage.command.argv, &dir.join(XML))?;
+    let mut env = writing_to(&stage.command.env, &dir);
+    env.retain(|(key, _)| key != FILL_TENSORS);
+    env.push((FILL_TENSORS.into(), "1".into()));
     Some(FollowUp {
         name: NAME.into(),
         argv,
@@ -108,9 +99,10 @@ const XML: &str = "initcheck.xml";
 /// A read in one of PyTorch's kernels that counts as the user's call.
 fn users_aten_read(site: &Site) -> bool {
     site.kind == FindingKind::UninitializedRead
-        && site.owner.as_ref().is_some_and(|o| {
-            o.owner == Owner::Framework && o.user_call && o.component.starts_with("PyTorch")
-        })
+        && site
+            .owner
+            .as_ref()
+            .is_some_and(|o| o.user_call && filled_by_pytorch(o.owner, &o.component))
 }
 
 /// Whether the hook's facts file says `fact` is true.
@@ -185,13 +177,14 @@ mod tests {
             ..Default::default()
         };
         let tools = crate::tools::ToolPaths::resolve(None, None);
-        follow_up(&FollowUpContext {
+        let stage = FollowUpContext {
             tool: Tool::Initcheck,
             stage_dir: &dir,
             command: &command,
             tools: &tools,
             keep_dumps: false,
-        })
+        };
+        follow_up(&stage, &host_stacks::stage_report(&stage))
     }
 
     #[test]
@@ -206,8 +199,8 @@ mod tests {
                 .find(|(k, _)| k == key)
                 .map(|(_, v)| v.clone())
         };
-        assert_eq!(filled(&rerun, FILL_VARIABLE).as_deref(), Some("1"));
-        let hook_out = filled(&rerun, HOOK_OUT).unwrap();
+        assert_eq!(filled(&rerun, FILL_TENSORS).as_deref(), Some("1"));
+        let hook_out = filled(&rerun, "CUDAWATCH_HOOK_OUT").unwrap();
         assert!(hook_out.ends_with("initcheck/tensors-filled"), "{hook_out}");
         let save = rerun.argv.iter().position(|a| a == "--save").unwrap();
         assert!(
@@ -224,6 +217,7 @@ mod tests {
 
     #[test]
     fn only_a_pytorch_kernels_read_at_the_users_line_asks_for_it() {
+        use cudawatch_model::Owner;
         let read = |component: &str, owner: Owner, user_call: bool| {
             let mut site = cudawatch_parsers::site::new_site(
                 Tool::Initcheck,
